@@ -1,0 +1,152 @@
+//! Blob storage through object_store: a local folder under the data dir by default, or any S3, GCS or
+//! Azure URL from `storage.blob_url`. Owns the key layout; never interprets the bytes it stores.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as ObjectPath;
+use object_store::prefix::PrefixStore;
+use object_store::{ObjectStore, PutPayload};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BlobError {
+    #[error("storage.blob_url is not a valid URL: {0}")]
+    InvalidUrl(String),
+    #[error("cannot create the blob folder {path}: {source}")]
+    Folder {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("object not found: {0}")]
+    NotFound(String),
+    #[error("object storage error: {0}")]
+    Store(#[from] object_store::Error),
+}
+
+/// Object keys, so that every part of the service agrees on where things live.
+pub mod keys {
+    pub fn document_original(tenant_id: i64, document_id: i64) -> String {
+        format!("tenants/{tenant_id}/documents/{document_id}/original")
+    }
+
+    pub fn execution_result(tenant_id: i64, execution_id: i64) -> String {
+        format!("tenants/{tenant_id}/executions/{execution_id}/result.json")
+    }
+
+    pub fn dataset_export(tenant_id: i64, dataset_id: &str, format: &str) -> String {
+        format!("tenants/{tenant_id}/datasets/{dataset_id}/export.{format}")
+    }
+}
+
+#[derive(Clone)]
+pub struct Blobs {
+    store: Arc<dyn ObjectStore>,
+    /// Where the blobs live, for the health report (no credentials).
+    location: String,
+}
+
+/// Credentials and options for cloud stores come from the usual environment variables
+/// (`AWS_*`, `GOOGLE_*`, `AZURE_*`), exactly as the providers' own tools read them.
+fn cloud_options_from_env() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(key, _)| {
+            key.starts_with("AWS_") || key.starts_with("GOOGLE_") || key.starts_with("AZURE_")
+        })
+        .map(|(key, value)| (key.to_ascii_lowercase(), value))
+        .collect()
+}
+
+impl Blobs {
+    /// Opens the configured store: `blob_url` empty means `<data_dir>/blobs`.
+    pub fn open(blob_url: &str, data_dir: &Path) -> Result<Blobs, BlobError> {
+        if blob_url.trim().is_empty() {
+            let folder = data_dir.join("blobs");
+            std::fs::create_dir_all(&folder).map_err(|source| BlobError::Folder {
+                path: folder.display().to_string(),
+                source,
+            })?;
+            let store = LocalFileSystem::new_with_prefix(&folder)?;
+            return Ok(Blobs {
+                store: Arc::new(store),
+                location: format!("file://{}", folder.display()),
+            });
+        }
+        let url =
+            url::Url::parse(blob_url).map_err(|error| BlobError::InvalidUrl(error.to_string()))?;
+        let (store, prefix) = object_store::parse_url_opts(&url, cloud_options_from_env())?;
+        let mut location = url.clone();
+        let _ = location.set_password(None);
+        let _ = location.set_username("");
+        Ok(Blobs {
+            store: Arc::new(PrefixStore::new(store, prefix)),
+            location: location.to_string(),
+        })
+    }
+
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    pub async fn put(&self, key: &str, bytes: Bytes) -> Result<(), BlobError> {
+        self.store
+            .put(&ObjectPath::from(key), PutPayload::from_bytes(bytes))
+            .await?;
+        Ok(())
+    }
+
+    pub async fn get(&self, key: &str) -> Result<Bytes, BlobError> {
+        match self.store.get(&ObjectPath::from(key)).await {
+            Ok(result) => Ok(result.bytes().await?),
+            Err(object_store::Error::NotFound { .. }) => Err(BlobError::NotFound(key.to_string())),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// Deletes `key`; deleting a missing object is not an error.
+    pub async fn delete(&self, key: &str) -> Result<(), BlobError> {
+        match self.store.delete(&ObjectPath::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// One metadata request against the store; a missing probe object counts as reachable.
+    pub async fn ping(&self) -> Result<Duration, BlobError> {
+        let started = Instant::now();
+        match self.store.head(&ObjectPath::from("_health/probe")).await {
+            Ok(_) | Err(object_store::Error::NotFound { .. }) => Ok(started.elapsed()),
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn local_store_round_trips_and_deletes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blobs = Blobs::open("", dir.path()).expect("open");
+        let key = keys::document_original(7, 42);
+        blobs.put(&key, Bytes::from_static(b"hello")).await.expect("put");
+        assert_eq!(blobs.get(&key).await.expect("get"), Bytes::from_static(b"hello"));
+        assert!(dir.path().join("blobs/tenants/7/documents/42/original").exists());
+        blobs.delete(&key).await.expect("delete");
+        blobs.delete(&key).await.expect("deleting twice is fine");
+        assert!(matches!(blobs.get(&key).await, Err(BlobError::NotFound(_))));
+        assert!(blobs.ping().await.is_ok());
+    }
+
+    #[test]
+    fn rejects_a_malformed_url() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(matches!(
+            Blobs::open("not a url", dir.path()),
+            Err(BlobError::InvalidUrl(_))
+        ));
+    }
+}

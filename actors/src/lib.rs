@@ -1,0 +1,22 @@
+//! docsieve-actors: the supervised actors and everything they own (store, blob storage, cache).
+//!
+//! The HTTP front talks to this crate only through [`system::ActorHandles`] and the plain types it
+//! exports; no actix type crosses this boundary, so the actor runtime can be replaced without touching
+//! the front.
+
+pub mod blob;
+pub mod cache;
+pub mod clock;
+pub mod metric_names;
+pub mod runtime;
+pub mod settings;
+pub mod store;
+pub mod system;
+
+pub mod billing_clock;
+pub mod dataset_exporter;
+pub mod extractor_pool;
+pub mod job_router;
+pub mod pii_masker;
+pub mod scheduler;
+pub mod webhook_sender;

@@ -1,0 +1,33 @@
+//! Every metric name docsieve emits, in one place. Dashboards and alert rules query exactly these.
+//!
+//! Names are prefixed `docsieve_`, use base units, and counters end in `_total`. Histogram buckets are
+//! declared next to the name so the exporter never falls back to summaries.
+
+pub const BUILD_INFO: &str = "docsieve_build_info";
+pub const HTTP_REQUESTS_TOTAL: &str = "docsieve_http_requests_total";
+pub const HTTP_REQUEST_DURATION_SECONDS: &str = "docsieve_http_request_duration_seconds";
+pub const HTTP_REQUESTS_IN_FLIGHT: &str = "docsieve_http_requests_in_flight";
+pub const ACTOR_MAILBOX_DEPTH: &str = "docsieve_actor_mailbox_depth";
+pub const ACTOR_MAILBOX_CAPACITY: &str = "docsieve_actor_mailbox_capacity";
+pub const ACTOR_RESTARTS_TOTAL: &str = "docsieve_actor_restarts_total";
+pub const ACTOR_PANICS_TOTAL: &str = "docsieve_actor_panics_total";
+pub const ACTOR_REJECTED_TOTAL: &str = "docsieve_actor_rejected_total";
+pub const ACTOR_HEARTBEAT_AGE_SECONDS: &str = "docsieve_actor_heartbeat_age_seconds";
+pub const ACTOR_POOL_SIZE: &str = "docsieve_actor_pool_size";
+pub const DATABASE_UP: &str = "docsieve_database_up";
+pub const DATABASE_PING_SECONDS: &str = "docsieve_database_ping_seconds";
+pub const REDIS_UP: &str = "docsieve_redis_up";
+
+/// Request latencies: 1 ms to 30 s.
+pub const HTTP_DURATION_BUCKETS: &[f64] = &[
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// Database ping: 100 µs to 1 s.
+pub const DATABASE_PING_BUCKETS: &[f64] = &[0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0];
+
+/// Every histogram with its buckets, for the exporter's set-up.
+pub const HISTOGRAMS: &[(&str, &[f64])] = &[
+    (HTTP_REQUEST_DURATION_SECONDS, HTTP_DURATION_BUCKETS),
+    (DATABASE_PING_SECONDS, DATABASE_PING_BUCKETS),
+];

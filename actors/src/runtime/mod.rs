@@ -1,0 +1,25 @@
+//! Our thin layer over actix: supervision with backoff, heartbeats, and bounded admission.
+//!
+//! Each actor is written as a plain [`Logic`] (state + a `handle` function). [`Cell`] wraps it in an
+//! actix actor that catches panics, restarts through actix's `Supervisor` after a backoff, and stamps a
+//! heartbeat; [`ActorHandle`] is the only way in, and it refuses work past the mailbox capacity instead
+//! of queueing without bound. Nothing in here knows what any particular actor does.
+
+mod cell;
+mod handle;
+mod registry;
+
+pub use cell::{start_supervised, Cell, Logic, Outcome, SupervisionSettings};
+pub use handle::{ActorError, ActorHandle, UntypedHandle};
+pub use registry::{ActorRegistry, ActorStatus};
+
+/// Turns a panic payload into a message for logs (never into a client response).
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}

@@ -1,0 +1,179 @@
+//! Opening the database and migrating it, on either backend.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use docsieve_migrations::{Migrator, MigratorTrait};
+use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, SqlxSqliteConnector, Statement};
+
+use super::{Backend, Store, StoreError};
+
+/// Arbitrary but fixed key of the PostgreSQL advisory lock that serialises migrations.
+const MIGRATION_LOCK_KEY: i64 = 0x646f_6373_6965_7665; // "docsieve"
+
+/// What the store needs from the configuration.
+#[derive(Clone, Debug)]
+pub struct StoreSettings {
+    /// `sqlite://PATH` or `postgres://...`.
+    pub url: String,
+    pub max_connections: u32,
+    pub busy_timeout: Duration,
+    pub connect_timeout: Duration,
+}
+
+fn backend_of(url: &str) -> Result<Backend, StoreError> {
+    if url.starts_with("sqlite:") {
+        Ok(Backend::Sqlite)
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Backend::Postgres)
+    } else {
+        Err(StoreError::InvalidUrl(
+            "database.url must start with sqlite:// or postgres://".to_string(),
+        ))
+    }
+}
+
+/// The file path of a `sqlite://` URL (query string removed).
+fn sqlite_path(url: &str) -> PathBuf {
+    let rest = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:");
+    let path = rest.split('?').next().unwrap_or(rest);
+    PathBuf::from(path)
+}
+
+async fn connect_sqlite(settings: &StoreSettings) -> Result<DatabaseConnection, StoreError> {
+    let path = sqlite_path(&settings.url);
+    if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| StoreError::SqliteFile {
+            path: parent.display().to_string(),
+            source,
+        })?;
+    }
+    let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
+        .map_err(|error| StoreError::InvalidUrl(error.to_string()))?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(settings.busy_timeout)
+        .foreign_keys(true);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(settings.max_connections)
+        .acquire_timeout(settings.connect_timeout)
+        .connect_with(options)
+        .await
+        .map_err(|error| StoreError::Database(sea_orm::DbErr::Conn(sea_orm::RuntimeErr::SqlxError(error))))?;
+    Ok(SqlxSqliteConnector::from_sqlx_sqlite_pool(pool))
+}
+
+async fn connect_postgres(
+    url: &str,
+    max_connections: u32,
+    connect_timeout: Duration,
+) -> Result<DatabaseConnection, StoreError> {
+    let mut options = ConnectOptions::new(url.to_string());
+    options
+        .max_connections(max_connections)
+        .min_connections(1)
+        .connect_timeout(connect_timeout)
+        .acquire_timeout(connect_timeout)
+        .sqlx_logging(false);
+    Ok(Database::connect(options).await?)
+}
+
+impl Store {
+    /// Connects without migrating (used by `serve` after [`Store::migrate`], and by tools).
+    pub async fn connect(settings: &StoreSettings) -> Result<Store, StoreError> {
+        let backend = backend_of(&settings.url)?;
+        let db = match backend {
+            Backend::Sqlite => connect_sqlite(settings).await?,
+            Backend::Postgres => {
+                connect_postgres(&settings.url, settings.max_connections, settings.connect_timeout)
+                    .await?
+            }
+        };
+        Ok(Store { db, backend })
+    }
+
+    /// Applies pending migrations. On PostgreSQL this runs on one dedicated session holding an advisory
+    /// lock, so several processes starting together migrate once and the others wait.
+    pub async fn migrate(settings: &StoreSettings) -> Result<(), StoreError> {
+        match backend_of(&settings.url)? {
+            Backend::Sqlite => {
+                let store = Store::connect(settings).await?;
+                Migrator::up(&store.db, None).await?;
+                store.close().await
+            }
+            Backend::Postgres => {
+                let session = connect_postgres(&settings.url, 1, settings.connect_timeout).await?;
+                let backend = session.get_database_backend();
+                session
+                    .execute(Statement::from_string(
+                        backend,
+                        format!("SELECT pg_advisory_lock({MIGRATION_LOCK_KEY})"),
+                    ))
+                    .await?;
+                let migrated = Migrator::up(&session, None).await;
+                let unlocked = session
+                    .execute(Statement::from_string(
+                        backend,
+                        format!("SELECT pg_advisory_unlock({MIGRATION_LOCK_KEY})"),
+                    ))
+                    .await;
+                session.close().await?;
+                migrated?;
+                unlocked?;
+                Ok(())
+            }
+        }
+    }
+
+    /// The names of the migrations applied so far, oldest first.
+    pub async fn applied_migrations(&self) -> Result<Vec<String>, StoreError> {
+        let applied = Migrator::get_applied_migrations(&self.db).await?;
+        Ok(applied.iter().map(|m| m.name().to_string()).collect())
+    }
+}
+
+/// The SQLite URL for a database file inside `data_dir` (the default when `database.url` is empty).
+pub fn default_sqlite_url(data_dir: &Path) -> String {
+    format!("sqlite://{}", data_dir.join("docsieve.sqlite3").display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_is_chosen_by_scheme() {
+        assert_eq!(backend_of("sqlite://x.db").ok(), Some(Backend::Sqlite));
+        assert_eq!(backend_of("postgres://u@h/db").ok(), Some(Backend::Postgres));
+        assert_eq!(backend_of("postgresql://u@h/db").ok(), Some(Backend::Postgres));
+        assert!(backend_of("mysql://h/db").is_err());
+    }
+
+    #[test]
+    fn sqlite_path_drops_scheme_and_query() {
+        assert_eq!(sqlite_path("sqlite:///tmp/a.db?mode=rwc"), PathBuf::from("/tmp/a.db"));
+        assert_eq!(sqlite_path("sqlite://data/a.db"), PathBuf::from("data/a.db"));
+    }
+
+    #[tokio::test]
+    async fn migrates_a_fresh_sqlite_file_twice() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings = StoreSettings {
+            url: default_sqlite_url(dir.path()),
+            max_connections: 2,
+            busy_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(5),
+        };
+        Store::migrate(&settings).await.expect("first migration");
+        Store::migrate(&settings).await.expect("second migration is a no-op");
+        let store = Store::connect(&settings).await.expect("connect");
+        let applied = store.applied_migrations().await.expect("applied");
+        assert_eq!(applied, vec!["m20261121_000001_initial".to_string()]);
+        assert!(store.ping().await.is_ok());
+    }
+}

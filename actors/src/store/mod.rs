@@ -1,0 +1,77 @@
+//! The store: sea-orm over SQLite (default) or PostgreSQL, chosen by the URL.
+//!
+//! The only place that writes SQL. Every query that reads tenant data takes the tenant id as an
+//! argument; nothing here trusts a caller to filter afterwards.
+
+mod connect;
+pub use connect::default_sqlite_url;
+pub mod entities;
+mod quality;
+
+use std::time::{Duration, Instant};
+
+use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, Statement};
+
+pub use connect::StoreSettings;
+pub use quality::FlaggedExecution;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(#[from] DbErr),
+    #[error("invalid database url: {0}")]
+    InvalidUrl(String),
+    #[error("cannot prepare the SQLite database at {path}: {source}")]
+    SqliteFile {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Which engine the store runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Store {
+    db: DatabaseConnection,
+    backend: Backend,
+}
+
+impl Store {
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub fn connection(&self) -> &DatabaseConnection {
+        &self.db
+    }
+
+    /// One round trip to the database; how long it took.
+    pub async fn ping(&self) -> Result<Duration, StoreError> {
+        let started = Instant::now();
+        let backend: DatabaseBackend = self.db.get_database_backend();
+        self.db
+            .query_one(Statement::from_string(backend, "SELECT 1"))
+            .await?;
+        Ok(started.elapsed())
+    }
+
+    /// Closes the pool, waiting for checked-out connections to come back.
+    pub async fn close(self) -> Result<(), StoreError> {
+        self.db.close().await?;
+        Ok(())
+    }
+}

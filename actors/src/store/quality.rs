@@ -1,0 +1,56 @@
+//! Queries behind the admin quality endpoints.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde::Serialize;
+
+use super::entities::execution;
+use super::{Store, StoreError};
+
+/// An execution whose cross-validation delta exceeded the threshold.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlaggedExecution {
+    pub execution_id: i64,
+    pub tenant_id: i64,
+    pub document_id: i64,
+    pub job_id: Option<String>,
+    /// `result_meta.cross_validation` as written by the cross-validation run.
+    pub cross_validation: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Store {
+    /// Executions with `cross_validation_flag` set, newest first, optionally for one tenant.
+    pub async fn flagged_executions(
+        &self,
+        tenant_id: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<FlaggedExecution>, StoreError> {
+        let mut query = execution::Entity::find()
+            .filter(execution::Column::CrossValidationFlag.eq(true))
+            .order_by_desc(execution::Column::Id)
+            .limit(limit);
+        if let Some(tenant_id) = tenant_id {
+            query = query.filter(execution::Column::TenantId.eq(tenant_id));
+        }
+        let rows = query.all(self.connection()).await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let meta: serde_json::Value =
+                    serde_json::from_str(&row.result_meta).unwrap_or(serde_json::Value::Null);
+                FlaggedExecution {
+                    execution_id: row.id,
+                    tenant_id: row.tenant_id,
+                    document_id: row.document_id,
+                    job_id: row.job_id,
+                    cross_validation: meta
+                        .get("cross_validation")
+                        .cloned()
+                        .unwrap_or(serde_json::Value::Null),
+                    created_at: row.created_at,
+                }
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,254 @@
+//! Starts and supervises the seven actors, each on its own arbiter thread, and stops them in order.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::Arbiter;
+
+use crate::billing_clock::BillingClock;
+use crate::dataset_exporter::DatasetExporter;
+use crate::extractor_pool::ExtractorPool;
+use crate::job_router::JobRouter;
+use crate::pii_masker::PiiMasker;
+use crate::runtime::{
+    start_supervised, ActorError, ActorHandle, ActorRegistry, ActorStatus, Logic,
+    SupervisionSettings, UntypedHandle,
+};
+use crate::scheduler::Scheduler;
+use crate::settings::{ActorSettings, ActorsSettings};
+use crate::webhook_sender::WebhookSender;
+
+/// Typed handles to every actor. This is what the HTTP front holds.
+#[derive(Clone)]
+pub struct ActorHandles {
+    pub job_router: ActorHandle<JobRouter>,
+    pub extractor_pool: ActorHandle<ExtractorPool>,
+    pub pii_masker: ActorHandle<PiiMasker>,
+    pub dataset_exporter: ActorHandle<DatasetExporter>,
+    pub scheduler: ActorHandle<Scheduler>,
+    pub webhook_sender: ActorHandle<WebhookSender>,
+    pub billing_clock: ActorHandle<BillingClock>,
+    registry: ActorRegistry,
+}
+
+/// The result of pinging one actor, for the health report.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ActorHealth {
+    #[serde(flatten)]
+    pub status: ActorStatus,
+    pub ping_ms: Option<f64>,
+    pub error: Option<String>,
+}
+
+impl ActorHandles {
+    /// Every actor, as the operations they all share, in start order.
+    pub fn all(&self) -> Vec<Arc<dyn UntypedHandle>> {
+        vec![
+            Arc::new(self.job_router.clone()),
+            Arc::new(self.extractor_pool.clone()),
+            Arc::new(self.pii_masker.clone()),
+            Arc::new(self.dataset_exporter.clone()),
+            Arc::new(self.scheduler.clone()),
+            Arc::new(self.webhook_sender.clone()),
+            Arc::new(self.billing_clock.clone()),
+        ]
+    }
+
+    /// Every actor's bookkeeping (heartbeat age, restarts, mailbox depth) without pinging.
+    pub fn snapshot(&self) -> std::collections::BTreeMap<&'static str, ActorStatus> {
+        self.registry.snapshot()
+    }
+
+    pub fn find(&self, name: &str) -> Option<Arc<dyn UntypedHandle>> {
+        self.all().into_iter().find(|handle| handle.name() == name)
+    }
+
+    /// Pings every actor concurrently and merges the answers with the registry's bookkeeping. An actor
+    /// is healthy when it answered its ping and its heartbeat is fresh.
+    pub async fn health(&self) -> Vec<(&'static str, ActorHealth)> {
+        let handles = self.all();
+        let pings =
+            futures_util::future::join_all(handles.iter().map(|handle| handle.ping())).await;
+        let mut snapshot = self.registry.snapshot();
+        handles
+            .iter()
+            .zip(pings)
+            .filter_map(|(handle, ping)| {
+                let mut status = snapshot.remove(handle.name())?;
+                let (ping_ms, error) = match ping {
+                    Ok(elapsed) => (Some(elapsed.as_secs_f64() * 1000.0), None),
+                    Err(error) => {
+                        status.status = match error {
+                            ActorError::Overloaded { .. } => "busy",
+                            _ => "unresponsive",
+                        };
+                        (None, Some(error.to_string()))
+                    }
+                };
+                Some((
+                    handle.name(),
+                    ActorHealth {
+                        status,
+                        ping_ms,
+                        error,
+                    },
+                ))
+            })
+            .collect()
+    }
+}
+
+/// The running actors and the arbiters they live on.
+pub struct ActorSystem {
+    handles: ActorHandles,
+    arbiters: Vec<(&'static str, Arbiter)>,
+}
+
+fn supervision(all: &ActorsSettings, actor: &ActorSettings) -> SupervisionSettings {
+    SupervisionSettings {
+        pool_size: actor.pool_size,
+        mailbox_capacity: actor.mailbox_capacity,
+        heartbeat_interval: Duration::from_millis(all.heartbeat_interval_ms),
+        call_timeout: Duration::from_millis(all.call_timeout_ms),
+        backoff_initial: Duration::from_millis(all.restart_backoff_initial_ms),
+        backoff_max: Duration::from_millis(all.restart_backoff_max_ms),
+    }
+}
+
+fn start_on_own_arbiter<L: Logic>(
+    logic: L,
+    all: &ActorsSettings,
+    actor: &ActorSettings,
+    registry: &ActorRegistry,
+    arbiters: &mut Vec<(&'static str, Arbiter)>,
+) -> ActorHandle<L> {
+    let arbiter = Arbiter::new();
+    let handle = start_supervised(logic, supervision(all, actor), registry, &arbiter.handle());
+    arbiters.push((L::NAME, arbiter));
+    handle
+}
+
+impl ActorSystem {
+    /// Starts every actor. Must run inside an actix `System` (`#[actix_web::main]`).
+    pub fn start(settings: &ActorsSettings) -> ActorSystem {
+        let registry = ActorRegistry::default();
+        let mut arbiters = Vec::new();
+        let arbiters_ref = &mut arbiters;
+        let handles = ActorHandles {
+            job_router: start_on_own_arbiter(
+                JobRouter,
+                settings,
+                &settings.job_router,
+                &registry,
+                arbiters_ref,
+            ),
+            extractor_pool: start_on_own_arbiter(
+                ExtractorPool,
+                settings,
+                &settings.extractor_pool,
+                &registry,
+                arbiters_ref,
+            ),
+            pii_masker: start_on_own_arbiter(
+                PiiMasker,
+                settings,
+                &settings.pii_masker,
+                &registry,
+                arbiters_ref,
+            ),
+            dataset_exporter: start_on_own_arbiter(
+                DatasetExporter,
+                settings,
+                &settings.dataset_exporter,
+                &registry,
+                arbiters_ref,
+            ),
+            scheduler: start_on_own_arbiter(
+                Scheduler,
+                settings,
+                &settings.scheduler,
+                &registry,
+                arbiters_ref,
+            ),
+            webhook_sender: start_on_own_arbiter(
+                WebhookSender,
+                settings,
+                &settings.webhook_sender,
+                &registry,
+                arbiters_ref,
+            ),
+            billing_clock: start_on_own_arbiter(
+                BillingClock,
+                settings,
+                &settings.billing_clock,
+                &registry,
+                arbiters_ref,
+            ),
+            registry,
+        };
+        ActorSystem { handles, arbiters }
+    }
+
+    pub fn handles(&self) -> ActorHandles {
+        self.handles.clone()
+    }
+
+    /// Stops the actors in start order (the job router first, so no new work is claimed) and waits for
+    /// each arbiter thread to finish.
+    pub async fn shutdown(self) {
+        for (name, arbiter) in self.arbiters {
+            arbiter.stop();
+            let joined = tokio::task::spawn_blocking(move || arbiter.join()).await;
+            match joined {
+                Ok(Ok(())) => tracing::debug!(actor = name, "actor stopped"),
+                _ => tracing::warn!(actor = name, "actor thread ended abnormally"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::ActorSettings;
+
+    fn settings() -> ActorsSettings {
+        let actor = ActorSettings {
+            pool_size: 1,
+            mailbox_capacity: 4,
+        };
+        ActorsSettings {
+            heartbeat_interval_ms: 50,
+            call_timeout_ms: 2_000,
+            restart_backoff_initial_ms: 20,
+            restart_backoff_max_ms: 200,
+            job_router: actor.clone(),
+            extractor_pool: actor.clone(),
+            pii_masker: actor.clone(),
+            dataset_exporter: actor.clone(),
+            scheduler: actor.clone(),
+            webhook_sender: actor.clone(),
+            billing_clock: actor,
+        }
+    }
+
+    #[actix::test]
+    async fn a_panicking_actor_is_restarted_and_answers_again() {
+        let system = ActorSystem::start(&settings());
+        let handles = system.handles();
+        let masker = handles.find("pii_masker").expect("pii_masker exists");
+        masker.ping().await.expect("alive before the fault");
+        masker.inject_panic().expect("fault delivered");
+        // The ping waits in the mailbox through the restart and its backoff, then is answered.
+        masker.ping().await.expect("alive after the restart");
+        let health = handles.health().await;
+        let (_, masker_health) = health
+            .iter()
+            .find(|(name, _)| *name == "pii_masker")
+            .expect("reported");
+        assert_eq!(masker_health.status.restarts, 1);
+        assert_eq!(masker_health.status.panics, 1);
+        assert!(health.iter().all(|(_, h)| h.error.is_none()));
+        system.shutdown().await;
+    }
+}

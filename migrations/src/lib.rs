@@ -1,0 +1,20 @@
+//! docsieve's database schema, as sea-orm migrations that run unchanged on SQLite and PostgreSQL.
+//!
+//! Owns the table layout only. It must never hold application logic, and every migration must stay
+//! portable: foreign keys declared inside CREATE TABLE (SQLite cannot add them later), strings instead
+//! of native enums, timestamps with time zone (UTC), one ALTER per statement.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261121_000001_initial;
+mod columns;
+
+/// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261121_000001_initial::Migration)]
+    }
+}

@@ -1,0 +1,117 @@
+//! The /system administrative endpoints of the interface. All require X-Internal-Token.
+//!
+//! Inputs are validated here for every route; routes whose feature is not part of this build answer
+//! 501 with a message saying so, never a made-up result.
+
+use actix_web::{get, post, web, HttpResponse};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{envelope, Envelope};
+use crate::auth::internal::InternalCaller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::validation::{path_id, Query, Violations};
+
+#[derive(Serialize, ToSchema)]
+pub struct FlaggedList {
+    /// Executions whose cross-validation delta exceeded 20 percent, newest first.
+    #[schema(value_type = Vec<Object>)]
+    pub items: Vec<docsieve_actors::store::FlaggedExecution>,
+    pub limit: i64,
+    pub tenant_id: Option<i64>,
+}
+
+/// Executions with `cross_validation_flag` true.
+#[utoipa::path(
+    get,
+    path = "/system/admin/quality/flagged",
+    tag = "admin",
+    params(
+        ("tenant_id" = Option<i64>, Query, description = "Only this tenant's executions"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 500, description = "Default 100")
+    ),
+    responses(
+        (status = 200, body = Envelope<FlaggedList>),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[get("/system/admin/quality/flagged")]
+pub async fn quality_flagged(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+    query: Query,
+) -> Result<web::Json<Envelope<FlaggedList>>, ApiError> {
+    let mut violations = Violations::default();
+    let tenant_id = query.optional_int("tenant_id", 1, i64::MAX, &mut violations);
+    let limit = query.int("limit", 100, 1, 500, &mut violations);
+    violations.finish()?;
+    let items = state
+        .store
+        .flagged_executions(tenant_id, limit as u64)
+        .await?;
+    Ok(envelope(FlaggedList {
+        items,
+        limit,
+        tenant_id,
+    }))
+}
+
+macro_rules! not_yet {
+    ($name:ident, $method:ident, $path:literal, $feature:literal $(, |$arg:ident: $ty:ty| $check:expr)?) => {
+        #[doc = concat!("Not available in this version: ", $feature, ". Answers 501 after authentication and validation.")]
+        #[utoipa::path(
+            $method,
+            path = $path,
+            tag = "admin",
+            responses(
+                (status = 501, body = crate::error::ErrorBody),
+                (status = 401, body = crate::error::ErrorBody),
+                (status = 403, body = crate::error::ErrorBody),
+                (status = 422, body = crate::error::ValidationErrorBody)
+            ),
+            security(("internal_token" = []))
+        )]
+        #[$method($path)]
+        pub async fn $name(_caller: InternalCaller $(, $arg: $ty)?) -> Result<HttpResponse, ApiError> {
+            $( $check?; )?
+            Err(ApiError::not_implemented($feature))
+        }
+    };
+}
+
+fn tenant_path(tenant_id: &str) -> Result<(), ApiError> {
+    path_id(tenant_id, "tenant_id").map(|_| ())
+}
+
+fn period_query(query: &Query) -> Result<(), ApiError> {
+    let mut violations = Violations::default();
+    query.choice("period", "30d", &["7d", "30d", "90d"], &mut violations);
+    violations.finish()
+}
+
+fn report_query(query: &Query) -> Result<(), ApiError> {
+    let mut violations = Violations::default();
+    query.optional_int("tenant_id", 1, i64::MAX, &mut violations);
+    query.int("limit", 500, 1, 2000, &mut violations);
+    violations.finish()
+}
+
+not_yet!(billing_open_period, post, "/system/billing/open-period/{tenant_id}", "billing periods",
+    |tenant_id: web::Path<String>| tenant_path(&tenant_id));
+not_yet!(billing_close_period, post, "/system/billing/close-period/{tenant_id}", "billing periods",
+    |tenant_id: web::Path<String>| tenant_path(&tenant_id));
+not_yet!(billing_cycle, post, "/system/billing/cycle", "the monthly billing cycle");
+not_yet!(storage_cleanup, post, "/system/admin/storage/cleanup", "export retention cleanup");
+not_yet!(tenant_data_export, get, "/system/admin/tenants/{tenant_id}/data-export", "the tenant data export",
+    |tenant_id: web::Path<String>| tenant_path(&tenant_id));
+not_yet!(oss_metrics_fetch, post, "/system/admin/oss-metrics/fetch", "open-source metrics collection");
+not_yet!(oss_metrics, get, "/system/admin/oss-metrics", "open-source metrics",
+    |query: Query| period_query(&query));
+not_yet!(quality_cross_validate, post, "/system/admin/quality/cross-validate", "cross-validation");
+not_yet!(quality_pii_precision, post, "/system/admin/quality/pii-precision", "PII precision analysis");
+not_yet!(quality_pii_precision_report, get, "/system/admin/quality/pii-precision/report", "the PII precision report",
+    |query: Query| report_query(&query));

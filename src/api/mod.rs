@@ -1,0 +1,185 @@
+//! The HTTP API: one module per resource, the OpenAPI document, and the JSON fallback for unknown
+//! routes and wrong methods.
+
+pub mod admin;
+pub mod system;
+pub mod testing;
+
+use actix_web::{web, HttpRequest};
+use serde::Serialize;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi, ToSchema};
+
+use crate::error::ApiError;
+
+/// `{"data": ...}`: every successful JSON body.
+#[derive(Serialize, ToSchema)]
+pub struct Envelope<T> {
+    pub data: T,
+}
+
+pub fn envelope<T: Serialize>(data: T) -> web::Json<Envelope<T>> {
+    web::Json(Envelope { data })
+}
+
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "internal_token",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                crate::auth::internal::HEADER,
+                "Token of the /system administrative endpoints (config auth.internal_token).",
+            ))),
+        );
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-API-KEY",
+                "API key created with POST /v1/me/api-keys.",
+            ))),
+        );
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "docsieve",
+        description = "Privacy-aware document processing and dataset export service. Errors: 422 bodies are `{\"detail\": [{\"loc\", \"msg\", \"type\"}]}`; every other error is `{\"detail\": \"message\", \"code\": \"stable_code\"}`. 429 and 503 carry Retry-After.",
+        license(name = "Apache-2.0")
+    ),
+    modifiers(&SecuritySchemes),
+    components(schemas(crate::error::ErrorBody, crate::error::ValidationErrorBody)),
+    tags(
+        (name = "system", description = "Health, metrics and the OpenAPI document"),
+        (name = "admin", description = "Internal operations; X-Internal-Token required"),
+        (name = "testing", description = "Fault injection and clock control; only with testing.enabled")
+    )
+)]
+pub struct ApiDoc;
+
+/// Path templates with their methods, from the OpenAPI document, to tell 404 from 405.
+#[derive(Clone, Default)]
+pub struct RouteTable {
+    routes: Vec<(regex::Regex, Vec<&'static str>)>,
+}
+
+impl RouteTable {
+    pub fn from_openapi(openapi: &utoipa::openapi::OpenApi, extra: &[(&str, &[&'static str])]) -> RouteTable {
+        use utoipa::openapi::path::HttpMethod;
+        let mut routes = Vec::new();
+        let mut add = |template: &str, methods: Vec<&'static str>| {
+            let pattern = regex::Regex::new(r"\{[^}/]+\}")
+                .map(|placeholder| {
+                    let escaped: Vec<String> = placeholder
+                        .split(template)
+                        .map(|part| regex::escape(part))
+                        .collect();
+                    format!("^{}$", escaped.join("[^/]+"))
+                })
+                .and_then(|source| regex::Regex::new(&source));
+            if let Ok(pattern) = pattern {
+                routes.push((pattern, methods));
+            }
+        };
+        for (template, item) in &openapi.paths.paths {
+            let mut methods = Vec::new();
+            let pairs: [(HttpMethod, &Option<utoipa::openapi::path::Operation>); 8] = [
+                (HttpMethod::Get, &item.get),
+                (HttpMethod::Head, &item.head),
+                (HttpMethod::Post, &item.post),
+                (HttpMethod::Put, &item.put),
+                (HttpMethod::Patch, &item.patch),
+                (HttpMethod::Delete, &item.delete),
+                (HttpMethod::Options, &item.options),
+                (HttpMethod::Trace, &item.trace),
+            ];
+            for (method, operation) in pairs {
+                if operation.is_some() {
+                    methods.push(method_name(method));
+                }
+            }
+            add(template, methods);
+        }
+        for (template, methods) in extra {
+            add(template, methods.to_vec());
+        }
+        RouteTable { routes }
+    }
+
+    /// The methods a path accepts, if it names a route at all.
+    pub fn methods_for(&self, path: &str) -> Option<Vec<&'static str>> {
+        let mut found: Vec<&'static str> = Vec::new();
+        for (pattern, methods) in &self.routes {
+            if pattern.is_match(path) {
+                found.extend(methods.iter().copied());
+            }
+        }
+        if found.is_empty() {
+            None
+        } else {
+            found.sort_unstable();
+            found.dedup();
+            Some(found)
+        }
+    }
+}
+
+fn method_name(method: utoipa::openapi::path::HttpMethod) -> &'static str {
+    use utoipa::openapi::path::HttpMethod;
+    match method {
+        HttpMethod::Get => "GET",
+        HttpMethod::Head => "HEAD",
+        HttpMethod::Post => "POST",
+        HttpMethod::Put => "PUT",
+        HttpMethod::Patch => "PATCH",
+        HttpMethod::Delete => "DELETE",
+        HttpMethod::Options => "OPTIONS",
+        HttpMethod::Trace => "TRACE",
+    }
+}
+
+/// The app's default service: 405 (with Allow) for a known path, 404 otherwise. Always JSON.
+pub async fn fallback(request: HttpRequest, routes: web::Data<RouteTable>) -> Result<actix_web::HttpResponse, ApiError> {
+    Err(match routes.methods_for(request.path()) {
+        Some(methods) => ApiError::method_not_allowed(&methods),
+        None => ApiError::not_found(
+            "route_not_found",
+            format!("no route for {} {}", request.method(), request.path()),
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn route_table_matches_templates() {
+        let mut openapi = ApiDoc::openapi();
+        openapi.paths.paths.insert(
+            "/v1/documents/{document_id}".to_string(),
+            utoipa::openapi::path::PathItem::new(
+                utoipa::openapi::path::HttpMethod::Get,
+                utoipa::openapi::path::Operation::new(),
+            ),
+        );
+        let table = RouteTable::from_openapi(&openapi, &[("/metrics", &["GET"])]);
+        assert_eq!(table.methods_for("/v1/documents/12"), Some(vec!["GET"]));
+        assert_eq!(table.methods_for("/v1/documents/12/x"), None);
+        assert_eq!(table.methods_for("/metrics"), Some(vec!["GET"]));
+        assert_eq!(table.methods_for("/nothing"), None);
+    }
+}

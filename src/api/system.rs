@@ -1,0 +1,140 @@
+//! GET/HEAD /system/health and GET /metrics.
+
+use std::collections::BTreeMap;
+
+use actix_web::{get, route, web, HttpResponse};
+use docsieve_actors::metric_names;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{envelope, Envelope};
+use crate::llm::LlmStatus;
+use crate::state::AppState;
+
+/// The state of one dependency.
+#[derive(Serialize, ToSchema)]
+pub struct ComponentHealth {
+    /// `ok`, `error`, or `disabled` (Redis when `redis.url` is empty).
+    pub status: &'static str,
+    /// `sqlite`/`postgres`, `redis`/`in-process`, or the blob location.
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ComponentHealth {
+    fn from_result<E: std::fmt::Display>(
+        kind: impl Into<String>,
+        result: Result<std::time::Duration, E>,
+    ) -> ComponentHealth {
+        match result {
+            Ok(elapsed) => ComponentHealth {
+                status: "ok",
+                kind: kind.into(),
+                latency_ms: Some(elapsed.as_secs_f64() * 1000.0),
+                error: None,
+            },
+            Err(error) => ComponentHealth {
+                status: "error",
+                kind: kind.into(),
+                latency_ms: None,
+                error: Some(error.to_string()),
+            },
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct HealthReport {
+    /// `ok` when every component is ok (or disabled), `degraded` otherwise.
+    pub status: &'static str,
+    pub version: &'static str,
+    pub uptime_seconds: u64,
+    pub database: ComponentHealth,
+    pub redis: ComponentHealth,
+    pub blob_storage: ComponentHealth,
+    pub llm: LlmStatus,
+    /// Per actor: status (`ok`, `stale`, `busy`, `unresponsive`), ping_ms, last_heartbeat_ms_ago,
+    /// restarts, panics, mailbox_depth, mailbox_capacity, pool_size.
+    #[schema(value_type = Object)]
+    pub actors: BTreeMap<&'static str, serde_json::Value>,
+}
+
+/// Liveness and dependency report. Always 200 while the process serves; read `status`.
+#[utoipa::path(
+    method(get, head),
+    path = "/system/health",
+    tag = "system",
+    responses((status = 200, description = "Health report", body = Envelope<HealthReport>))
+)]
+#[route("/system/health", method = "GET", method = "HEAD")]
+pub async fn health(state: web::Data<AppState>) -> web::Json<Envelope<HealthReport>> {
+    let (database, cache, blobs, llm, actors) = futures_util::join!(
+        state.store.ping(),
+        state.cache.ping(),
+        state.blobs.ping(),
+        state.llm.status(),
+        state.actors.health()
+    );
+    let database = ComponentHealth::from_result(state.store.backend().as_str(), database);
+    metrics::gauge!(metric_names::DATABASE_UP).set(if database.status == "ok" { 1.0 } else { 0.0 });
+    if let Some(latency) = database.latency_ms {
+        metrics::histogram!(metric_names::DATABASE_PING_SECONDS).record(latency / 1000.0);
+    }
+    let redis = if state.settings.redis.url.is_empty() {
+        ComponentHealth {
+            status: "disabled",
+            kind: state.cache.kind().to_string(),
+            latency_ms: None,
+            error: None,
+        }
+    } else {
+        let health = ComponentHealth::from_result(state.cache.kind(), cache);
+        metrics::gauge!(metric_names::REDIS_UP).set(if health.status == "ok" { 1.0 } else { 0.0 });
+        health
+    };
+    let blob_storage = ComponentHealth::from_result(state.blobs.location(), blobs);
+    let actors_ok = actors.iter().all(|(_, actor)| actor.status.status == "ok");
+    let healthy = database.status == "ok"
+        && redis.status != "error"
+        && blob_storage.status == "ok"
+        && llm.status != "error"
+        && actors_ok;
+    let actors = actors
+        .into_iter()
+        .map(|(name, actor)| {
+            (
+                name,
+                serde_json::to_value(actor).unwrap_or(serde_json::Value::Null),
+            )
+        })
+        .collect();
+    envelope(HealthReport {
+        status: if healthy { "ok" } else { "degraded" },
+        version: env!("CARGO_PKG_VERSION"),
+        uptime_seconds: state.started_at.elapsed().as_secs(),
+        database,
+        redis,
+        blob_storage,
+        llm,
+        actors,
+    })
+}
+
+/// Prometheus text exposition of every `docsieve_*` metric.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "system",
+    responses((status = 200, description = "Prometheus text format", content_type = "text/plain; version=0.0.4"))
+)]
+#[get("/metrics")]
+pub async fn metrics_endpoint(state: web::Data<AppState>) -> HttpResponse {
+    // Refreshes the heartbeat-age gauges so a scrape sees current values.
+    let _ = state.actors.snapshot();
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(state.metrics.render())
+}

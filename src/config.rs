@@ -1,0 +1,332 @@
+//! Settings: `config/default.toml` (built in), then `--config FILE`, then `DOCSIEVE__SECTION__KEY`.
+//!
+//! Owns loading, validation and redaction. It must never log or print a secret: `print-config` goes
+//! through [`Settings::redacted`].
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+
+use docsieve_actors::settings::ActorsSettings;
+use figment::providers::{Env, Format, Toml};
+use figment::Figment;
+use serde::{Deserialize, Serialize};
+
+/// The defaults, from the same file operators read.
+pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{0}")]
+    Load(Box<figment::Error>),
+    #[error("config file {0} does not exist")]
+    MissingFile(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSettings {
+    pub bind: String,
+    pub workers: usize,
+    pub shutdown_timeout_seconds: u64,
+    pub max_request_bytes: usize,
+    pub trusted_proxies: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageSettings {
+    pub data_dir: PathBuf,
+    pub blob_url: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseSettings {
+    pub url: String,
+    pub max_connections: u32,
+    pub busy_timeout_ms: u64,
+    pub connect_timeout_ms: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisSettings {
+    pub url: String,
+    pub key_prefix: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSettings {
+    pub internal_token: String,
+    pub jwt_secret: String,
+    pub access_token_ttl_seconds: u64,
+    pub refresh_token_ttl_days: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MailSettings {
+    pub smtp_url: String,
+    pub from: String,
+    pub public_base_url: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmSettings {
+    pub url: String,
+    pub timeout_ms: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSettings {
+    pub format: String,
+    pub level: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsSettings {
+    pub upkeep_interval_seconds: u64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestingSettings {
+    pub enabled: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub server: ServerSettings,
+    pub storage: StorageSettings,
+    pub database: DatabaseSettings,
+    pub redis: RedisSettings,
+    pub auth: AuthSettings,
+    pub mail: MailSettings,
+    pub llm: LlmSettings,
+    pub log: LogSettings,
+    pub metrics: MetricsSettings,
+    pub testing: TestingSettings,
+    pub actors: ActorsSettings,
+}
+
+fn invalid(message: String) -> ConfigError {
+    ConfigError::Invalid(message)
+}
+
+fn check_url(key: &str, value: &str, schemes: &[&str]) -> Result<(), ConfigError> {
+    if value.is_empty() {
+        return Ok(());
+    }
+    let parsed = url::Url::parse(value)
+        .map_err(|error| invalid(format!("{key}: '{}' is not a URL ({error})", redact_url(value))))?;
+    if !schemes.contains(&parsed.scheme()) {
+        return Err(invalid(format!(
+            "{key}: scheme '{}' is not supported (use one of: {})",
+            parsed.scheme(),
+            schemes.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Replaces the password of a URL, if any, by `***`.
+pub fn redact_url(value: &str) -> String {
+    match url::Url::parse(value) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => value.to_string(),
+    }
+}
+
+impl Settings {
+    /// Loads the layers and validates the result.
+    pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
+        let mut figment = Figment::new().merge(Toml::string(DEFAULT_TOML));
+        if let Some(file) = file {
+            if !file.exists() {
+                return Err(ConfigError::MissingFile(file.display().to_string()));
+            }
+            figment = figment.merge(Toml::file(file));
+        }
+        figment = figment.merge(Env::prefixed("DOCSIEVE__").split("__"));
+        let settings: Settings = figment
+            .extract()
+            .map_err(|error| ConfigError::Load(Box::new(error)))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Fails on the first bad value, naming its key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.bind_address()?;
+        if self.server.shutdown_timeout_seconds > 3600 {
+            return Err(invalid(
+                "server.shutdown_timeout_seconds must be at most 3600".to_string(),
+            ));
+        }
+        if self.server.max_request_bytes < 1024 {
+            return Err(invalid(
+                "server.max_request_bytes must be at least 1024".to_string(),
+            ));
+        }
+        for proxy in &self.server.trusted_proxies {
+            proxy.parse::<IpAddr>().map_err(|_| {
+                invalid(format!(
+                    "server.trusted_proxies: '{proxy}' is not an IP address"
+                ))
+            })?;
+        }
+        if self.storage.data_dir.as_os_str().is_empty() {
+            return Err(invalid("storage.data_dir must not be empty".to_string()));
+        }
+        check_url("storage.blob_url", &self.storage.blob_url, &["s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "file", "memory", "http", "https"])?;
+        if !self.database.url.is_empty()
+            && !["sqlite:", "postgres://", "postgresql://"]
+                .iter()
+                .any(|prefix| self.database.url.starts_with(prefix))
+        {
+            return Err(invalid(format!(
+                "database.url: '{}' must start with sqlite:// or postgres://",
+                redact_url(&self.database.url)
+            )));
+        }
+        if self.database.max_connections == 0 {
+            return Err(invalid("database.max_connections must be at least 1".to_string()));
+        }
+        check_url("redis.url", &self.redis.url, &["redis", "rediss"])?;
+        if self.auth.access_token_ttl_seconds == 0 {
+            return Err(invalid(
+                "auth.access_token_ttl_seconds must be greater than 0".to_string(),
+            ));
+        }
+        if self.auth.refresh_token_ttl_days == 0 {
+            return Err(invalid(
+                "auth.refresh_token_ttl_days must be greater than 0".to_string(),
+            ));
+        }
+        if !self.auth.jwt_secret.is_empty() && self.auth.jwt_secret.len() < 32 {
+            return Err(invalid(
+                "auth.jwt_secret must be at least 32 characters (or empty to generate one)"
+                    .to_string(),
+            ));
+        }
+        check_url("mail.smtp_url", &self.mail.smtp_url, &["smtp", "smtps"])?;
+        check_url("mail.public_base_url", &self.mail.public_base_url, &["http", "https"])?;
+        if self.mail.public_base_url.is_empty() {
+            return Err(invalid("mail.public_base_url must not be empty".to_string()));
+        }
+        check_url("llm.url", &self.llm.url, &["http", "https"])?;
+        if !["text", "json"].contains(&self.log.format.as_str()) {
+            return Err(invalid(format!(
+                "log.format must be \"text\" or \"json\", got \"{}\"",
+                self.log.format
+            )));
+        }
+        tracing_subscriber::EnvFilter::try_new(&self.log.level)
+            .map_err(|error| invalid(format!("log.level: {error}")))?;
+        if self.metrics.upkeep_interval_seconds == 0 {
+            return Err(invalid(
+                "metrics.upkeep_interval_seconds must be greater than 0".to_string(),
+            ));
+        }
+        self.actors.validate().map_err(invalid)?;
+        Ok(())
+    }
+
+    pub fn bind_address(&self) -> Result<SocketAddr, ConfigError> {
+        self.server.bind.parse().map_err(|_| {
+            invalid(format!(
+                "server.bind: '{}' is not an address such as 127.0.0.1:8080",
+                self.server.bind
+            ))
+        })
+    }
+
+    /// The database URL in effect (the SQLite file in the data dir when unset).
+    pub fn database_url(&self) -> String {
+        if self.database.url.is_empty() {
+            docsieve_actors::store::default_sqlite_url(&self.storage.data_dir)
+        } else {
+            self.database.url.clone()
+        }
+    }
+
+    /// A copy safe to print: secrets replaced by `***`, passwords removed from URLs.
+    pub fn redacted(&self) -> Settings {
+        let mut copy = self.clone();
+        let hide = |value: &mut String| {
+            if !value.is_empty() {
+                *value = "***".to_string();
+            }
+        };
+        hide(&mut copy.auth.internal_token);
+        hide(&mut copy.auth.jwt_secret);
+        copy.database.url = redact_url(&self.database_url());
+        copy.redis.url = redact_url(&copy.redis.url);
+        copy.mail.smtp_url = redact_url(&copy.mail.smtp_url);
+        copy.storage.blob_url = redact_url(&copy.storage.blob_url);
+        copy
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults() -> Settings {
+        Figment::new()
+            .merge(Toml::string(DEFAULT_TOML))
+            .extract()
+            .expect("default.toml deserialises")
+    }
+
+    #[test]
+    fn defaults_are_valid_and_documented_values_hold() {
+        let settings = defaults();
+        settings.validate().expect("defaults validate");
+        assert_eq!(settings.server.bind, "127.0.0.1:8080");
+        assert_eq!(settings.storage.data_dir, PathBuf::from("./data"));
+        assert!(settings.database_url().ends_with("data/docsieve.sqlite3"));
+        assert_eq!(settings.auth.access_token_ttl_seconds, 900);
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let mut settings = defaults();
+        settings.server.bind = "nowhere".to_string();
+        assert!(settings.validate().unwrap_err().to_string().contains("server.bind"));
+
+        let mut settings = defaults();
+        settings.actors.pii_masker.pool_size = 0;
+        let message = settings.validate().unwrap_err().to_string();
+        assert!(message.contains("actors.pii_masker.pool_size"), "{message}");
+
+        let mut settings = defaults();
+        settings.redis.url = "http://localhost".to_string();
+        assert!(settings.validate().unwrap_err().to_string().contains("redis.url"));
+
+        let mut settings = defaults();
+        settings.log.format = "xml".to_string();
+        assert!(settings.validate().unwrap_err().to_string().contains("log.format"));
+    }
+
+    #[test]
+    fn redaction_hides_secrets() {
+        let mut settings = defaults();
+        settings.auth.internal_token = "secret-token".to_string();
+        settings.database.url = "postgres://user:pw@host/db".to_string();
+        let redacted = settings.redacted();
+        assert_eq!(redacted.auth.internal_token, "***");
+        assert!(!redacted.database.url.contains("pw"));
+        assert_eq!(redacted.auth.jwt_secret, "");
+    }
+}

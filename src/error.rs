@@ -1,0 +1,288 @@
+//! ApiError: the one way a handler fails. A closed [`ErrorKind`] decides the status; bodies are
+//! FastAPI-compatible (`{"detail": "...", "code": "..."}`, or a `detail` list for 422).
+//!
+//! An internal error logs its whole cause chain and tells the client only an id to quote. Messages
+//! here must never contain personal data or secrets.
+
+use std::fmt;
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use docsieve_actors::blob::BlobError;
+use docsieve_actors::runtime::ActorError;
+use docsieve_actors::store::StoreError;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    BadRequest,
+    Unauthenticated,
+    Forbidden,
+    NotFound,
+    MethodNotAllowed,
+    Conflict,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    Validation,
+    TooManyRequests,
+    NotImplemented,
+    Unavailable,
+    Internal,
+}
+
+impl ErrorKind {
+    pub fn status(self) -> StatusCode {
+        match self {
+            ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
+            ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
+            ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorKind::Conflict => StatusCode::CONFLICT,
+            ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorKind::Validation => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            ErrorKind::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// One entry of a 422 body: where (`["query", "page_size"]`), what, and a machine-readable type.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+pub struct ValidationDetail {
+    #[schema(value_type = Vec<Object>)]
+    pub loc: Vec<serde_json::Value>,
+    pub msg: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+impl ValidationDetail {
+    pub fn new(location: &str, field: &str, message: impl Into<String>, kind: &str) -> Self {
+        ValidationDetail {
+            loc: vec![location.into(), field.into()],
+            msg: message.into(),
+            kind: kind.to_string(),
+        }
+    }
+}
+
+/// The body of every error but 422.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub detail: String,
+    pub code: String,
+}
+
+/// The body of a 422.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ValidationErrorBody {
+    pub detail: Vec<ValidationDetail>,
+}
+
+#[derive(Debug)]
+pub struct ApiError {
+    kind: ErrorKind,
+    code: String,
+    message: String,
+    retry_after_seconds: Option<u64>,
+    allow: Option<String>,
+    validation: Vec<ValidationDetail>,
+}
+
+impl ApiError {
+    pub fn new(kind: ErrorKind, code: &str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            kind,
+            code: code.to_string(),
+            message: message.into(),
+            retry_after_seconds: None,
+            allow: None,
+            validation: Vec::new(),
+        }
+    }
+
+    pub fn validation(details: Vec<ValidationDetail>) -> ApiError {
+        ApiError {
+            validation: details,
+            ..ApiError::new(ErrorKind::Validation, "validation_error", "request validation failed")
+        }
+    }
+
+    pub fn not_found(code: &str, message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorKind::NotFound, code, message)
+    }
+
+    pub fn method_not_allowed(allowed: &[&str]) -> ApiError {
+        ApiError {
+            allow: Some(allowed.join(", ")),
+            ..ApiError::new(
+                ErrorKind::MethodNotAllowed,
+                "method_not_allowed",
+                format!("method not allowed; this path accepts {}", allowed.join(", ")),
+            )
+        }
+    }
+
+    pub fn payload_too_large(limit: usize) -> ApiError {
+        ApiError::new(
+            ErrorKind::PayloadTooLarge,
+            "payload_too_large",
+            format!("request body is larger than the limit of {limit} bytes"),
+        )
+    }
+
+    /// 503 with Retry-After.
+    pub fn unavailable(code: &str, message: impl Into<String>, retry_after_seconds: u64) -> ApiError {
+        ApiError {
+            retry_after_seconds: Some(retry_after_seconds),
+            ..ApiError::new(ErrorKind::Unavailable, code, message)
+        }
+    }
+
+    /// 501 for a route the interface names whose feature is not part of this build yet.
+    pub fn not_implemented(feature: &str) -> ApiError {
+        ApiError::new(
+            ErrorKind::NotImplemented,
+            "not_implemented",
+            format!("{feature} is not available in this version of docsieve yet"),
+        )
+    }
+
+    /// 500: logs `cause` with a fresh id; the client only sees the id.
+    pub fn internal(cause: &(dyn std::error::Error + 'static)) -> ApiError {
+        let id = error_id();
+        let mut chain = cause.to_string();
+        let mut source = cause.source();
+        while let Some(next) = source {
+            chain.push_str(": ");
+            chain.push_str(&next.to_string());
+            source = next.source();
+        }
+        tracing::error!(error_id = %id, cause = %chain, "internal error");
+        ApiError::new(
+            ErrorKind::Internal,
+            "internal_error",
+            format!("internal error; quote error id {id} when reporting it"),
+        )
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+}
+
+fn error_id() -> String {
+    use rand::Rng;
+    let bytes: [u8; 8] = rand::thread_rng().gen();
+    hex::encode(bytes)
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.kind.status()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        if let Some(seconds) = self.retry_after_seconds {
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
+        if let Some(allow) = &self.allow {
+            if let Ok(value) = HeaderValue::from_str(allow) {
+                response.insert_header((header::ALLOW, value));
+            }
+        }
+        if self.kind == ErrorKind::Validation {
+            response.json(ValidationErrorBody {
+                detail: self.validation.clone(),
+            })
+        } else {
+            response.json(ErrorBody {
+                detail: self.message.clone(),
+                code: self.code.clone(),
+            })
+        }
+    }
+}
+
+impl From<ActorError> for ApiError {
+    fn from(error: ActorError) -> ApiError {
+        let retry = error.retry_after_seconds();
+        match error {
+            ActorError::Overloaded { .. } => {
+                ApiError::unavailable("overloaded", error.to_string(), retry)
+            }
+            ActorError::Timeout { .. } => ApiError::unavailable("timeout", error.to_string(), retry),
+            ActorError::Stopped { .. } | ActorError::Panicked { .. } => {
+                ApiError::unavailable("actor_unavailable", error.to_string(), retry)
+            }
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        ApiError::internal(&error)
+    }
+}
+
+impl From<BlobError> for ApiError {
+    fn from(error: BlobError) -> ApiError {
+        match error {
+            BlobError::NotFound(_) => ApiError::not_found("blob_not_found", "stored file not found"),
+            other => ApiError::internal(&other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::body::to_bytes;
+
+    #[actix_web::test]
+    async fn validation_errors_have_the_fastapi_shape() {
+        let error = ApiError::validation(vec![ValidationDetail::new(
+            "query",
+            "page_size",
+            "must be between 1 and 100",
+            "value_error.range",
+        )]);
+        let response = error.error_response();
+        assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let body = to_bytes(response.into_body()).await.expect("body");
+        let json: serde_json::Value = serde_json::from_slice(&body).expect("json");
+        assert_eq!(json["detail"][0]["loc"], serde_json::json!(["query", "page_size"]));
+        assert_eq!(json["detail"][0]["type"], "value_error.range");
+    }
+
+    #[actix_web::test]
+    async fn overloaded_actor_is_503_with_retry_after() {
+        let error: ApiError = ActorError::Overloaded {
+            actor: "pii_masker",
+            capacity: 4,
+        }
+        .into();
+        let response = error.error_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            response.headers().get(header::RETRY_AFTER).map(|v| v.as_bytes()),
+            Some(&b"1"[..])
+        );
+    }
+}

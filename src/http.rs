@@ -1,0 +1,86 @@
+//! Middleware of the HTTP front: request size guard, tracing span, and the request metrics.
+
+use std::time::Instant;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::CONTENT_LENGTH;
+use actix_web::middleware::Next;
+use actix_web::{web, Error, ResponseError};
+use docsieve_actors::metric_names;
+use tracing::Instrument;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+fn declared_length(request: &ServiceRequest) -> Option<usize> {
+    request
+        .headers()
+        .get(CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// Wraps every request: refuses bodies over `server.max_request_bytes` before reading them, and
+/// records `docsieve_http_requests_total` and `docsieve_http_request_duration_seconds` by route
+/// template (never by raw path, which would carry ids).
+pub async fn observe(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    let started = Instant::now();
+    let method = request.method().to_string();
+    let limit = request
+        .app_data::<web::Data<AppState>>()
+        .map(|state| state.settings.server.max_request_bytes);
+    if let (Some(limit), Some(length)) = (limit, declared_length(&request)) {
+        if length > limit {
+            let response = ApiError::payload_too_large(limit).error_response();
+            record(&method, "oversized", 413, started);
+            return Ok(request.into_response(response).map_into_right_body());
+        }
+    }
+    let span = tracing::info_span!(
+        "http",
+        method = %method,
+        path = %request.path(),
+        status = tracing::field::Empty
+    );
+    metrics::gauge!(metric_names::HTTP_REQUESTS_IN_FLIGHT).increment(1.0);
+    let outcome = next.call(request).instrument(span.clone()).await;
+    metrics::gauge!(metric_names::HTTP_REQUESTS_IN_FLIGHT).decrement(1.0);
+    match outcome {
+        Ok(response) => {
+            let route = response
+                .request()
+                .match_pattern()
+                .unwrap_or_else(|| "unmatched".to_string());
+            let status = response.status().as_u16();
+            span.record("status", status);
+            record(&method, &route, status, started);
+            Ok(response.map_into_left_body())
+        }
+        Err(error) => {
+            let status = error.as_response_error().status_code().as_u16();
+            record(&method, "unmatched", status, started);
+            Err(error)
+        }
+    }
+}
+
+fn record(method: &str, route: &str, status: u16, started: Instant) {
+    let labels = [
+        ("method", method.to_string()),
+        ("route", route.to_string()),
+        ("status", status.to_string()),
+    ];
+    metrics::counter!(metric_names::HTTP_REQUESTS_TOTAL, &labels).increment(1);
+    metrics::histogram!(
+        metric_names::HTTP_REQUEST_DURATION_SECONDS,
+        &labels[..2]
+    )
+    .record(started.elapsed().as_secs_f64());
+    tracing::debug!(method, route, status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
+}

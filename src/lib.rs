@@ -1,0 +1,15 @@
+//! docsieve: the binary's library half: configuration, the HTTP front and start-up.
+//!
+//! Everything the front needs from the actors comes through `docsieve_actors::system::ActorHandles`;
+//! no actix actor type is used here.
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod llm;
+pub mod startup;
+pub mod state;
+pub mod telemetry;
+pub mod validation;

@@ -1,0 +1,88 @@
+//! The `docsieve` command: `serve` (default), `migrate`, `print-config`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use docsieve::config::Settings;
+use docsieve::startup::{store_settings, Application};
+use docsieve::telemetry;
+
+#[derive(Parser)]
+#[command(name = "docsieve", version, about = "Privacy-aware document processing and dataset export service")]
+struct Cli {
+    /// A TOML file layered over the built-in defaults (config/default.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP API and every actor (the default).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Print the effective configuration, secrets redacted.
+    PrintConfig,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match Settings::load(cli.config.as_deref()) {
+        Ok(settings) => settings,
+        Err(error) => {
+            eprintln!("docsieve: invalid configuration: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::PrintConfig => match toml::to_string_pretty(&settings.redacted()) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("docsieve: cannot print the configuration: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Migrate => {
+            telemetry::init_logging(&settings.log);
+            let result = actix_web::rt::System::new().block_on(async {
+                docsieve_actors::store::Store::migrate(&store_settings(&settings)).await
+            });
+            match result {
+                Ok(()) => {
+                    println!("migrations applied");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("docsieve: migration failed: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Serve => {
+            telemetry::init_logging(&settings.log);
+            match actix_web::rt::System::new().block_on(serve(settings)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    tracing::error!(error = format!("{error:#}"), "docsieve stopped with an error");
+                    eprintln!("docsieve: {error:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let metrics = telemetry::install_metrics()?;
+    let application = Application::build(settings, metrics).await?;
+    // Scripts and the test suite read this line to learn the port (server.bind may say port 0).
+    println!("docsieve listening on http://{}", application.address());
+    tracing::info!(address = %application.address(), "listening");
+    application.run_until_stopped().await
+}

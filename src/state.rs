@@ -1,0 +1,27 @@
+//! What every handler can reach: settings, store, blobs, cache, clock and the actor handles.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use docsieve_actors::blob::Blobs;
+use docsieve_actors::cache::Cache;
+use docsieve_actors::clock::Clock;
+use docsieve_actors::store::Store;
+use docsieve_actors::system::ActorHandles;
+use metrics_exporter_prometheus::PrometheusHandle;
+
+use crate::config::Settings;
+use crate::llm::LlmProbe;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub store: Store,
+    pub blobs: Blobs,
+    pub cache: Arc<dyn Cache>,
+    pub clock: Clock,
+    pub actors: ActorHandles,
+    pub metrics: PrometheusHandle,
+    pub llm: LlmProbe,
+    pub started_at: Instant,
+}
