@@ -124,8 +124,12 @@ fn check_url(key: &str, value: &str, schemes: &[&str]) -> Result<(), ConfigError
     if value.is_empty() {
         return Ok(());
     }
-    let parsed = url::Url::parse(value)
-        .map_err(|error| invalid(format!("{key}: '{}' is not a URL ({error})", redact_url(value))))?;
+    let parsed = url::Url::parse(value).map_err(|error| {
+        invalid(format!(
+            "{key}: '{}' is not a URL ({error})",
+            redact_url(value)
+        ))
+    })?;
     if !schemes.contains(&parsed.scheme()) {
         return Err(invalid(format!(
             "{key}: scheme '{}' is not supported (use one of: {})",
@@ -188,7 +192,14 @@ impl Settings {
         if self.storage.data_dir.as_os_str().is_empty() {
             return Err(invalid("storage.data_dir must not be empty".to_string()));
         }
-        check_url("storage.blob_url", &self.storage.blob_url, &["s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "file", "memory", "http", "https"])?;
+        check_url(
+            "storage.blob_url",
+            &self.storage.blob_url,
+            &[
+                "s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "file", "memory", "http",
+                "https",
+            ],
+        )?;
         if !self.database.url.is_empty()
             && !["sqlite:", "postgres://", "postgresql://"]
                 .iter()
@@ -200,7 +211,9 @@ impl Settings {
             )));
         }
         if self.database.max_connections == 0 {
-            return Err(invalid("database.max_connections must be at least 1".to_string()));
+            return Err(invalid(
+                "database.max_connections must be at least 1".to_string(),
+            ));
         }
         check_url("redis.url", &self.redis.url, &["redis", "rediss"])?;
         if self.auth.access_token_ttl_seconds == 0 {
@@ -220,9 +233,15 @@ impl Settings {
             ));
         }
         check_url("mail.smtp_url", &self.mail.smtp_url, &["smtp", "smtps"])?;
-        check_url("mail.public_base_url", &self.mail.public_base_url, &["http", "https"])?;
+        check_url(
+            "mail.public_base_url",
+            &self.mail.public_base_url,
+            &["http", "https"],
+        )?;
         if self.mail.public_base_url.is_empty() {
-            return Err(invalid("mail.public_base_url must not be empty".to_string()));
+            return Err(invalid(
+                "mail.public_base_url must not be empty".to_string(),
+            ));
         }
         check_url("llm.url", &self.llm.url, &["http", "https"])?;
         if !["text", "json"].contains(&self.log.format.as_str()) {
@@ -303,7 +322,11 @@ mod tests {
     fn bad_values_name_their_key() {
         let mut settings = defaults();
         settings.server.bind = "nowhere".to_string();
-        assert!(settings.validate().unwrap_err().to_string().contains("server.bind"));
+        assert!(settings
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("server.bind"));
 
         let mut settings = defaults();
         settings.actors.pii_masker.pool_size = 0;
@@ -312,11 +335,19 @@ mod tests {
 
         let mut settings = defaults();
         settings.redis.url = "http://localhost".to_string();
-        assert!(settings.validate().unwrap_err().to_string().contains("redis.url"));
+        assert!(settings
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("redis.url"));
 
         let mut settings = defaults();
         settings.log.format = "xml".to_string();
-        assert!(settings.validate().unwrap_err().to_string().contains("log.format"));
+        assert!(settings
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("log.format"));
     }
 
     #[test]

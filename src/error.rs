@@ -109,7 +109,11 @@ impl ApiError {
     pub fn validation(details: Vec<ValidationDetail>) -> ApiError {
         ApiError {
             validation: details,
-            ..ApiError::new(ErrorKind::Validation, "validation_error", "request validation failed")
+            ..ApiError::new(
+                ErrorKind::Validation,
+                "validation_error",
+                "request validation failed",
+            )
         }
     }
 
@@ -123,7 +127,10 @@ impl ApiError {
             ..ApiError::new(
                 ErrorKind::MethodNotAllowed,
                 "method_not_allowed",
-                format!("method not allowed; this path accepts {}", allowed.join(", ")),
+                format!(
+                    "method not allowed; this path accepts {}",
+                    allowed.join(", ")
+                ),
             )
         }
     }
@@ -137,7 +144,11 @@ impl ApiError {
     }
 
     /// 503 with Retry-After.
-    pub fn unavailable(code: &str, message: impl Into<String>, retry_after_seconds: u64) -> ApiError {
+    pub fn unavailable(
+        code: &str,
+        message: impl Into<String>,
+        retry_after_seconds: u64,
+    ) -> ApiError {
         ApiError {
             retry_after_seconds: Some(retry_after_seconds),
             ..ApiError::new(ErrorKind::Unavailable, code, message)
@@ -227,7 +238,9 @@ impl From<ActorError> for ApiError {
             ActorError::Overloaded { .. } => {
                 ApiError::unavailable("overloaded", error.to_string(), retry)
             }
-            ActorError::Timeout { .. } => ApiError::unavailable("timeout", error.to_string(), retry),
+            ActorError::Timeout { .. } => {
+                ApiError::unavailable("timeout", error.to_string(), retry)
+            }
             ActorError::Stopped { .. } | ActorError::Panicked { .. } => {
                 ApiError::unavailable("actor_unavailable", error.to_string(), retry)
             }
@@ -244,7 +257,9 @@ impl From<StoreError> for ApiError {
 impl From<BlobError> for ApiError {
     fn from(error: BlobError) -> ApiError {
         match error {
-            BlobError::NotFound(_) => ApiError::not_found("blob_not_found", "stored file not found"),
+            BlobError::NotFound(_) => {
+                ApiError::not_found("blob_not_found", "stored file not found")
+            }
             other => ApiError::internal(&other),
         }
     }
@@ -267,7 +282,10 @@ mod tests {
         assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
         let body = to_bytes(response.into_body()).await.expect("body");
         let json: serde_json::Value = serde_json::from_slice(&body).expect("json");
-        assert_eq!(json["detail"][0]["loc"], serde_json::json!(["query", "page_size"]));
+        assert_eq!(
+            json["detail"][0]["loc"],
+            serde_json::json!(["query", "page_size"])
+        );
         assert_eq!(json["detail"][0]["type"], "value_error.range");
     }
 
@@ -281,7 +299,10 @@ mod tests {
         let response = error.error_response();
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(
-            response.headers().get(header::RETRY_AFTER).map(|v| v.as_bytes()),
+            response
+                .headers()
+                .get(header::RETRY_AFTER)
+                .map(|v| v.as_bytes()),
             Some(&b"1"[..])
         );
     }

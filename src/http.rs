@@ -77,10 +77,13 @@ fn record(method: &str, route: &str, status: u16, started: Instant) {
         ("status", status.to_string()),
     ];
     metrics::counter!(metric_names::HTTP_REQUESTS_TOTAL, &labels).increment(1);
-    metrics::histogram!(
-        metric_names::HTTP_REQUEST_DURATION_SECONDS,
-        &labels[..2]
-    )
-    .record(started.elapsed().as_secs_f64());
-    tracing::debug!(method, route, status, elapsed_ms = started.elapsed().as_millis() as u64, "request finished");
+    metrics::histogram!(metric_names::HTTP_REQUEST_DURATION_SECONDS, &labels[..2])
+        .record(started.elapsed().as_secs_f64());
+    tracing::debug!(
+        method,
+        route,
+        status,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "request finished"
+    );
 }

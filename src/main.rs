@@ -9,7 +9,11 @@ use docsieve::startup::{store_settings, Application};
 use docsieve::telemetry;
 
 #[derive(Parser)]
-#[command(name = "docsieve", version, about = "Privacy-aware document processing and dataset export service")]
+#[command(
+    name = "docsieve",
+    version,
+    about = "Privacy-aware document processing and dataset export service"
+)]
 struct Cli {
     /// A TOML file layered over the built-in defaults (config/default.toml).
     #[arg(long, global = true, value_name = "FILE")]
@@ -69,7 +73,10 @@ fn main() -> ExitCode {
             match actix_web::rt::System::new().block_on(serve(settings)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
-                    tracing::error!(error = format!("{error:#}"), "docsieve stopped with an error");
+                    tracing::error!(
+                        error = format!("{error:#}"),
+                        "docsieve stopped with an error"
+                    );
                     eprintln!("docsieve: {error:#}");
                     ExitCode::FAILURE
                 }

@@ -78,11 +78,21 @@ fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 }
 
 fn query_error(error: actix_web::error::QueryPayloadError) -> ApiError {
-    ApiError::validation(vec![ValidationDetail::new("query", "", error.to_string(), "value_error")])
+    ApiError::validation(vec![ValidationDetail::new(
+        "query",
+        "",
+        error.to_string(),
+        "value_error",
+    )])
 }
 
 fn path_error(error: actix_web::error::PathError) -> ApiError {
-    ApiError::validation(vec![ValidationDetail::new("path", "", error.to_string(), "value_error")])
+    ApiError::validation(vec![ValidationDetail::new(
+        "path",
+        "",
+        error.to_string(),
+        "value_error",
+    )])
 }
 
 fn json_error(error: actix_web::error::JsonPayloadError, limit: usize) -> ApiError {
@@ -96,7 +106,12 @@ fn json_error(error: actix_web::error::JsonPayloadError, limit: usize) -> ApiErr
             "unsupported_media_type",
             "expected Content-Type: application/json",
         ),
-        other => ApiError::validation(vec![ValidationDetail::new("body", "", other.to_string(), "value_error.jsondecode")]),
+        other => ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "",
+            other.to_string(),
+            "value_error.jsondecode",
+        )]),
     }
 }
 
@@ -108,9 +123,15 @@ async fn docs_redirect() -> actix_web::HttpResponse {
 }
 
 impl Application {
-    pub async fn build(mut settings: Settings, metrics: PrometheusHandle) -> anyhow::Result<Application> {
+    pub async fn build(
+        mut settings: Settings,
+        metrics: PrometheusHandle,
+    ) -> anyhow::Result<Application> {
         std::fs::create_dir_all(&settings.storage.data_dir).with_context(|| {
-            format!("creating storage.data_dir {}", settings.storage.data_dir.display())
+            format!(
+                "creating storage.data_dir {}",
+                settings.storage.data_dir.display()
+            )
         })?;
         ensure_jwt_secret(&mut settings)?;
 
@@ -124,10 +145,17 @@ impl Application {
         let blobs = Blobs::open(&settings.storage.blob_url, &settings.storage.data_dir)
             .context("opening blob storage (storage.blob_url)")?;
         let clock = Clock::default();
-        let cache = docsieve_actors::cache::open(&settings.redis.url, &settings.redis.key_prefix, clock.clone())
-            .context("configuring redis (redis.url)")?;
-        let llm = LlmProbe::new(&settings.llm.url, Duration::from_millis(settings.llm.timeout_ms))
-            .context("configuring the LLM client (llm.url)")?;
+        let cache = docsieve_actors::cache::open(
+            &settings.redis.url,
+            &settings.redis.key_prefix,
+            clock.clone(),
+        )
+        .context("configuring redis (redis.url)")?;
+        let llm = LlmProbe::new(
+            &settings.llm.url,
+            Duration::from_millis(settings.llm.timeout_ms),
+        )
+        .context("configuring the LLM client (llm.url)")?;
         let actors = ActorSystem::start(&settings.actors);
         metrics::gauge!(
             metric_names::BUILD_INFO,
@@ -145,7 +173,9 @@ impl Application {
             .with_context(|| format!("binding server.bind {}", settings.server.bind))?;
         let address = listener.local_addr()?;
         let workers = match settings.server.workers {
-            0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+            0 => std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
             n => n,
         };
         let shutdown_timeout = settings.server.shutdown_timeout_seconds;
@@ -190,8 +220,12 @@ impl Application {
             );
             app.app_data(web::Data::new(state.clone()))
                 .app_data(web::Data::new(routes))
-                .app_data(web::QueryConfig::default().error_handler(|error, _| query_error(error).into()))
-                .app_data(web::PathConfig::default().error_handler(|error, _| path_error(error).into()))
+                .app_data(
+                    web::QueryConfig::default().error_handler(|error, _| query_error(error).into()),
+                )
+                .app_data(
+                    web::PathConfig::default().error_handler(|error, _| path_error(error).into()),
+                )
                 .app_data(
                     web::JsonConfig::default()
                         .limit(limit)
@@ -245,7 +279,10 @@ async fn wait_for_signal() -> &'static str {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
             (Ok(mut terminate), Ok(mut interrupt)) => {
                 tokio::select! {
                     _ = terminate.recv() => "SIGTERM",

@@ -15,7 +15,11 @@ pub fn init_logging(settings: &LogSettings) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
     let _ = if settings.format == "json" {
-        builder.json().flatten_event(true).with_current_span(true).try_init()
+        builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .try_init()
     } else {
         builder.try_init()
     };
@@ -56,26 +60,56 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         metrics::Unit::Seconds,
         "HTTP request latency by method and route template"
     );
-    metrics::describe_gauge!(metric_names::HTTP_REQUESTS_IN_FLIGHT, "HTTP requests being served");
-    metrics::describe_gauge!(metric_names::BUILD_INFO, "Always 1; labels carry version and backends");
-    metrics::describe_gauge!(metric_names::ACTOR_MAILBOX_DEPTH, "Requests waiting for or running in an actor");
-    metrics::describe_gauge!(metric_names::ACTOR_MAILBOX_CAPACITY, "Configured mailbox capacity of an actor");
-    metrics::describe_gauge!(metric_names::ACTOR_POOL_SIZE, "Configured pool size of an actor");
-    metrics::describe_counter!(metric_names::ACTOR_RESTARTS_TOTAL, "Actor restarts after a panic");
-    metrics::describe_counter!(metric_names::ACTOR_PANICS_TOTAL, "Panics caught inside actors");
-    metrics::describe_counter!(metric_names::ACTOR_REJECTED_TOTAL, "Requests refused because an actor was at capacity");
+    metrics::describe_gauge!(
+        metric_names::HTTP_REQUESTS_IN_FLIGHT,
+        "HTTP requests being served"
+    );
+    metrics::describe_gauge!(
+        metric_names::BUILD_INFO,
+        "Always 1; labels carry version and backends"
+    );
+    metrics::describe_gauge!(
+        metric_names::ACTOR_MAILBOX_DEPTH,
+        "Requests waiting for or running in an actor"
+    );
+    metrics::describe_gauge!(
+        metric_names::ACTOR_MAILBOX_CAPACITY,
+        "Configured mailbox capacity of an actor"
+    );
+    metrics::describe_gauge!(
+        metric_names::ACTOR_POOL_SIZE,
+        "Configured pool size of an actor"
+    );
+    metrics::describe_counter!(
+        metric_names::ACTOR_RESTARTS_TOTAL,
+        "Actor restarts after a panic"
+    );
+    metrics::describe_counter!(
+        metric_names::ACTOR_PANICS_TOTAL,
+        "Panics caught inside actors"
+    );
+    metrics::describe_counter!(
+        metric_names::ACTOR_REJECTED_TOTAL,
+        "Requests refused because an actor was at capacity"
+    );
     metrics::describe_gauge!(
         metric_names::ACTOR_HEARTBEAT_AGE_SECONDS,
         metrics::Unit::Seconds,
         "Time since an actor's last heartbeat"
     );
-    metrics::describe_gauge!(metric_names::DATABASE_UP, "1 when the last database ping succeeded");
+    metrics::describe_gauge!(
+        metric_names::DATABASE_UP,
+        "1 when the last database ping succeeded"
+    );
     metrics::describe_histogram!(
         metric_names::DATABASE_PING_SECONDS,
         metrics::Unit::Seconds,
         "Database round-trip time of health checks"
     );
-    metrics::describe_gauge!(metric_names::REDIS_UP, "1 when the last Redis ping succeeded");
+    metrics::describe_gauge!(
+        metric_names::REDIS_UP,
+        "1 when the last Redis ping succeeded"
+    );
     Ok(handle)
 }
 

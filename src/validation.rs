@@ -67,7 +67,12 @@ impl Query {
         violations: &mut Violations,
     ) -> Option<i64> {
         if !self.0.contains_key(name) {
-            violations.push(ValidationDetail::new("query", name, "field required", "missing"));
+            violations.push(ValidationDetail::new(
+                "query",
+                name,
+                "field required",
+                "missing",
+            ));
             return None;
         }
         self.optional_int(name, min, max, violations)
@@ -162,8 +167,14 @@ mod tests {
         let q = query(&[("limit", "0"), ("tenant_id", "abc"), ("period", "1y")]);
         let mut violations = Violations::default();
         assert_eq!(q.int("limit", 100, 1, 500, &mut violations), 100);
-        assert_eq!(q.optional_int("tenant_id", 1, i64::MAX, &mut violations), None);
-        assert_eq!(q.choice("period", "30d", &["7d", "30d", "90d"], &mut violations), "30d");
+        assert_eq!(
+            q.optional_int("tenant_id", 1, i64::MAX, &mut violations),
+            None
+        );
+        assert_eq!(
+            q.choice("period", "30d", &["7d", "30d", "90d"], &mut violations),
+            "30d"
+        );
         assert_eq!(violations.0.len(), 3);
         assert!(violations.finish().is_err());
     }

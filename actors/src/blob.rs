@@ -132,9 +132,18 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let blobs = Blobs::open("", dir.path()).expect("open");
         let key = keys::document_original(7, 42);
-        blobs.put(&key, Bytes::from_static(b"hello")).await.expect("put");
-        assert_eq!(blobs.get(&key).await.expect("get"), Bytes::from_static(b"hello"));
-        assert!(dir.path().join("blobs/tenants/7/documents/42/original").exists());
+        blobs
+            .put(&key, Bytes::from_static(b"hello"))
+            .await
+            .expect("put");
+        assert_eq!(
+            blobs.get(&key).await.expect("get"),
+            Bytes::from_static(b"hello")
+        );
+        assert!(dir
+            .path()
+            .join("blobs/tenants/7/documents/42/original")
+            .exists());
         blobs.delete(&key).await.expect("delete");
         blobs.delete(&key).await.expect("deleting twice is fine");
         assert!(matches!(blobs.get(&key).await, Err(BlobError::NotFound(_))));

@@ -95,7 +95,9 @@ pub struct LocalCache {
 }
 
 fn guard<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl LocalCache {
@@ -241,7 +243,11 @@ impl RedisCache {
             clock,
             wakeups: wakeups.clone(),
         };
-        tokio::spawn(listen_for_wakeups(client, format!("{key_prefix}wake:"), wakeups));
+        tokio::spawn(listen_for_wakeups(
+            client,
+            format!("{key_prefix}wake:"),
+            wakeups,
+        ));
         Ok(cache)
     }
 
@@ -411,10 +417,18 @@ mod tests {
             .await
             .expect("lock")
             .expect("free");
-        assert!(cache.try_lock("l", Duration::from_secs(10)).await.expect("lock").is_none());
+        assert!(cache
+            .try_lock("l", Duration::from_secs(10))
+            .await
+            .expect("lock")
+            .is_none());
         assert!(!cache.unlock("l", "someone-else").await.expect("unlock"));
         assert!(cache.unlock("l", &token).await.expect("unlock"));
-        assert!(cache.try_lock("l", Duration::from_secs(10)).await.expect("lock").is_some());
+        assert!(cache
+            .try_lock("l", Duration::from_secs(10))
+            .await
+            .expect("lock")
+            .is_some());
     }
 
     #[tokio::test]

@@ -24,7 +24,8 @@ pub const HTTP_DURATION_BUCKETS: &[f64] = &[
 ];
 
 /// Database ping: 100 µs to 1 s.
-pub const DATABASE_PING_BUCKETS: &[f64] = &[0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0];
+pub const DATABASE_PING_BUCKETS: &[f64] =
+    &[0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0];
 
 /// Every histogram with its buckets, for the exporter's set-up.
 pub const HISTOGRAMS: &[(&str, &[f64])] = &[

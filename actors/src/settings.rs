@@ -64,7 +64,10 @@ impl ActorsSettings {
         let positive = [
             ("heartbeat_interval_ms", self.heartbeat_interval_ms),
             ("call_timeout_ms", self.call_timeout_ms),
-            ("restart_backoff_initial_ms", self.restart_backoff_initial_ms),
+            (
+                "restart_backoff_initial_ms",
+                self.restart_backoff_initial_ms,
+            ),
             ("restart_backoff_max_ms", self.restart_backoff_max_ms),
         ];
         for (key, value) in positive {

@@ -26,7 +26,12 @@ pub fn table_with_string_id(table: &str) -> TableCreateStatement {
     Table::create()
         .table(name(table))
         .if_not_exists()
-        .col(ColumnDef::new(name("id")).string_len(64).not_null().primary_key())
+        .col(
+            ColumnDef::new(name("id"))
+                .string_len(64)
+                .not_null()
+                .primary_key(),
+        )
         .to_owned()
 }
 
@@ -39,19 +44,32 @@ pub fn text_null(column: &str) -> ColumnDef {
 }
 
 pub fn string(column: &str) -> ColumnDef {
-    ColumnDef::new(name(column)).string_len(255).not_null().to_owned()
+    ColumnDef::new(name(column))
+        .string_len(255)
+        .not_null()
+        .to_owned()
 }
 
 pub fn string_null(column: &str) -> ColumnDef {
-    ColumnDef::new(name(column)).string_len(255).null().to_owned()
+    ColumnDef::new(name(column))
+        .string_len(255)
+        .null()
+        .to_owned()
 }
 
 pub fn big(column: &str) -> ColumnDef {
-    ColumnDef::new(name(column)).big_integer().not_null().to_owned()
+    ColumnDef::new(name(column))
+        .big_integer()
+        .not_null()
+        .to_owned()
 }
 
 pub fn big_default(column: &str, default: i64) -> ColumnDef {
-    ColumnDef::new(name(column)).big_integer().not_null().default(default).to_owned()
+    ColumnDef::new(name(column))
+        .big_integer()
+        .not_null()
+        .default(default)
+        .to_owned()
 }
 
 pub fn big_null(column: &str) -> ColumnDef {
@@ -59,19 +77,33 @@ pub fn big_null(column: &str) -> ColumnDef {
 }
 
 pub fn int_default(column: &str, default: i32) -> ColumnDef {
-    ColumnDef::new(name(column)).integer().not_null().default(default).to_owned()
+    ColumnDef::new(name(column))
+        .integer()
+        .not_null()
+        .default(default)
+        .to_owned()
 }
 
 pub fn boolean(column: &str, default: bool) -> ColumnDef {
-    ColumnDef::new(name(column)).boolean().not_null().default(default).to_owned()
+    ColumnDef::new(name(column))
+        .boolean()
+        .not_null()
+        .default(default)
+        .to_owned()
 }
 
 pub fn timestamp(column: &str) -> ColumnDef {
-    ColumnDef::new(name(column)).timestamp_with_time_zone().not_null().to_owned()
+    ColumnDef::new(name(column))
+        .timestamp_with_time_zone()
+        .not_null()
+        .to_owned()
 }
 
 pub fn timestamp_null(column: &str) -> ColumnDef {
-    ColumnDef::new(name(column)).timestamp_with_time_zone().null().to_owned()
+    ColumnDef::new(name(column))
+        .timestamp_with_time_zone()
+        .null()
+        .to_owned()
 }
 
 /// `column` references `parent.id`; rows go with their parent.

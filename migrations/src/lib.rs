@@ -6,8 +6,8 @@
 
 pub use sea_orm_migration::prelude::*;
 
-mod m20261121_000001_initial;
 mod columns;
+mod m20261121_000001_initial;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;

@@ -221,7 +221,12 @@ fn tables() -> Vec<TableCreateStatement> {
             .col(string("status"))
             .col(int_default("attempts", 0))
             .col(timestamp_null("next_attempt_at"))
-            .col(ColumnDef::new(name("last_status_code")).integer().null().to_owned())
+            .col(
+                ColumnDef::new(name("last_status_code"))
+                    .integer()
+                    .null()
+                    .to_owned(),
+            )
             .col(text_null("last_error"))
             .col(timestamp("created_at"))
             .col(timestamp("updated_at"))
@@ -247,7 +252,11 @@ fn tables() -> Vec<TableCreateStatement> {
             .col(string_null("reference"))
             .col(timestamp("created_at"))
             .foreign_key(&mut cascade("credit_ledger", "tenant_id", "tenants"))
-            .foreign_key(&mut set_null("credit_ledger", "billing_period_id", "billing_periods"))
+            .foreign_key(&mut set_null(
+                "credit_ledger",
+                "billing_period_id",
+                "billing_periods",
+            ))
             .to_owned(),
         table_with_string_id("fine_tune_jobs")
             .col(big("tenant_id"))

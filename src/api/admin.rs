@@ -100,18 +100,68 @@ fn report_query(query: &Query) -> Result<(), ApiError> {
     violations.finish()
 }
 
-not_yet!(billing_open_period, post, "/system/billing/open-period/{tenant_id}", "billing periods",
-    |tenant_id: web::Path<String>| tenant_path(&tenant_id));
-not_yet!(billing_close_period, post, "/system/billing/close-period/{tenant_id}", "billing periods",
-    |tenant_id: web::Path<String>| tenant_path(&tenant_id));
-not_yet!(billing_cycle, post, "/system/billing/cycle", "the monthly billing cycle");
-not_yet!(storage_cleanup, post, "/system/admin/storage/cleanup", "export retention cleanup");
-not_yet!(tenant_data_export, get, "/system/admin/tenants/{tenant_id}/data-export", "the tenant data export",
-    |tenant_id: web::Path<String>| tenant_path(&tenant_id));
-not_yet!(oss_metrics_fetch, post, "/system/admin/oss-metrics/fetch", "open-source metrics collection");
-not_yet!(oss_metrics, get, "/system/admin/oss-metrics", "open-source metrics",
-    |query: Query| period_query(&query));
-not_yet!(quality_cross_validate, post, "/system/admin/quality/cross-validate", "cross-validation");
-not_yet!(quality_pii_precision, post, "/system/admin/quality/pii-precision", "PII precision analysis");
-not_yet!(quality_pii_precision_report, get, "/system/admin/quality/pii-precision/report", "the PII precision report",
-    |query: Query| report_query(&query));
+not_yet!(
+    billing_open_period,
+    post,
+    "/system/billing/open-period/{tenant_id}",
+    "billing periods",
+    |tenant_id: web::Path<String>| tenant_path(&tenant_id)
+);
+not_yet!(
+    billing_close_period,
+    post,
+    "/system/billing/close-period/{tenant_id}",
+    "billing periods",
+    |tenant_id: web::Path<String>| tenant_path(&tenant_id)
+);
+not_yet!(
+    billing_cycle,
+    post,
+    "/system/billing/cycle",
+    "the monthly billing cycle"
+);
+not_yet!(
+    storage_cleanup,
+    post,
+    "/system/admin/storage/cleanup",
+    "export retention cleanup"
+);
+not_yet!(
+    tenant_data_export,
+    get,
+    "/system/admin/tenants/{tenant_id}/data-export",
+    "the tenant data export",
+    |tenant_id: web::Path<String>| tenant_path(&tenant_id)
+);
+not_yet!(
+    oss_metrics_fetch,
+    post,
+    "/system/admin/oss-metrics/fetch",
+    "open-source metrics collection"
+);
+not_yet!(
+    oss_metrics,
+    get,
+    "/system/admin/oss-metrics",
+    "open-source metrics",
+    |query: Query| period_query(&query)
+);
+not_yet!(
+    quality_cross_validate,
+    post,
+    "/system/admin/quality/cross-validate",
+    "cross-validation"
+);
+not_yet!(
+    quality_pii_precision,
+    post,
+    "/system/admin/quality/pii-precision",
+    "PII precision analysis"
+);
+not_yet!(
+    quality_pii_precision_report,
+    get,
+    "/system/admin/quality/pii-precision/report",
+    "the PII precision report",
+    |query: Query| report_query(&query)
+);

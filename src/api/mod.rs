@@ -77,20 +77,21 @@ pub struct RouteTable {
 }
 
 impl RouteTable {
-    pub fn from_openapi(openapi: &utoipa::openapi::OpenApi, extra: &[(&str, &[&'static str])]) -> RouteTable {
+    pub fn from_openapi(
+        openapi: &utoipa::openapi::OpenApi,
+        extra: &[(&str, &[&'static str])],
+    ) -> RouteTable {
         use utoipa::openapi::path::HttpMethod;
+        let placeholder = regex::Regex::new(r"\{[^}/]+\}").ok();
         let mut routes = Vec::new();
         let mut add = |template: &str, methods: Vec<&'static str>| {
-            let pattern = regex::Regex::new(r"\{[^}/]+\}")
-                .map(|placeholder| {
-                    let escaped: Vec<String> = placeholder
-                        .split(template)
-                        .map(|part| regex::escape(part))
-                        .collect();
-                    format!("^{}$", escaped.join("[^/]+"))
-                })
-                .and_then(|source| regex::Regex::new(&source));
-            if let Ok(pattern) = pattern {
+            let Some(placeholder) = &placeholder else {
+                return;
+            };
+            // "/v1/documents/{document_id}" -> "^/v1/documents/[^/]+$"
+            let literal_parts: Vec<String> =
+                placeholder.split(template).map(regex::escape).collect();
+            if let Ok(pattern) = regex::Regex::new(&format!("^{}$", literal_parts.join("[^/]+"))) {
                 routes.push((pattern, methods));
             }
         };
@@ -152,7 +153,10 @@ fn method_name(method: utoipa::openapi::path::HttpMethod) -> &'static str {
 }
 
 /// The app's default service: 405 (with Allow) for a known path, 404 otherwise. Always JSON.
-pub async fn fallback(request: HttpRequest, routes: web::Data<RouteTable>) -> Result<actix_web::HttpResponse, ApiError> {
+pub async fn fallback(
+    request: HttpRequest,
+    routes: web::Data<RouteTable>,
+) -> Result<actix_web::HttpResponse, ApiError> {
     Err(match routes.methods_for(request.path()) {
         Some(methods) => ApiError::method_not_allowed(&methods),
         None => ApiError::not_found(

@@ -14,7 +14,11 @@ pub struct InternalCaller;
 
 fn check(request: &HttpRequest) -> Result<InternalCaller, ApiError> {
     let state = request.app_data::<web::Data<AppState>>().ok_or_else(|| {
-        ApiError::new(ErrorKind::Internal, "internal_error", "application state missing")
+        ApiError::new(
+            ErrorKind::Internal,
+            "internal_error",
+            "application state missing",
+        )
     })?;
     let expected = &state.settings.auth.internal_token;
     if expected.is_empty() {

@@ -19,7 +19,11 @@ impl Logic for BillingClock {
     type Command = BillingClockCommand;
     type Reply = ();
 
-    fn handle(&mut self, command: BillingClockCommand, _ctx: &mut Context<Cell<Self>>) -> Outcome<()> {
+    fn handle(
+        &mut self,
+        command: BillingClockCommand,
+        _ctx: &mut Context<Cell<Self>>,
+    ) -> Outcome<()> {
         match command {}
     }
 }

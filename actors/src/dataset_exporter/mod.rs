@@ -19,7 +19,11 @@ impl Logic for DatasetExporter {
     type Command = DatasetExporterCommand;
     type Reply = ();
 
-    fn handle(&mut self, command: DatasetExporterCommand, _ctx: &mut Context<Cell<Self>>) -> Outcome<()> {
+    fn handle(
+        &mut self,
+        command: DatasetExporterCommand,
+        _ctx: &mut Context<Cell<Self>>,
+    ) -> Outcome<()> {
         match command {}
     }
 }

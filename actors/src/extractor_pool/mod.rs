@@ -19,7 +19,11 @@ impl Logic for ExtractorPool {
     type Command = ExtractorPoolCommand;
     type Reply = ();
 
-    fn handle(&mut self, command: ExtractorPoolCommand, _ctx: &mut Context<Cell<Self>>) -> Outcome<()> {
+    fn handle(
+        &mut self,
+        command: ExtractorPoolCommand,
+        _ctx: &mut Context<Cell<Self>>,
+    ) -> Outcome<()> {
         match command {}
     }
 }

@@ -31,7 +31,11 @@ pub trait Logic: Sized + Unpin + Send + 'static {
     /// Runs before a restart: drop in-memory state that a panic may have left half-updated.
     fn reset(&mut self) {}
 
-    fn handle(&mut self, command: Self::Command, ctx: &mut Context<Cell<Self>>) -> Outcome<Self::Reply>;
+    fn handle(
+        &mut self,
+        command: Self::Command,
+        ctx: &mut Context<Cell<Self>>,
+    ) -> Outcome<Self::Reply>;
 }
 
 /// The numbers supervision needs for one actor.
@@ -60,8 +64,13 @@ pub(crate) type Reply<L> = oneshot::Sender<Result<<L as Logic>::Reply, ActorErro
 /// The messages a cell understands. Commands carry their reply channel so that callers can use
 /// `try_send` (bounded, fails fast) and still get an answer.
 pub(crate) enum Envelope<L: Logic> {
-    Call { command: L::Command, reply: Reply<L> },
-    Ping { reply: oneshot::Sender<()> },
+    Call {
+        command: L::Command,
+        reply: Reply<L>,
+    },
+    Ping {
+        reply: oneshot::Sender<()>,
+    },
     InjectPanic,
 }
 
@@ -173,7 +182,8 @@ impl<L: Logic> Handler<Envelope<L>> for Cell<L> {
                                         panic = %super::panic_message(payload.as_ref()),
                                         "actor task panicked"
                                     );
-                                    let _ = reply.send(Err(ActorError::Panicked { actor: L::NAME }));
+                                    let _ =
+                                        reply.send(Err(ActorError::Panicked { actor: L::NAME }));
                                 }
                             }
                         };

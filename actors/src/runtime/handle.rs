@@ -16,11 +16,17 @@ use crate::metric_names;
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ActorError {
     #[error("the {actor} is at capacity ({capacity} requests in progress); retry shortly")]
-    Overloaded { actor: &'static str, capacity: usize },
+    Overloaded {
+        actor: &'static str,
+        capacity: usize,
+    },
     #[error("the {actor} is not running")]
     Stopped { actor: &'static str },
     #[error("the {actor} did not answer within {timeout_ms} ms")]
-    Timeout { actor: &'static str, timeout_ms: u64 },
+    Timeout {
+        actor: &'static str,
+        timeout_ms: u64,
+    },
     #[error("the {actor} failed while handling the request")]
     Panicked { actor: &'static str },
 }
@@ -45,7 +51,10 @@ struct Admission {
 
 impl Drop for Admission {
     fn drop(&mut self) {
-        let now = self.inflight.fetch_sub(1, Ordering::AcqRel).saturating_sub(1);
+        let now = self
+            .inflight
+            .fetch_sub(1, Ordering::AcqRel)
+            .saturating_sub(1);
         self.registry.set_mailbox_depth(self.actor, now);
     }
 }

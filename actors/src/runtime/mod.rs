@@ -23,3 +23,6 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         "non-string panic payload".to_string()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -41,7 +41,9 @@ impl ActorRegistry {
     fn lock(&self) -> MutexGuard<'_, BTreeMap<&'static str, Entry>> {
         // A poisoned lock only means a panic happened while a counter was updated; the counters are
         // still usable.
-        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub(crate) fn register(

@@ -5,8 +5,12 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use docsieve_migrations::{Migrator, MigratorTrait};
-use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, SqlxSqliteConnector, Statement};
+use sea_orm::sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, SqlxSqliteConnector, Statement,
+};
 
 use super::{Backend, Store, StoreError};
 
@@ -46,7 +50,10 @@ fn sqlite_path(url: &str) -> PathBuf {
 
 async fn connect_sqlite(settings: &StoreSettings) -> Result<DatabaseConnection, StoreError> {
     let path = sqlite_path(&settings.url);
-    if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+    if let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    {
         std::fs::create_dir_all(parent).map_err(|source| StoreError::SqliteFile {
             path: parent.display().to_string(),
             source,
@@ -64,7 +71,9 @@ async fn connect_sqlite(settings: &StoreSettings) -> Result<DatabaseConnection, 
         .acquire_timeout(settings.connect_timeout)
         .connect_with(options)
         .await
-        .map_err(|error| StoreError::Database(sea_orm::DbErr::Conn(sea_orm::RuntimeErr::SqlxError(error))))?;
+        .map_err(|error| {
+            StoreError::Database(sea_orm::DbErr::Conn(sea_orm::RuntimeErr::SqlxError(error)))
+        })?;
     Ok(SqlxSqliteConnector::from_sqlx_sqlite_pool(pool))
 }
 
@@ -90,8 +99,12 @@ impl Store {
         let db = match backend {
             Backend::Sqlite => connect_sqlite(settings).await?,
             Backend::Postgres => {
-                connect_postgres(&settings.url, settings.max_connections, settings.connect_timeout)
-                    .await?
+                connect_postgres(
+                    &settings.url,
+                    settings.max_connections,
+                    settings.connect_timeout,
+                )
+                .await?
             }
         };
         Ok(Store { db, backend })
@@ -149,15 +162,27 @@ mod tests {
     #[test]
     fn backend_is_chosen_by_scheme() {
         assert_eq!(backend_of("sqlite://x.db").ok(), Some(Backend::Sqlite));
-        assert_eq!(backend_of("postgres://u@h/db").ok(), Some(Backend::Postgres));
-        assert_eq!(backend_of("postgresql://u@h/db").ok(), Some(Backend::Postgres));
+        assert_eq!(
+            backend_of("postgres://u@h/db").ok(),
+            Some(Backend::Postgres)
+        );
+        assert_eq!(
+            backend_of("postgresql://u@h/db").ok(),
+            Some(Backend::Postgres)
+        );
         assert!(backend_of("mysql://h/db").is_err());
     }
 
     #[test]
     fn sqlite_path_drops_scheme_and_query() {
-        assert_eq!(sqlite_path("sqlite:///tmp/a.db?mode=rwc"), PathBuf::from("/tmp/a.db"));
-        assert_eq!(sqlite_path("sqlite://data/a.db"), PathBuf::from("data/a.db"));
+        assert_eq!(
+            sqlite_path("sqlite:///tmp/a.db?mode=rwc"),
+            PathBuf::from("/tmp/a.db")
+        );
+        assert_eq!(
+            sqlite_path("sqlite://data/a.db"),
+            PathBuf::from("data/a.db")
+        );
     }
 
     #[tokio::test]
@@ -170,7 +195,9 @@ mod tests {
             connect_timeout: Duration::from_secs(5),
         };
         Store::migrate(&settings).await.expect("first migration");
-        Store::migrate(&settings).await.expect("second migration is a no-op");
+        Store::migrate(&settings)
+            .await
+            .expect("second migration is a no-op");
         let store = Store::connect(&settings).await.expect("connect");
         let applied = store.applied_migrations().await.expect("applied");
         assert_eq!(applied, vec!["m20261121_000001_initial".to_string()]);

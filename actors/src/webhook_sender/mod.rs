@@ -19,7 +19,11 @@ impl Logic for WebhookSender {
     type Command = WebhookSenderCommand;
     type Reply = ();
 
-    fn handle(&mut self, command: WebhookSenderCommand, _ctx: &mut Context<Cell<Self>>) -> Outcome<()> {
+    fn handle(
+        &mut self,
+        command: WebhookSenderCommand,
+        _ctx: &mut Context<Cell<Self>>,
+    ) -> Outcome<()> {
         match command {}
     }
 }

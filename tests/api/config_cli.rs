@@ -1,0 +1,78 @@
+//! The command line: print-config, migrate, and start-up failures on bad configuration.
+
+use std::process::Command;
+
+use crate::support::binary;
+
+#[test]
+fn a_bad_value_stops_start_up_naming_the_key() {
+    let output = Command::new(binary())
+        .arg("serve")
+        .env("DOCSIEVE__SERVER__BIND", "not-an-address")
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("server.bind"), "{stderr}");
+
+    let output = Command::new(binary())
+        .arg("print-config")
+        .env("DOCSIEVE__ACTORS__PII_MASKER__POOL_SIZE", "zero")
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.to_lowercase().contains("pii_masker.pool_size"),
+        "{stderr}"
+    );
+
+    let output = Command::new(binary())
+        .args(["--config", "/nonexistent/docsieve.toml", "print-config"])
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn print_config_layers_env_over_defaults_and_redacts_secrets() {
+    let output = Command::new(binary())
+        .arg("print-config")
+        .env("DOCSIEVE__AUTH__INTERNAL_TOKEN", "very-secret-token")
+        .env(
+            "DOCSIEVE__DATABASE__URL",
+            "postgres://user:hunter2@db.example/docsieve",
+        )
+        .env("DOCSIEVE__ACTORS__PII_MASKER__POOL_SIZE", "7")
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(!text.contains("very-secret-token"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(text.contains("internal_token = \"***\""), "{text}");
+    let parsed: toml::Value = toml::from_str(&text).expect("print-config prints TOML");
+    assert_eq!(
+        parsed["actors"]["pii_masker"]["pool_size"].as_integer(),
+        Some(7)
+    );
+    assert_eq!(parsed["server"]["bind"].as_str(), Some("127.0.0.1:8080"));
+}
+
+#[test]
+fn migrate_creates_the_schema_and_is_idempotent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for _ in 0..2 {
+        let output = Command::new(binary())
+            .arg("migrate")
+            .env("DOCSIEVE__STORAGE__DATA_DIR", dir.path())
+            .output()
+            .expect("run");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    assert!(dir.path().join("docsieve.sqlite3").exists());
+}

@@ -1,0 +1,9 @@
+//! The API test suite: one binary that starts the real `docsieve` server (port 0, temporary data dir)
+//! and talks to it over HTTP. On SQLite by default; on PostgreSQL and Redis when
+//! DOCSIEVE_TEST_DATABASE_URL and DOCSIEVE_TEST_REDIS_URL are set (each server gets its own database
+//! and Redis key prefix). With CI=true an unreachable service fails the test instead of skipping it.
+
+mod support;
+
+mod config_cli;
+mod system;

@@ -1,0 +1,323 @@
+//! Starting and stopping real servers for the tests.
+
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use sea_orm::{ConnectionTrait, Database, Statement};
+
+pub const INTERNAL_TOKEN: &str = "test-internal-token";
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_docsieve")
+}
+
+pub fn test_config() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("config/test.toml")
+}
+
+fn unique_name(kind: &str) -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(
+        "docsieve_{kind}_{}_{}_{nanos}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A PostgreSQL database created for one server and dropped with it.
+pub struct PgDatabase {
+    admin_url: String,
+    name: String,
+    pub url: String,
+}
+
+impl PgDatabase {
+    async fn create(admin_url: &str) -> PgDatabase {
+        let name = unique_name("t");
+        let admin = Database::connect(admin_url).await.unwrap_or_else(|error| {
+            panic!("DOCSIEVE_TEST_DATABASE_URL is set but PostgreSQL is unreachable: {error}")
+        });
+        admin
+            .execute(Statement::from_string(
+                admin.get_database_backend(),
+                format!("CREATE DATABASE \"{name}\""),
+            ))
+            .await
+            .expect("create test database");
+        let _ = admin.close().await;
+        let mut url = url::Url::parse(admin_url).expect("DOCSIEVE_TEST_DATABASE_URL is a URL");
+        url.set_path(&format!("/{name}"));
+        PgDatabase {
+            admin_url: admin_url.to_string(),
+            name,
+            url: url.to_string(),
+        }
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let admin_url = self.admin_url.clone();
+        let name = self.name.clone();
+        // Drop runs outside any runtime guarantee: use a private one on a plain thread.
+        let _ = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                if let Ok(admin) = Database::connect(&admin_url).await {
+                    let _ = admin
+                        .execute(Statement::from_string(
+                            admin.get_database_backend(),
+                            format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+                        ))
+                        .await;
+                    let _ = admin.close().await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// Which services the suite runs against.
+pub struct Backends {
+    pub database_url: Option<String>,
+    pub redis_url: Option<String>,
+}
+
+pub fn backends() -> Backends {
+    let read = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    };
+    let backends = Backends {
+        database_url: read("DOCSIEVE_TEST_DATABASE_URL"),
+        redis_url: read("DOCSIEVE_TEST_REDIS_URL"),
+    };
+    if std::env::var("CI").is_ok_and(|value| value == "true") {
+        if let Some(url) = &backends.redis_url {
+            check_redis_reachable(url);
+        }
+    }
+    backends
+}
+
+fn check_redis_reachable(url: &str) {
+    let parsed = url::Url::parse(url).expect("DOCSIEVE_TEST_REDIS_URL is a URL");
+    let host = parsed.host_str().unwrap_or("127.0.0.1").to_string();
+    let port = parsed.port().unwrap_or(6379);
+    std::net::TcpStream::connect((host.as_str(), port)).unwrap_or_else(|error| {
+        panic!("DOCSIEVE_TEST_REDIS_URL is set but Redis is unreachable: {error}")
+    });
+}
+
+/// A running `docsieve serve`, killed when dropped.
+pub struct TestServer {
+    child: Option<Child>,
+    pub base_url: String,
+    pub client: reqwest::Client,
+    pub data_dir: tempfile::TempDir,
+    pub database: Option<PgDatabase>,
+    env: Vec<(String, String)>,
+}
+
+/// Options for [`TestServer::start_with`].
+#[derive(Default)]
+pub struct ServerOptions {
+    pub env: Vec<(String, String)>,
+}
+
+impl ServerOptions {
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        TestServer::start_with(ServerOptions::default()).await
+    }
+
+    pub async fn start_with(options: ServerOptions) -> TestServer {
+        let backends = backends();
+        let data_dir = tempfile::tempdir().expect("temporary data dir");
+        let database = match &backends.database_url {
+            Some(url) => Some(PgDatabase::create(url).await),
+            None => None,
+        };
+        let mut env = vec![(
+            "DOCSIEVE__STORAGE__DATA_DIR".to_string(),
+            data_dir.path().display().to_string(),
+        )];
+        if let Some(database) = &database {
+            env.push(("DOCSIEVE__DATABASE__URL".to_string(), database.url.clone()));
+        }
+        if let Some(redis) = &backends.redis_url {
+            env.push(("DOCSIEVE__REDIS__URL".to_string(), redis.clone()));
+            env.push((
+                "DOCSIEVE__REDIS__KEY_PREFIX".to_string(),
+                format!("{}:", unique_name("r")),
+            ));
+        }
+        env.extend(options.env);
+        let mut server = TestServer {
+            child: None,
+            base_url: String::new(),
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(Duration::from_secs(60))
+                .build()
+                .expect("http client"),
+            data_dir,
+            database,
+            env,
+        };
+        server.spawn();
+        server
+    }
+
+    fn stderr_path(&self) -> PathBuf {
+        self.data_dir.path().join("server.stderr.log")
+    }
+
+    /// Starts the process (again, after [`TestServer::stop`]) on the same data dir and database.
+    pub fn spawn(&mut self) {
+        let stderr = File::options()
+            .create(true)
+            .append(true)
+            .open(self.stderr_path())
+            .expect("stderr log");
+        let mut child = Command::new(binary())
+            .arg("--config")
+            .arg(test_config())
+            .arg("serve")
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(stderr))
+            .spawn()
+            .expect("start docsieve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if !sent {
+                    if let Some(address) = line.strip_prefix("docsieve listening on ") {
+                        let _ = sender.send(address.trim().to_string());
+                        sent = true;
+                    }
+                }
+            }
+        });
+        match receiver.recv_timeout(Duration::from_secs(60)) {
+            Ok(address) => self.base_url = address,
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "server did not start; its stderr:\n{}",
+                    std::fs::read_to_string(self.stderr_path()).unwrap_or_default()
+                );
+            }
+        }
+        self.child = Some(child);
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.stderr_path()).unwrap_or_default()
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map(|c| c.id()).expect("server running")
+    }
+
+    /// Sends SIGTERM and waits (at most `limit`) for the exit status.
+    pub fn terminate(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let mut child = self.child.take()?;
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status();
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
+    }
+
+    /// Kills the process at once (SIGKILL), like a crash.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).send().await.expect("GET")
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        json_of(self.get(path).await).await
+    }
+
+    /// A request with the internal token set.
+    pub fn internal(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, self.url(path))
+            .header("X-Internal-Token", INTERNAL_TOKEN)
+    }
+
+    /// Polls `check` until it returns true or `limit` passes.
+    pub async fn eventually<F, Fut>(&self, limit: Duration, mut check: F) -> bool
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if check().await {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub async fn json_of(response: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = response.status().as_u16();
+    let body = response.text().await.expect("body");
+    let json = serde_json::from_str(&body)
+        .unwrap_or_else(|_| panic!("status {status}: body is not JSON: {body}"));
+    (status, json)
+}

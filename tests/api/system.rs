@@ -1,0 +1,401 @@
+//! Health, errors, admin authentication, metrics, OpenAPI, supervision and shutdown, over HTTP.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::support::{backends, json_of, ServerOptions, TestServer};
+
+#[tokio::test]
+async fn health_reports_every_component_ok_on_the_configured_backends() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get_json("/system/health").await;
+    assert_eq!(status, 200, "{body}");
+    let data = &body["data"];
+    assert_eq!(data["status"], "ok", "{body}");
+    assert_eq!(data["database"]["status"], "ok");
+    let backends = backends();
+    let expected_database = if backends.database_url.is_some() {
+        "postgres"
+    } else {
+        "sqlite"
+    };
+    assert_eq!(data["database"]["kind"], expected_database);
+    if backends.redis_url.is_some() {
+        assert_eq!(data["redis"]["status"], "ok", "{body}");
+        assert_eq!(data["redis"]["kind"], "redis");
+    } else {
+        assert_eq!(data["redis"]["status"], "disabled");
+        assert_eq!(data["redis"]["kind"], "in-process");
+    }
+    assert_eq!(data["blob_storage"]["status"], "ok");
+    assert_eq!(data["llm"]["status"], "disabled");
+    let actors = data["actors"].as_object().expect("actors object");
+    for name in [
+        "job_router",
+        "extractor_pool",
+        "pii_masker",
+        "dataset_exporter",
+        "scheduler",
+        "webhook_sender",
+        "billing_clock",
+    ] {
+        assert_eq!(actors[name]["status"], "ok", "{name}: {body}");
+        assert!(actors[name]["mailbox_capacity"].as_u64().unwrap_or(0) > 0);
+    }
+
+    let head = server
+        .client
+        .head(server.url("/system/health"))
+        .send()
+        .await
+        .expect("HEAD");
+    assert_eq!(head.status(), 200);
+    assert!(head.bytes().await.expect("body").is_empty());
+}
+
+#[tokio::test]
+async fn health_reports_an_unreachable_llm_as_degraded() {
+    // Nothing listens on port 9 of loopback: the probe fails fast.
+    let server = TestServer::start_with(
+        ServerOptions::default().env("DOCSIEVE__LLM__URL", "http://127.0.0.1:9/"),
+    )
+    .await;
+    let (status, body) = server.get_json("/system/health").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["llm"]["status"], "error", "{body}");
+    assert_eq!(body["data"]["status"], "degraded");
+}
+
+#[tokio::test]
+async fn unknown_routes_and_wrong_methods_answer_json() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get_json("/v1/nothing").await;
+    assert_eq!(status, 404);
+    assert_eq!(body["code"], "route_not_found");
+    assert!(body["detail"]
+        .as_str()
+        .unwrap_or("")
+        .contains("/v1/nothing"));
+
+    let response = server
+        .client
+        .delete(server.url("/system/health"))
+        .send()
+        .await
+        .expect("DELETE");
+    assert_eq!(
+        response
+            .headers()
+            .get("allow")
+            .and_then(|v| v.to_str().ok()),
+        Some("GET, HEAD")
+    );
+    let (status, body) = json_of(response).await;
+    assert_eq!(status, 405);
+    assert_eq!(body["code"], "method_not_allowed");
+}
+
+#[tokio::test]
+async fn admin_routes_check_the_internal_token() {
+    let server = TestServer::start().await;
+    let (status, body) = json_of(
+        server
+            .client
+            .post(server.url("/system/billing/cycle"))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["code"], "internal_token_missing");
+
+    let (status, body) = json_of(
+        server
+            .client
+            .post(server.url("/system/billing/cycle"))
+            .header("X-Internal-Token", "wrong")
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_eq!(body["code"], "internal_token_invalid");
+
+    // With the right token the route is reached; billing is not part of this build and says so.
+    let (status, body) = json_of(
+        server
+            .internal(Method::POST, "/system/billing/cycle")
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 501, "{body}");
+    assert_eq!(body["code"], "not_implemented");
+}
+
+#[tokio::test]
+async fn admin_routes_are_closed_when_no_token_is_configured() {
+    let server =
+        TestServer::start_with(ServerOptions::default().env("DOCSIEVE__AUTH__INTERNAL_TOKEN", ""))
+            .await;
+    let (status, body) = json_of(
+        server
+            .client
+            .get(server.url("/system/admin/quality/flagged"))
+            .header("X-Internal-Token", "anything")
+            .send()
+            .await
+            .expect("GET"),
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert_eq!(body["code"], "internal_token_not_configured");
+    assert!(body["detail"]
+        .as_str()
+        .unwrap_or("")
+        .contains("auth.internal_token"));
+}
+
+#[tokio::test]
+async fn validation_failures_are_422_with_a_detail_list() {
+    let server = TestServer::start().await;
+    let (status, body) = json_of(
+        server
+            .internal(
+                Method::GET,
+                "/system/admin/quality/flagged?limit=0&tenant_id=abc",
+            )
+            .send()
+            .await
+            .expect("GET"),
+    )
+    .await;
+    assert_eq!(status, 422);
+    let detail = body["detail"].as_array().expect("detail list");
+    assert_eq!(detail.len(), 2, "{body}");
+    assert_eq!(detail[0]["loc"], json!(["query", "tenant_id"]));
+    assert_eq!(detail[1]["loc"], json!(["query", "limit"]));
+    assert!(detail
+        .iter()
+        .all(|entry| entry["msg"].is_string() && entry["type"].is_string()));
+
+    let (status, body) = json_of(
+        server
+            .internal(Method::GET, "/system/admin/quality/flagged?limit=501")
+            .send()
+            .await
+            .expect("GET"),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+
+    let (status, body) = json_of(
+        server
+            .internal(Method::POST, "/system/billing/open-period/abc")
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert_eq!(body["detail"][0]["loc"], json!(["path", "tenant_id"]));
+
+    let (status, body) = json_of(
+        server
+            .internal(Method::GET, "/system/admin/oss-metrics?period=1y")
+            .send()
+            .await
+            .expect("GET"),
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert_eq!(body["detail"][0]["loc"], json!(["query", "period"]));
+
+    // Valid input reaches the real query: no execution has been flagged yet.
+    let (status, body) = json_of(
+        server
+            .internal(
+                Method::GET,
+                "/system/admin/quality/flagged?limit=5&tenant_id=1",
+            )
+            .send()
+            .await
+            .expect("GET"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["items"], json!([]));
+    assert_eq!(body["data"]["limit"], 5);
+}
+
+#[tokio::test]
+async fn oversized_requests_are_refused_with_413() {
+    let server = TestServer::start_with(
+        ServerOptions::default().env("DOCSIEVE__SERVER__MAX_REQUEST_BYTES", "2048"),
+    )
+    .await;
+    let (status, body) = json_of(
+        server
+            .internal(Method::POST, "/system/admin/quality/cross-validate")
+            .header("content-type", "application/json")
+            .body(vec![b' '; 4096])
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 413);
+    assert_eq!(body["code"], "payload_too_large");
+}
+
+#[tokio::test]
+async fn metrics_use_route_templates_and_explicit_buckets() {
+    let server = TestServer::start().await;
+    server.get("/system/health").await;
+    server.get("/v1/nothing").await;
+    let response = server.get("/metrics").await;
+    assert_eq!(response.status(), 200);
+    assert!(response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .starts_with("text/plain"));
+    let text = response.text().await.expect("text");
+    for name in [
+        "docsieve_build_info",
+        "docsieve_http_requests_total",
+        "docsieve_actor_mailbox_depth",
+        "docsieve_actor_restarts_total",
+        "docsieve_actor_heartbeat_age_seconds",
+    ] {
+        assert!(text.contains(name), "{name} missing from /metrics");
+    }
+    assert!(
+        text.contains(r#"route="/system/health",status="200""#),
+        "{text}"
+    );
+    assert!(
+        text.contains("docsieve_http_request_duration_seconds_bucket{"),
+        "{text}"
+    );
+    // Raw paths never become labels.
+    assert!(!text.contains("/v1/nothing"));
+}
+
+#[tokio::test]
+async fn openapi_document_and_swagger_ui_are_served_offline() {
+    let server = TestServer::start().await;
+    let (status, openapi) = server.get_json("/openapi.json").await;
+    assert_eq!(status, 200);
+    assert!(openapi["openapi"].as_str().unwrap_or("").starts_with("3.1"));
+    let paths = openapi["paths"].as_object().expect("paths");
+    assert!(paths.contains_key("/system/health"));
+    assert!(paths["/system/health"].get("head").is_some());
+    assert!(paths.contains_key("/system/billing/cycle"));
+    let schemes = openapi["components"]["securitySchemes"]
+        .as_object()
+        .expect("security schemes");
+    for scheme in ["internal_token", "api_key", "bearer"] {
+        assert!(schemes.contains_key(scheme), "{scheme}");
+    }
+
+    let redirect = server.get("/docs").await;
+    assert_eq!(redirect.status(), 308);
+    let page = server.get("/docs/").await;
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.expect("html").contains("swagger-ui"));
+    let bundle = server.get("/docs/swagger-ui-bundle.js").await;
+    assert_eq!(bundle.status(), 200);
+    assert!(bundle.bytes().await.expect("js").len() > 100_000);
+}
+
+#[tokio::test]
+async fn a_panicking_actor_is_restarted_and_answers_again() {
+    let server = TestServer::start().await;
+    let (status, body) = json_of(
+        server
+            .internal(Method::POST, "/system/testing/actors/pii_masker/panic")
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+
+    let restarted = server
+        .eventually(Duration::from_secs(10), || async {
+            let (_, body) = server.get_json("/system/health").await;
+            let masker = &body["data"]["actors"]["pii_masker"];
+            masker["restarts"] == 1 && masker["status"] == "ok" && masker["ping_ms"].is_number()
+        })
+        .await;
+    assert!(
+        restarted,
+        "pii_masker was not restarted: {}",
+        server.get_json("/system/health").await.1
+    );
+
+    let metrics = server.get("/metrics").await.text().await.expect("metrics");
+    assert!(
+        metrics.contains(r#"docsieve_actor_restarts_total{actor="pii_masker"} 1"#),
+        "{metrics}"
+    );
+    // The other actors were not touched.
+    let (_, body) = server.get_json("/system/health").await;
+    assert_eq!(body["data"]["actors"]["job_router"]["restarts"], 0);
+    assert_eq!(body["data"]["status"], "ok");
+
+    let (status, body) = json_of(
+        server
+            .internal(Method::POST, "/system/testing/actors/nobody/panic")
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert_eq!(body["code"], "actor_not_found");
+}
+
+#[tokio::test]
+async fn testing_routes_do_not_exist_unless_enabled() {
+    let server =
+        TestServer::start_with(ServerOptions::default().env("DOCSIEVE__TESTING__ENABLED", "false"))
+            .await;
+    let response = server
+        .internal(Method::POST, "/system/testing/actors/pii_masker/panic")
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(response.status(), 404);
+}
+
+#[tokio::test]
+async fn sigterm_stops_cleanly_within_ten_seconds_and_a_restart_keeps_state() {
+    let mut server = TestServer::start().await;
+    assert_eq!(server.get("/system/health").await.status(), 200);
+    let secret_path = server.data_dir.path().join("jwt_secret");
+    let secret = std::fs::read_to_string(&secret_path).expect("generated JWT secret is kept");
+    let status = server
+        .terminate(Duration::from_secs(10))
+        .expect("exited within 10 s");
+    assert!(status.success(), "exit status {status:?}");
+    let log = server.stderr();
+    assert!(
+        !log.contains("ERROR"),
+        "errors logged during shutdown:\n{log}"
+    );
+
+    server.spawn();
+    assert_eq!(server.get("/system/health").await.status(), 200);
+    assert_eq!(
+        std::fs::read_to_string(&secret_path).expect("secret"),
+        secret
+    );
+}
