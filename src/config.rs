@@ -64,6 +64,15 @@ pub struct AuthSettings {
     pub jwt_secret: String,
     pub access_token_ttl_seconds: u64,
     pub refresh_token_ttl_days: u64,
+    pub verification_token_ttl_hours: u64,
+    pub reset_token_ttl_minutes: u64,
+    pub invitation_ttl_days: u64,
+    pub login_max_failures: u64,
+    pub login_block_seconds: u64,
+    pub mail_interval_seconds: u64,
+    /// Peers whose X-Forwarded-For is believed, parsed from `server.trusted_proxies`.
+    #[serde(skip)]
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -72,6 +81,9 @@ pub struct MailSettings {
     pub smtp_url: String,
     pub from: String,
     pub public_base_url: String,
+    pub max_attempts: u32,
+    pub retry_backoff_ms: u64,
+    pub queue_capacity: usize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -162,10 +174,16 @@ impl Settings {
             figment = figment.merge(Toml::file(file));
         }
         figment = figment.merge(Env::prefixed("DOCSIEVE__").split("__"));
-        let settings: Settings = figment
+        let mut settings: Settings = figment
             .extract()
             .map_err(|error| ConfigError::Load(Box::new(error)))?;
         settings.validate()?;
+        settings.auth.trusted_proxies = settings
+            .server
+            .trusted_proxies
+            .iter()
+            .filter_map(|proxy| proxy.parse().ok())
+            .collect();
         Ok(settings)
     }
 
@@ -220,6 +238,31 @@ impl Settings {
             return Err(invalid(
                 "auth.access_token_ttl_seconds must be greater than 0".to_string(),
             ));
+        }
+        for (key, value) in [
+            (
+                "auth.verification_token_ttl_hours",
+                self.auth.verification_token_ttl_hours,
+            ),
+            (
+                "auth.reset_token_ttl_minutes",
+                self.auth.reset_token_ttl_minutes,
+            ),
+            ("auth.invitation_ttl_days", self.auth.invitation_ttl_days),
+            ("auth.login_max_failures", self.auth.login_max_failures),
+            ("auth.login_block_seconds", self.auth.login_block_seconds),
+            ("mail.max_attempts", u64::from(self.mail.max_attempts)),
+            ("mail.queue_capacity", self.mail.queue_capacity as u64),
+        ] {
+            if value == 0 {
+                return Err(invalid(format!("{key} must be greater than 0")));
+            }
+        }
+        if self.mail.from.parse::<lettre::message::Mailbox>().is_err() {
+            return Err(invalid(format!(
+                "mail.from: '{}' is not a mailbox such as \"docsieve <no-reply@example.com>\"",
+                self.mail.from
+            )));
         }
         if self.auth.refresh_token_ttl_days == 0 {
             return Err(invalid(

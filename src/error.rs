@@ -155,6 +155,18 @@ impl ApiError {
         }
     }
 
+    /// 429 with Retry-After.
+    pub fn too_many_requests(
+        code: &str,
+        message: impl Into<String>,
+        retry_after_seconds: u64,
+    ) -> ApiError {
+        ApiError {
+            retry_after_seconds: Some(retry_after_seconds),
+            ..ApiError::new(ErrorKind::TooManyRequests, code, message)
+        }
+    }
+
     /// 501 for a route the interface names whose feature is not part of this build yet.
     pub fn not_implemented(feature: &str) -> ApiError {
         ApiError::new(

@@ -3,12 +3,14 @@
 //! Everything the front needs from the actors comes through `docsieve_actors::system::ActorHandles`;
 //! no actix actor type is used here.
 
+pub mod accounts;
 pub mod api;
 pub mod auth;
 pub mod config;
 pub mod error;
 pub mod http;
 pub mod llm;
+pub mod mail;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

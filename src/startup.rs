@@ -156,6 +156,8 @@ impl Application {
             Duration::from_millis(settings.llm.timeout_ms),
         )
         .context("configuring the LLM client (llm.url)")?;
+        let mailer = crate::mail::Mailer::start(&settings.mail, &settings.storage.data_dir)
+            .context("configuring mail delivery (mail.smtp_url, mail.from)")?;
         let actors = ActorSystem::start(&settings.actors);
         metrics::gauge!(
             metric_names::BUILD_INFO,
@@ -188,6 +190,7 @@ impl Application {
             actors: actors.handles(),
             metrics,
             llm,
+            mailer,
             started_at: Instant::now(),
         };
         let server = HttpServer::new(move || {
@@ -197,6 +200,23 @@ impl Application {
                 .openapi(ApiDoc::openapi())
                 .service(api::system::health)
                 .service(api::system::metrics_endpoint)
+                .service(api::auth::signup)
+                .service(api::auth::verify_email)
+                .service(api::auth::resend_verification)
+                .service(api::auth::login)
+                .service(api::auth::refresh)
+                .service(api::auth::logout)
+                .service(api::auth::forgot_password)
+                .service(api::auth::reset_password)
+                .service(api::me::me)
+                .service(api::me::create_api_key)
+                .service(api::me::list_api_keys)
+                .service(api::me::revoke_api_key)
+                .service(api::usage::usage)
+                .service(api::team::invite)
+                .service(api::team::accept)
+                .service(api::team::members)
+                .service(api::team::remove_member)
                 .service(api::admin::quality_flagged)
                 .service(api::admin::billing_open_period)
                 .service(api::admin::billing_close_period)

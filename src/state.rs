@@ -12,6 +12,7 @@ use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::config::Settings;
 use crate::llm::LlmProbe;
+use crate::mail::Mailer;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -23,5 +24,6 @@ pub struct AppState {
     pub actors: ActorHandles,
     pub metrics: PrometheusHandle,
     pub llm: LlmProbe,
+    pub mailer: Mailer,
     pub started_at: Instant,
 }

@@ -190,3 +190,164 @@ mod tests {
         assert!(path_id("0", "tenant_id").is_err());
     }
 }
+
+/// A JSON body whose problems are reported as 422 entries located in the body
+/// (`["body", "email"]`), like FastAPI does. An empty body counts as `{}` when `T` allows it.
+pub struct ValidJson<T>(pub T);
+
+fn body_error(path: &serde_path_to_error::Path, error: &serde_json::Error) -> ValidationDetail {
+    let mut loc: Vec<serde_json::Value> = vec!["body".into()];
+    for segment in path.iter() {
+        match segment {
+            serde_path_to_error::Segment::Seq { index } => loc.push((*index).into()),
+            serde_path_to_error::Segment::Map { key } => loc.push(key.clone().into()),
+            serde_path_to_error::Segment::Enum { variant } => loc.push(variant.clone().into()),
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    let message = error.to_string();
+    // serde reports a missing field at its parent; FastAPI names the field itself.
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        loc.push(field.into());
+        return ValidationDetail {
+            loc,
+            msg: "field required".to_string(),
+            kind: "missing".to_string(),
+        };
+    }
+    let kind = match error.classify() {
+        serde_json::error::Category::Data => "type_error",
+        _ => "value_error.jsondecode",
+    };
+    let msg = message
+        .split(" at line ")
+        .next()
+        .unwrap_or(&message)
+        .to_string();
+    ValidationDetail {
+        loc,
+        msg,
+        kind: kind.to_string(),
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + 'static> FromRequest for ValidJson<T> {
+    type Error = actix_web::Error;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let content_type = request
+            .headers()
+            .get(actix_web::http::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(|value| value.to_ascii_lowercase());
+        let body = actix_web::web::Bytes::from_request(request, payload);
+        Box::pin(async move {
+            let body = body.await?;
+            let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
+                b"{}"
+            } else {
+                &body
+            };
+            if body != b"{}"
+                && !content_type.as_deref().is_some_and(|value| {
+                    value.starts_with("application/json") || value.contains("+json")
+                })
+            {
+                return Err(crate::error::ApiError::new(
+                    crate::error::ErrorKind::UnsupportedMediaType,
+                    "unsupported_media_type",
+                    "expected Content-Type: application/json",
+                )
+                .into());
+            }
+            let mut deserializer = serde_json::Deserializer::from_slice(body);
+            match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+                Ok(value) => Ok(ValidJson(value)),
+                Err(error) => {
+                    Err(ApiError::validation(vec![body_error(error.path(), error.inner())]).into())
+                }
+            }
+        })
+    }
+}
+
+/// `page` (>= 1, default 1) and `page_size` (1..=100, default 20) of list endpoints.
+#[derive(Clone, Copy, Debug)]
+pub struct Pagination {
+    pub page: u64,
+    pub page_size: u64,
+}
+
+impl Pagination {
+    pub fn read(query: &Query, violations: &mut Violations) -> Pagination {
+        Pagination {
+            page: query.int("page", 1, 1, i64::from(i32::MAX), violations) as u64,
+            page_size: query.int("page_size", 20, 1, 100, violations) as u64,
+        }
+    }
+
+    pub fn offset(&self) -> u64 {
+        (self.page - 1) * self.page_size
+    }
+}
+
+#[cfg(test)]
+mod body_tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Signup {
+        email: String,
+        password: String,
+    }
+
+    async fn parse(body: &str) -> Result<ValidJson<Signup>, actix_web::Error> {
+        let (request, mut payload) = TestRequest::post()
+            .insert_header(("content-type", "application/json"))
+            .set_payload(body.to_string())
+            .to_http_parts();
+        ValidJson::<Signup>::from_request(&request, &mut payload).await
+    }
+
+    #[actix_web::test]
+    async fn missing_and_mistyped_fields_are_located() {
+        let error = parse(r#"{"email": "a@b.co"}"#)
+            .await
+            .err()
+            .expect("missing password");
+        let response = error.error_response();
+        assert_eq!(response.status(), 422);
+        let body = actix_web::body::to_bytes(response.into_body())
+            .await
+            .expect("body");
+        let json: serde_json::Value = serde_json::from_slice(&body).expect("json");
+        assert_eq!(
+            json["detail"][0]["loc"],
+            serde_json::json!(["body", "password"])
+        );
+        assert_eq!(json["detail"][0]["type"], "missing");
+
+        let error = parse(r#"{"email": 5, "password": "x"}"#)
+            .await
+            .err()
+            .expect("wrong type");
+        let body = actix_web::body::to_bytes(error.error_response().into_body())
+            .await
+            .expect("body");
+        let json: serde_json::Value = serde_json::from_slice(&body).expect("json");
+        assert_eq!(
+            json["detail"][0]["loc"],
+            serde_json::json!(["body", "email"])
+        );
+        assert!(parse(r#"{"email": "a@b.co", "password": "secret12"}"#)
+            .await
+            .is_ok());
+        assert!(parse("not json").await.is_err());
+    }
+}

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, SubsecRound, Utc};
 
 /// The system clock plus an adjustable offset (zero unless the testing endpoints move it).
 #[derive(Clone, Default)]
@@ -13,8 +13,11 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// Now, in whole seconds. Whole seconds keep SQLite's text timestamps one fixed width, so that
+    /// comparing them in SQL orders them correctly.
     pub fn now(&self) -> DateTime<Utc> {
-        Utc::now() + Duration::milliseconds(self.offset_ms.load(Ordering::Relaxed))
+        (Utc::now() + Duration::milliseconds(self.offset_ms.load(Ordering::Relaxed)))
+            .trunc_subsecs(0)
     }
 
     /// Moves this clock forward (or back, with a negative value) by `seconds`.

@@ -8,6 +8,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod columns;
 mod m20261121_000001_initial;
+mod m20261122_000002_tenant_usage;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -15,6 +16,9 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261121_000001_initial::Migration)]
+        vec![
+            Box::new(m20261121_000001_initial::Migration),
+            Box::new(m20261122_000002_tenant_usage::Migration),
+        ]
     }
 }

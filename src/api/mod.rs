@@ -2,8 +2,12 @@
 //! routes and wrong methods.
 
 pub mod admin;
+pub mod auth;
+pub mod me;
 pub mod system;
+pub mod team;
 pub mod testing;
+pub mod usage;
 
 use actix_web::{web, HttpRequest};
 use serde::Serialize;
@@ -16,6 +20,33 @@ use crate::error::ApiError;
 #[derive(Serialize, ToSchema)]
 pub struct Envelope<T> {
     pub data: T,
+}
+
+/// One page of a list: `{"items": [...], "page": 1, "page_size": 20, "total": 123}`.
+#[derive(Serialize, ToSchema)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub page: u64,
+    pub page_size: u64,
+    pub total: u64,
+}
+
+impl<T> Page<T> {
+    /// A page cut from a complete (small) list.
+    pub fn slice(all: Vec<T>, pagination: crate::validation::Pagination) -> Page<T> {
+        let total = all.len() as u64;
+        let items = all
+            .into_iter()
+            .skip(pagination.offset() as usize)
+            .take(pagination.page_size as usize)
+            .collect();
+        Page {
+            items,
+            page: pagination.page,
+            page_size: pagination.page_size,
+            total,
+        }
+    }
 }
 
 pub fn envelope<T: Serialize>(data: T) -> web::Json<Envelope<T>> {
@@ -64,6 +95,9 @@ impl Modify for SecuritySchemes {
     components(schemas(crate::error::ErrorBody, crate::error::ValidationErrorBody)),
     tags(
         (name = "system", description = "Health, metrics and the OpenAPI document"),
+        (name = "auth", description = "Signup, verification, login, token refresh, password reset; no authentication"),
+        (name = "account", description = "The caller, API keys and usage"),
+        (name = "team", description = "Invitations and members"),
         (name = "admin", description = "Internal operations; X-Internal-Token required"),
         (name = "testing", description = "Fault injection and clock control; only with testing.enabled")
     )

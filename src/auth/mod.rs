@@ -1,7 +1,15 @@
-//! Authentication: the internal token of /system routes (accounts, JWT and API keys arrive with the
-//! accounts work). Secrets are compared in constant time and never logged.
+//! Authentication: passwords (argon2id), opaque tokens (stored as SHA-256), access tokens (JWT HS256),
+//! the `Authenticated` extractor for /v1 and the internal token of /system. Secrets are compared in
+//! constant time and never logged.
 
+pub mod client_ip;
+pub mod extractor;
 pub mod internal;
+pub mod jwt;
+pub mod password;
+pub mod tokens;
+
+pub use extractor::{Authenticated, Principal};
 
 /// Constant-time equality of two secrets of any length: both are hashed first, so neither the
 /// comparison time nor an early length check reveals anything about the expected value.

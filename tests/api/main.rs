@@ -5,5 +5,7 @@
 
 mod support;
 
+mod accounts;
 mod config_cli;
 mod system;
+mod team;

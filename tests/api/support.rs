@@ -321,3 +321,239 @@ pub async fn json_of(response: reqwest::Response) -> (u16, serde_json::Value) {
         .unwrap_or_else(|_| panic!("status {status}: body is not JSON: {body}"));
     (status, json)
 }
+
+/// Decodes quoted-printable soft line breaks so that tokens split across lines are whole again.
+fn unfold_quoted_printable(text: &str) -> String {
+    text.replace("=\r\n", "")
+        .replace("=\n", "")
+        .replace("=3D", "=")
+}
+
+/// The 64-hex-digit token on a line of its own in a mail body.
+pub fn token_in_mail(raw: &str) -> Option<String> {
+    unfold_quoted_printable(raw)
+        .lines()
+        .map(str::trim)
+        .find(|line| line.len() == 64 && line.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_string)
+}
+
+impl TestServer {
+    /// Every mail of `kind` (`verify_email`, `reset_password`, `invitation`) in the outbox, oldest first.
+    pub fn outbox(&self, kind: &str) -> Vec<String> {
+        let folder = self.data_dir.path().join("outbox");
+        let mut names: Vec<_> = std::fs::read_dir(&folder)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| entry.file_name().to_string_lossy().to_string())
+                    .filter(|name| name.ends_with(".eml") && name.contains(&format!("-{kind}-")))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+            .into_iter()
+            .filter_map(|name| std::fs::read_to_string(folder.join(name)).ok())
+            .collect()
+    }
+
+    /// Waits for the `n`-th mail of `kind` (1-based) and returns its token.
+    pub async fn mailed_token(&self, kind: &str, n: usize) -> String {
+        for _ in 0..200 {
+            if let Some(mail) = self.outbox(kind).get(n - 1) {
+                return token_in_mail(mail).expect("mail carries a token");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("no mail number {n} of kind {kind} in the outbox");
+    }
+
+    pub async fn post_json(&self, path: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
+        json_of(
+            self.client
+                .post(self.url(path))
+                .json(&body)
+                .send()
+                .await
+                .expect("POST"),
+        )
+        .await
+    }
+
+    /// Signs up, verifies through the mailed token and logs in; returns (login data, user id, tenant id).
+    pub async fn verified_account(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> (serde_json::Value, i64, i64) {
+        let before = self.outbox("verify_email").len();
+        let (status, body) = self
+            .post_json(
+                "/v1/auth/signup",
+                serde_json::json!({"email": email, "password": password}),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        let token = self.mailed_token("verify_email", before + 1).await;
+        let (status, verified) = self
+            .post_json("/v1/auth/verify-email", serde_json::json!({"token": token}))
+            .await;
+        assert_eq!(status, 200, "{verified}");
+        let (status, login) = self
+            .post_json(
+                "/v1/auth/login",
+                serde_json::json!({"email": email, "password": password}),
+            )
+            .await;
+        assert_eq!(status, 200, "{login}");
+        (
+            login["data"].clone(),
+            body["data"]["user_id"].as_i64().expect("user id"),
+            body["data"]["tenant_id"].as_i64().expect("tenant id"),
+        )
+    }
+
+    /// A request carrying `Authorization: Bearer <token>`.
+    pub fn bearer(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: &str,
+    ) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, self.url(path))
+            .bearer_auth(token)
+    }
+
+    /// A request carrying `X-API-KEY`.
+    pub fn with_key(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        key: &str,
+    ) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, self.url(path))
+            .header("X-API-KEY", key)
+    }
+
+    /// Moves the server's clock forward (testing endpoint).
+    pub async fn advance_clock(&self, seconds: i64) {
+        let response = self
+            .internal(
+                reqwest::Method::POST,
+                &format!("/system/testing/clock/advance?seconds={seconds}"),
+            )
+            .send()
+            .await
+            .expect("advance clock");
+        assert_eq!(response.status(), 200);
+    }
+
+    /// Runs `sql` against the server's database and returns the first column of each row as text.
+    pub async fn query_strings(&self, sql: &str) -> Vec<String> {
+        let url = match &self.database {
+            Some(database) => database.url.clone(),
+            None => format!(
+                "sqlite://{}?mode=ro",
+                self.data_dir.path().join("docsieve.sqlite3").display()
+            ),
+        };
+        let db = Database::connect(&url)
+            .await
+            .expect("connect to the test database");
+        let rows = db
+            .query_all(Statement::from_string(
+                db.get_database_backend(),
+                sql.to_string(),
+            ))
+            .await
+            .expect("query");
+        let values = rows
+            .iter()
+            .map(|row| row.try_get_by_index::<String>(0).unwrap_or_default())
+            .collect();
+        let _ = db.close().await;
+        values
+    }
+}
+
+/// An SMTP sink (aiosmtpd) writing every message into a Maildir; killed when dropped.
+pub struct SmtpSink {
+    child: Child,
+    pub port: u16,
+    pub maildir: tempfile::TempDir,
+}
+
+impl SmtpSink {
+    /// Starts the sink, or returns None (outside CI) when aiosmtpd is not installed.
+    pub fn start() -> Option<SmtpSink> {
+        let available = Command::new("python3")
+            .args(["-c", "import aiosmtpd"])
+            .status()
+            .is_ok_and(|status| status.success());
+        if !available {
+            if std::env::var("CI").is_ok_and(|value| value == "true") {
+                panic!(
+                    "aiosmtpd is not installed (pip install aiosmtpd); CI must run the SMTP test"
+                );
+            }
+            eprintln!("skipping the SMTP test: aiosmtpd is not installed");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .map(|address| address.port())
+            .expect("free port");
+        let maildir = tempfile::tempdir().expect("maildir");
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "aiosmtpd",
+                "-n",
+                "-l",
+                &format!("127.0.0.1:{port}"),
+                "-c",
+                "aiosmtpd.handlers.Mailbox",
+            ])
+            .arg(maildir.path().join("mail"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start aiosmtpd");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "aiosmtpd did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(SmtpSink {
+            child,
+            port,
+            maildir,
+        })
+    }
+
+    /// Messages received so far.
+    pub fn messages(&self) -> Vec<String> {
+        let folder = self.maildir.path().join("mail/new");
+        std::fs::read_dir(folder)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for SmtpSink {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

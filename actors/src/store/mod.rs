@@ -3,7 +3,12 @@
 //! The only place that writes SQL. Every query that reads tenant data takes the tenant id as an
 //! argument; nothing here trusts a caller to filter afterwards.
 
+mod accounts;
+mod audit;
 mod connect;
+mod sessions;
+mod team;
+mod usage;
 pub use connect::default_sqlite_url;
 pub mod entities;
 mod quality;
@@ -12,11 +17,26 @@ use std::time::{Duration, Instant};
 
 use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, Statement};
 
+pub use accounts::{CreatedAccount, TokenCheck};
+pub use audit::AuditRecord;
 pub use connect::StoreSettings;
 pub use quality::FlaggedExecution;
+pub use sessions::{ApiKeyRecord, RefreshOutcome};
+pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
+pub use usage::{CreditTotals, UsageRecord};
+
+/// Turns a unique-constraint violation into [`StoreError::Duplicate`].
+pub(crate) fn unique(error: DbErr) -> StoreError {
+    match error.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => StoreError::Duplicate,
+        _ => StoreError::Database(error),
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    #[error("a row with the same unique value exists")]
+    Duplicate,
     #[error("database error: {0}")]
     Database(#[from] DbErr),
     #[error("invalid database url: {0}")]

@@ -1,3 +1,15 @@
 //! sea-orm entities, one module per table. Added as the features that use them land.
 
+pub mod api_key;
+pub mod audit_entry;
+pub mod billing_period;
+pub mod credit_entry;
+pub mod email_token;
 pub mod execution;
+pub mod invitation;
+pub mod membership;
+pub mod refresh_token;
+pub mod tenant;
+pub mod tenant_usage;
+pub mod user;
+pub mod workspace;

@@ -1,0 +1,217 @@
+//! /v1/me and /v1/me/api-keys: the caller's account and its API keys.
+
+use actix_web::{delete, get, post, web, HttpResponse};
+use chrono::{DateTime, Utc};
+use docsieve_actors::store::{ApiKeyRecord, AuditRecord};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{envelope, Envelope, Page};
+use crate::accounts;
+use crate::auth::{tokens, Authenticated};
+use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::state::AppState;
+use crate::validation::{path_id, Pagination, Query, ValidJson, Violations};
+
+#[derive(Serialize, ToSchema)]
+pub struct Me {
+    pub user_id: i64,
+    pub email: String,
+    pub tenant_id: i64,
+    pub role: String,
+    pub plan: String,
+    pub tenant_status: String,
+}
+
+/// The caller: user, current tenant, role and plan.
+#[utoipa::path(get, path = "/v1/me", tag = "account", responses((status = 200, body = Envelope<Me>), (status = 401, body = crate::error::ErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/me")]
+pub async fn me(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+) -> Result<web::Json<Envelope<Me>>, ApiError> {
+    let user = state
+        .store
+        .user_by_id(auth.user_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user_not_found", "user not found"))?;
+    let tenant = state
+        .store
+        .tenant_by_id(auth.tenant_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("tenant_not_found", "tenant not found"))?;
+    Ok(envelope(Me {
+        user_id: user.id,
+        email: user.email,
+        tenant_id: tenant.id,
+        role: auth.role,
+        plan: tenant.plan,
+        tenant_status: tenant.status,
+    }))
+}
+
+#[derive(Deserialize, ToSchema, Default)]
+pub struct CreateApiKeyRequest {
+    /// A label to recognise the key by (default `default`).
+    pub name: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CreatedApiKey {
+    pub id: i64,
+    pub name: String,
+    /// Public part of the key, shown in listings.
+    pub prefix: String,
+    /// The whole key. Shown only in this response; store it now.
+    pub api_key: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ApiKeyView {
+    pub id: i64,
+    pub name: String,
+    pub prefix: String,
+    pub user_id: i64,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+impl From<ApiKeyRecord> for ApiKeyView {
+    fn from(key: ApiKeyRecord) -> Self {
+        ApiKeyView {
+            id: key.id,
+            name: key.name,
+            prefix: key.prefix,
+            user_id: key.user_id,
+            created_at: key.created_at,
+            last_used_at: key.last_used_at,
+            revoked_at: key.revoked_at,
+        }
+    }
+}
+
+fn key_audit(auth: &Authenticated, action: &'static str, key_id: i64) -> AuditRecord {
+    let (actor_type, actor_id) = auth.actor();
+    AuditRecord {
+        tenant_id: Some(auth.tenant_id),
+        actor_type,
+        actor_id: Some(actor_id),
+        action,
+        target_type: Some("api_key"),
+        target_id: Some(key_id.to_string()),
+        outcome: "success",
+        ip: None,
+        details: serde_json::json!({}),
+    }
+}
+
+/// Creates an API key for the caller's tenant (verified, active accounts only). Send it as
+/// `X-API-KEY`.
+#[utoipa::path(post, path = "/v1/me/api-keys", tag = "account", request_body(content = CreateApiKeyRequest, description = "Optional; may be empty"),
+    responses((status = 201, body = Envelope<CreatedApiKey>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/me/api-keys")]
+pub async fn create_api_key(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: ValidJson<CreateApiKeyRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let name = body
+        .0
+        .name
+        .unwrap_or_else(|| "default".to_string())
+        .trim()
+        .to_string();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "name",
+            "must be 1 to 100 characters",
+            "value_error.any_str.length",
+        )]));
+    }
+    let tenant = state.store.tenant_by_id(auth.tenant_id).await?;
+    if tenant.is_none_or(|t| t.status != "active") {
+        return Err(ApiError::new(
+            ErrorKind::Forbidden,
+            "account_not_active",
+            "API keys can only be created for a verified, active account",
+        ));
+    }
+    let key = tokens::new_api_key();
+    let record = state
+        .store
+        .create_api_key(
+            auth.tenant_id,
+            auth.user_id,
+            &name,
+            &key.prefix,
+            &tokens::hash_token(&key.key),
+            state.clock.now(),
+        )
+        .await?;
+    accounts::audit(&state, key_audit(&auth, "api_key_created", record.id)).await;
+    Ok(HttpResponse::Created().json(Envelope {
+        data: CreatedApiKey {
+            id: record.id,
+            name: record.name,
+            prefix: record.prefix,
+            api_key: key.key,
+            created_at: record.created_at,
+        },
+    }))
+}
+
+/// The tenant's API keys, without their secrets.
+#[utoipa::path(get, path = "/v1/me/api-keys", tag = "account",
+    params(("page" = Option<u64>, Query), ("page_size" = Option<u64>, Query)),
+    responses((status = 200, body = Envelope<Page<ApiKeyView>>), (status = 401, body = crate::error::ErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/me/api-keys")]
+pub async fn list_api_keys(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+) -> Result<web::Json<Envelope<Page<ApiKeyView>>>, ApiError> {
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    violations.finish()?;
+    let keys = state.store.list_api_keys(auth.tenant_id).await?;
+    Ok(envelope(Page::slice(
+        keys.into_iter().map(ApiKeyView::from).collect(),
+        pagination,
+    )))
+}
+
+/// Revokes one of the tenant's API keys.
+#[utoipa::path(delete, path = "/v1/me/api-keys/{id}", tag = "account",
+    params(("id" = i64, Path)),
+    responses((status = 200, body = Envelope<ApiKeyView>), (status = 404, body = crate::error::ErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[delete("/v1/me/api-keys/{id}")]
+pub async fn revoke_api_key(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    id: web::Path<String>,
+) -> Result<web::Json<Envelope<ApiKeyView>>, ApiError> {
+    let id = path_id(&id, "id")?;
+    if !state
+        .store
+        .revoke_api_key(auth.tenant_id, id, state.clock.now())
+        .await?
+    {
+        return Err(ApiError::not_found("api_key_not_found", "no such API key"));
+    }
+    accounts::audit(&state, key_audit(&auth, "api_key_revoked", id)).await;
+    let key = state
+        .store
+        .list_api_keys(auth.tenant_id)
+        .await?
+        .into_iter()
+        .find(|key| key.id == id)
+        .ok_or_else(|| ApiError::not_found("api_key_not_found", "no such API key"))?;
+    Ok(envelope(ApiKeyView::from(key)))
+}

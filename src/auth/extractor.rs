@@ -1,0 +1,164 @@
+//! `Authenticated`: the typed tenant context every /v1 handler (except /v1/auth/*) receives.
+//!
+//! Accepts `X-API-KEY` or `Authorization: Bearer <access token>`. The membership is checked on every
+//! request, so removing a member or revoking a key takes effect at once.
+
+use actix_web::dev::Payload;
+use actix_web::{web, FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+
+use super::{jwt, secrets_equal, tokens};
+use crate::error::{ApiError, ErrorKind};
+use crate::state::AppState;
+
+/// Who is calling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Principal {
+    User,
+    ApiKey { key_id: i64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct Authenticated {
+    pub tenant_id: i64,
+    pub user_id: i64,
+    /// `owner`, `admin` or `member`.
+    pub role: String,
+    pub principal: Principal,
+}
+
+impl Authenticated {
+    /// 403 unless the caller has one of `roles`.
+    pub fn require_role(&self, roles: &[&str]) -> Result<(), ApiError> {
+        if roles.contains(&self.role.as_str()) {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                ErrorKind::Forbidden,
+                "forbidden",
+                format!("this action needs the role {}", roles.join(" or ")),
+            ))
+        }
+    }
+
+    /// For audit entries: `("user", "<id>")` or `("api_key", "<id>")`.
+    pub fn actor(&self) -> (&'static str, String) {
+        match self.principal {
+            Principal::User => ("user", self.user_id.to_string()),
+            Principal::ApiKey { key_id } => ("api_key", key_id.to_string()),
+        }
+    }
+}
+
+fn unauthenticated(code: &str, message: &str) -> ApiError {
+    ApiError::new(ErrorKind::Unauthenticated, code, message)
+}
+
+async fn from_api_key(state: &AppState, key: &str) -> Result<Authenticated, ApiError> {
+    let invalid = || unauthenticated("invalid_api_key", "the API key is not valid");
+    let prefix = tokens::api_key_prefix(key).ok_or_else(invalid)?;
+    let record = state
+        .store
+        .active_api_key(prefix)
+        .await?
+        .ok_or_else(invalid)?;
+    if !secrets_equal(
+        tokens::hash_token(key).as_bytes(),
+        record.key_hash.as_bytes(),
+    ) {
+        return Err(invalid());
+    }
+    let role = state
+        .store
+        .role_of(record.tenant_id, record.user_id)
+        .await?
+        .ok_or_else(invalid)?;
+    state
+        .store
+        .touch_api_key(&record, state.clock.now())
+        .await?;
+    Ok(Authenticated {
+        tenant_id: record.tenant_id,
+        user_id: record.user_id,
+        role,
+        principal: Principal::ApiKey { key_id: record.id },
+    })
+}
+
+async fn from_bearer(state: &AppState, token: &str) -> Result<Authenticated, ApiError> {
+    let (user_id, tenant_id) =
+        jwt::verify(&state.settings.auth.jwt_secret, token, state.clock.now()).map_err(
+            |error| match error {
+                jwt::TokenError::Expired => {
+                    unauthenticated("token_expired", "the access token has expired; refresh it")
+                }
+                jwt::TokenError::Invalid => {
+                    unauthenticated("invalid_token", "the access token is not valid")
+                }
+            },
+        )?;
+    let user = state
+        .store
+        .user_by_id(user_id)
+        .await?
+        .filter(|user| user.status == "active")
+        .ok_or_else(|| unauthenticated("invalid_token", "the access token is not valid"))?;
+    let role = state
+        .store
+        .role_of(tenant_id, user.id)
+        .await?
+        .ok_or_else(|| {
+            unauthenticated(
+                "invalid_token",
+                "the access token is not valid for this tenant any more; log in again",
+            )
+        })?;
+    Ok(Authenticated {
+        tenant_id,
+        user_id,
+        role,
+        principal: Principal::User,
+    })
+}
+
+async fn authenticate(request: HttpRequest) -> Result<Authenticated, ApiError> {
+    let state = request.app_data::<web::Data<AppState>>().ok_or_else(|| {
+        ApiError::new(
+            ErrorKind::Internal,
+            "internal_error",
+            "application state missing",
+        )
+    })?;
+    if let Some(key) = request.headers().get("x-api-key") {
+        let key = key
+            .to_str()
+            .map_err(|_| unauthenticated("invalid_api_key", "the API key is not valid"))?;
+        return from_api_key(state, key.trim()).await;
+    }
+    if let Some(value) = request.headers().get("authorization") {
+        let value = value.to_str().unwrap_or_default();
+        let token = value
+            .strip_prefix("Bearer ")
+            .or_else(|| value.strip_prefix("bearer "))
+            .ok_or_else(|| {
+                unauthenticated(
+                    "invalid_token",
+                    "the Authorization header must be 'Bearer <token>'",
+                )
+            })?;
+        return from_bearer(state, token.trim()).await;
+    }
+    Err(unauthenticated(
+        "not_authenticated",
+        "send an X-API-KEY header or an Authorization: Bearer access token",
+    ))
+}
+
+impl FromRequest for Authenticated {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Authenticated, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _payload: &mut Payload) -> Self::Future {
+        Box::pin(authenticate(request.clone()))
+    }
+}
