@@ -1,8 +1,11 @@
 //! The pii_masker actor: the CPU pool that finds and masks personal data.
 //!
-//! This actor only schedules, bounds and reports; the engine it runs is plain synchronous code in this
-//! folder, tested and benchmarked on its own. It must never block its arbiter thread.
+//! This actor only schedules, bounds and reports; the engine it runs (`engine`, with the validators in
+//! `detectors`) is plain synchronous code, tested and benchmarked on its own. It must never block its
+//! arbiter thread.
 
+pub mod detectors;
+pub mod engine;
 pub mod messages;
 
 use actix::Context;

@@ -1,0 +1,335 @@
+//! EU and UK validators.
+
+use super::{all_digits, digits, iso7064_mod11_10, luhn, mod_digits, valid_date};
+
+/// German Steuer-IdNr: 11 digits, first not 0; in the first 10 exactly one digit occurs 2 or 3 times;
+/// ISO 7064 MOD 11,10 check digit.
+pub fn tax_id_de(value: &[u8]) -> bool {
+    let Some(d) = digits::<11>(value) else {
+        return false;
+    };
+    if d[0] == 0 {
+        return false;
+    }
+    let mut counts = [0u8; 10];
+    for &digit in &d[..10] {
+        counts[usize::from(digit)] += 1;
+    }
+    let repeated = counts.iter().filter(|&&c| c >= 2).count();
+    let too_many = counts.iter().any(|&c| c > 3);
+    repeated == 1 && !too_many && iso7064_mod11_10(value)
+}
+
+/// French NIR (15 chars; Corsica departments 2A/2B).
+pub fn social_security_fr(value: &[u8]) -> bool {
+    if value.len() != 15 || !matches!(value[0], b'1' | b'2' | b'3' | b'7' | b'8') {
+        return false;
+    }
+    let mut number = [0u8; 13];
+    number.copy_from_slice(&value[..13]);
+    let adjust: u64 = match &number[5..7] {
+        b"2A" => {
+            number[5] = b'1';
+            number[6] = b'9';
+            1_000_000
+        }
+        b"2B" => {
+            number[5] = b'1';
+            number[6] = b'8';
+            2_000_000
+        }
+        _ => 0,
+    };
+    if !all_digits(&number) || !all_digits(&value[13..]) {
+        return false;
+    }
+    let month = u32::from(number[3] - b'0') * 10 + u32::from(number[4] - b'0');
+    if month == 0 || (month > 12 && month < 20) {
+        return false;
+    }
+    // Corsica: 2A -> 19 and 2B -> 18 were substituted above; the official rule subtracts
+    // 1,000,000 / 2,000,000 from the number, which is the same as using those digits.
+    let _ = adjust;
+    let rest = mod_digits(&number, 97);
+    let key = u64::from(value[13] - b'0') * 10 + u64::from(value[14] - b'0');
+    97 - rest == key
+}
+
+const DNI_LETTERS: &[u8; 23] = b"TRWAGMYFPDXBNJZSQVHLCKE";
+
+/// Spanish DNI: 8 digits + control letter.
+pub fn national_id_es(value: &[u8]) -> bool {
+    value.len() == 9
+        && all_digits(&value[..8])
+        && DNI_LETTERS[(mod_digits(&value[..8], 23)) as usize] == value[8]
+}
+
+/// Spanish NIE: X/Y/Z + 7 digits + control letter.
+pub fn foreigner_id_es(value: &[u8]) -> bool {
+    if value.len() != 9 || !all_digits(&value[1..8]) {
+        return false;
+    }
+    let lead = match value[0] {
+        b'X' => 0u64,
+        b'Y' => 1,
+        b'Z' => 2,
+        _ => return false,
+    };
+    let number = lead * 10_000_000 + mod_digits(&value[1..8], 10_000_000);
+    DNI_LETTERS[(number % 23) as usize] == value[8]
+}
+
+/// Italian codice fiscale (persons), with omocodia.
+pub fn fiscal_code_it(value: &[u8]) -> bool {
+    if value.len() != 16 {
+        return false;
+    }
+    const OMOCODIA: &[u8] = b"LMNPQRSTUV";
+    let is_digitish = |b: u8| b.is_ascii_digit() || OMOCODIA.contains(&b);
+    let letters_ok = value[..6].iter().all(u8::is_ascii_uppercase)
+        && value[8].is_ascii_uppercase()
+        && b"ABCDEHLMPRST".contains(&value[8])
+        && value[11].is_ascii_uppercase()
+        && value[15].is_ascii_uppercase();
+    let digits_ok = [6, 7, 9, 10, 12, 13, 14].iter().all(|&i| is_digitish(value[i]));
+    if !letters_ok || !digits_ok {
+        return false;
+    }
+    const ODD: [u32; 26] = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
+    let mut sum = 0u32;
+    for (index, &byte) in value[..15].iter().enumerate() {
+        let position = if byte.is_ascii_digit() { u32::from(byte - b'0') } else { u32::from(byte - b'A') };
+        sum += if index % 2 == 0 { ODD[position as usize] } else { position };
+    }
+    value[15] == b'A' + (sum % 26) as u8
+}
+
+/// Dutch BSN: 9 digits, 11-proof.
+pub fn citizen_id_nl(value: &[u8]) -> bool {
+    let Some(d) = digits::<9>(value) else {
+        return false;
+    };
+    if d.iter().all(|&x| x == 0) {
+        return false;
+    }
+    let mut sum = 0i32;
+    for (index, &digit) in d[..8].iter().enumerate() {
+        sum += (9 - index as i32) * i32::from(digit);
+    }
+    sum -= i32::from(d[8]);
+    sum.rem_euclid(11) == 0
+}
+
+/// Polish PESEL with its date.
+pub fn national_id_pl(value: &[u8]) -> bool {
+    let Some(d) = digits::<11>(value) else {
+        return false;
+    };
+    const WEIGHTS: [u32; 10] = [1, 3, 7, 9, 1, 3, 7, 9, 1, 3];
+    let sum: u32 = d[..10].iter().zip(WEIGHTS).map(|(&x, w)| u32::from(x) * w).sum();
+    if (10 - sum % 10) % 10 != u32::from(d[10]) {
+        return false;
+    }
+    let yy = u32::from(d[0]) * 10 + u32::from(d[1]);
+    let mut month = u32::from(d[2]) * 10 + u32::from(d[3]);
+    let day = u32::from(d[4]) * 10 + u32::from(d[5]);
+    let century = match month {
+        1..=12 => 1900,
+        21..=32 => 2000,
+        41..=52 => 2100,
+        61..=72 => 2200,
+        81..=92 => 1800,
+        _ => return false,
+    };
+    month %= 20;
+    valid_date(century + yy, month, day)
+}
+
+/// UK National Insurance number: 2 letters + 6 digits + A–D.
+pub fn national_insurance_uk(value: &[u8]) -> bool {
+    if value.len() != 9 || !all_digits(&value[2..8]) || !matches!(value[8], b'A'..=b'D') {
+        return false;
+    }
+    let (first, second) = (value[0], value[1]);
+    if !first.is_ascii_uppercase() || !second.is_ascii_uppercase() {
+        return false;
+    }
+    if b"DFIQUV".contains(&first) || b"DFIOQUV".contains(&second) {
+        return false;
+    }
+    !matches!(&value[..2], b"BG" | b"GB" | b"KN" | b"NK" | b"NT" | b"TN" | b"ZZ")
+}
+
+/// UK NHS number: 10 digits, mod 11 check.
+pub fn nhs_number_uk(value: &[u8]) -> bool {
+    let Some(d) = digits::<10>(value) else {
+        return false;
+    };
+    let sum: u32 = d[..9].iter().enumerate().map(|(i, &x)| u32::from(x) * (10 - i as u32)).sum();
+    let check = 11 - sum % 11;
+    let check = if check == 11 { 0 } else { check };
+    check != 10 && check == u32::from(d[9])
+}
+
+/// Belgian national register number (born before or from 2000).
+pub fn national_id_be(value: &[u8]) -> bool {
+    if value.len() != 11 || !all_digits(value) {
+        return false;
+    }
+    let check = mod_digits(&value[9..], 100);
+    let base = mod_digits(&value[..9], 1_000_000_000);
+    97 - base % 97 == check || 97 - (2_000_000_000 + base) % 97 == check
+}
+
+/// Swedish personnummer in its 10-digit form (YYMMDDNNNC), with date sanity (samordningsnummer day+60).
+pub fn personal_id_se(ten: &[u8]) -> bool {
+    let Some(d) = digits::<10>(ten) else {
+        return false;
+    };
+    let month = u32::from(d[2]) * 10 + u32::from(d[3]);
+    let mut day = u32::from(d[4]) * 10 + u32::from(d[5]);
+    if day > 60 {
+        day -= 60;
+    }
+    valid_date(2000, month, day) && luhn(ten)
+}
+
+/// EU VAT number (country prefix + national part), for the countries with published check rules.
+pub fn vat_eu(value: &[u8]) -> bool {
+    if value.len() < 4 {
+        return false;
+    }
+    let (country, body) = value.split_at(2);
+    match country {
+        b"DE" => body.len() == 9 && body[0] != b'0' && iso7064_mod11_10(body),
+        b"AT" => {
+            body.len() == 9 && body[0] == b'U' && all_digits(&body[1..]) && {
+                let d: Vec<u32> = body[1..].iter().map(|b| u32::from(b - b'0')).collect();
+                let mut sum = 0;
+                for (i, &x) in d[..7].iter().enumerate() {
+                    sum += if i % 2 == 1 { let y = x * 2; y / 10 + y % 10 } else { x };
+                }
+                (10 - (sum + 4) % 10) % 10 == d[7]
+            }
+        }
+        b"BE" => {
+            let body = if body.len() == 9 { return false } else { body };
+            body.len() == 10 && matches!(body[0], b'0' | b'1') && all_digits(body) && 97 - mod_digits(&body[..8], 97) == mod_digits(&body[8..], 100)
+        }
+        b"FR" => {
+            body.len() == 11 && all_digits(body) && luhn(&body[2..]) && {
+                let siren = mod_digits(&body[2..], 1_000_000_000);
+                (12 + 3 * (siren % 97)) % 97 == mod_digits(&body[..2], 100)
+            }
+        }
+        b"IT" => body.len() == 11 && luhn(body),
+        b"NL" => {
+            body.len() == 12 && body[9] == b'B' && all_digits(&body[..9]) && all_digits(&body[10..]) && {
+                let number = &body[..9];
+                let mut sum = 0u32;
+                for (i, &b) in number[..8].iter().enumerate() {
+                    sum += (9 - i as u32) * u32::from(b - b'0');
+                }
+                (sum % 11) % 10 == u32::from(number[8] - b'0') || nl_mod97(body)
+            }
+        }
+        b"ES" => body.len() == 9 && es_vat(body),
+        b"PL" => {
+            body.len() == 10 && all_digits(body) && {
+                const W: [u32; 9] = [6, 5, 7, 2, 3, 4, 5, 6, 7];
+                let sum: u32 = body[..9].iter().zip(W).map(|(&b, w)| u32::from(b - b'0') * w).sum();
+                sum % 11 == u32::from(body[9] - b'0')
+            }
+        }
+        b"SE" => body.len() == 12 && body.ends_with(b"01") && luhn(&body[..10]),
+        b"DK" => {
+            body.len() == 8 && all_digits(body) && {
+                const W: [u32; 8] = [2, 7, 6, 5, 4, 3, 2, 1];
+                body.iter().zip(W).map(|(&b, w)| u32::from(b - b'0') * w).sum::<u32>() % 11 == 0
+            }
+        }
+        b"FI" => {
+            body.len() == 8 && all_digits(body) && {
+                const W: [u32; 7] = [7, 9, 10, 5, 8, 4, 2];
+                let sum: u32 = body[..7].iter().zip(W).map(|(&b, w)| u32::from(b - b'0') * w).sum();
+                let check = (11 - sum % 11) % 11;
+                check != 10 && check == u32::from(body[7] - b'0')
+            }
+        }
+        b"PT" => {
+            body.len() == 9 && all_digits(body) && {
+                let sum: u32 = body[..8].iter().enumerate().map(|(i, &b)| u32::from(b - b'0') * (9 - i as u32)).sum();
+                (11 - sum % 11) % 11 % 10 == u32::from(body[8] - b'0')
+            }
+        }
+        b"EL" => {
+            body.len() == 9 && all_digits(body) && {
+                let sum: u64 = body[..8].iter().enumerate().map(|(i, &b)| u64::from(b - b'0') << (8 - i)).sum();
+                sum % 11 % 10 == u64::from(body[8] - b'0')
+            }
+        }
+        _ => false,
+    }
+}
+
+fn nl_mod97(body: &[u8]) -> bool {
+    // "NL" + body with letters as numbers (N=23, L=21, B=11), mod 97 == 1.
+    let mut digits = Vec::with_capacity(20);
+    for &b in b"NL".iter().chain(body) {
+        if b.is_ascii_digit() {
+            digits.push(b);
+        } else {
+            let n = b - b'A' + 10;
+            digits.push(b'0' + n / 10);
+            digits.push(b'0' + n % 10);
+        }
+    }
+    mod_digits(&digits, 97) == 1
+}
+
+fn es_vat(body: &[u8]) -> bool {
+    if national_id_es(body) || foreigner_id_es(body) {
+        return true;
+    }
+    // CIF: letter + 7 digits + control digit or letter.
+    if !body[0].is_ascii_uppercase() || !all_digits(&body[1..8]) {
+        return false;
+    }
+    let mut sum = 0u32;
+    for (i, &b) in body[1..8].iter().enumerate() {
+        let d = u32::from(b - b'0');
+        sum += if i % 2 == 0 { let y = d * 2; y / 10 + y % 10 } else { d };
+    }
+    let check = (10 - sum % 10) % 10;
+    body[8] == b'0' + check as u8 || body[8] == b"JABCDEFGHI"[check as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(f: fn(&[u8]) -> bool, valid: &[&str], invalid: &[&str]) {
+        for v in valid {
+            assert!(f(v.as_bytes()), "should be valid: {v}");
+        }
+        for v in invalid {
+            assert!(!f(v.as_bytes()), "should be invalid: {v}");
+        }
+    }
+
+    #[test]
+    fn vectors() {
+        all(tax_id_de, &["36574261809", "86095742719", "65929970489", "12345678995"], &["36574261890", "36554266806", "12345678903", "01234567890", "11111111116"]);
+        all(social_security_fr, &["295109912611193", "253072B07300470", "253072A07300443", "185057800608491"], &["295109912611199", "253072C07300443", "185057800608436"]);
+        all(national_id_es, &["12345678Z", "54362315K", "00000000T"], &["12345678A", "54362315Z"]);
+        all(foreigner_id_es, &["X2482300W", "X1234567L", "Y1234567X", "Z1234567R"], &["X2482300A", "X1234567T", "W1234567L"]);
+        all(fiscal_code_it, &["RCCMNL83S18D969H", "RSSMRA85T10A562S", "MRNLCU80A41H501F"], &["RCCMNL83S18D969A", "RSSMRA85T10A562T", "MRNLCU80A41H501G"]);
+        all(citizen_id_nl, &["111222333", "123456782", "999999990"], &["111252333", "123456789", "000000000"]);
+        all(national_id_pl, &["44051401359", "02070803628", "02270803624"], &["44051401358", "02381307589", "02070803629"]);
+        all(national_insurance_uk, &["AB123456C", "JG103759A", "CE123456D"], &["BG123456A", "GB123456A", "DA123456A", "AO123456A", "QQ123456C", "AB123456E"]);
+        all(nhs_number_uk, &["9434765870", "9434765919", "4010232137"], &["9434765871", "9434765918", "1000000010"]);
+        all(national_id_be, &["85073003328", "17073003384"], &["85073003329", "17073003383"]);
+        all(personal_id_se, &["8803200016", "8112289874"], &["8803200018", "8112289873"]);
+        all(vat_eu, &["DE136695976", "FR40303265045", "IT00743110157", "NL004495445B01", "ESB58378431", "ATU13585627", "BE0428759497", "PL8567346215", "SE556188840401"], &["DE136695978", "FR84323140391", "IT00743110158", "ATU13585626", "PL8567346216", "XX123456789"]);
+    }
+}

@@ -1,0 +1,137 @@
+//! Gazetteers and label words for the tier-D types (person names, addresses): Turkish first, then
+//! common EU/US names. All entries are folded (see `text::fold`).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::text::fold;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Word {
+    /// Precedes a name directly: "Sayın", "Dr.", "Herr".
+    Honorific,
+    FirstName,
+    Surname,
+    /// Both a common first name and a surname.
+    Either,
+    /// Street-type word of an address: "Mahallesi", "Cad.", "Sokak", "Street".
+    Street,
+}
+
+const HONORIFICS: &[&str] = &[
+    "sayin", "sn", "bay", "bayan", "av", "dr", "doc", "prof", "uzm", "ogr", "mr", "mrs", "ms", "miss", "herr",
+    "frau", "mme", "mlle", "m", "sig", "sra", "sr", "davaci", "davali", "muvekkil", "mudafi", "sanik", "tanik",
+];
+
+const STREETS: &[&str] = &[
+    "mahallesi", "mahalle", "mah", "caddesi", "cadde", "cad", "cd", "sokak", "sokagi", "sok", "sk", "bulvari",
+    "bulvar", "blv", "sitesi", "apartmani", "apt", "mevkii", "koyu", "street", "avenue", "road", "lane",
+    "boulevard", "strasse", "str", "weg", "platz", "allee", "rue", "avenida", "calle", "via", "viale", "straat",
+    "ulica",
+];
+
+const FIRST_NAMES: &[&str] = &[
+    // Turkish
+    "ahmet", "mehmet", "mustafa", "ali", "huseyin", "hasan", "ibrahim", "ismail", "osman", "yusuf", "murat",
+    "omer", "ramazan", "halil", "suleyman", "abdullah", "mahmut", "recep", "fatih", "kadir", "emre", "hakan",
+    "burak", "serkan", "onur", "gokhan", "volkan", "tolga", "baris", "deniz", "umut", "can", "cem", "kemal",
+    "orhan", "erkan", "erdem", "selim", "sinan", "tuncay", "ugur", "yasin", "yavuz", "zeki", "eren", "efe",
+    "arda", "kaan", "berk", "alp", "emir", "enes", "furkan", "kerem", "metin", "levent", "cengiz", "serdar",
+    "tarik", "bulent", "nihat", "ozan", "oguz", "taner", "tamer", "ayse", "fatma", "emine", "hatice", "zeynep",
+    "elif", "meryem", "sevgi", "ozlem", "esra", "merve", "busra", "kubra", "gul", "gulsen", "hulya", "aylin",
+    "ayla", "derya", "dilek", "ebru", "filiz", "gamze", "hande", "ipek", "irem", "melek", "nur", "nurcan",
+    "pinar", "seda", "selin", "sibel", "songul", "tugba", "yasemin", "yeliz", "zehra", "asli", "burcu", "ceren",
+    "didem", "duygu", "ecem", "eda", "ezgi", "gizem", "gonca", "leyla", "melike", "nazli", "nilay", "sena",
+    "sevda", "sultan", "sule", "tulay", "defne", "ela", "azra", "eylul", "nisa", "beren", "guness", "safak",
+    // International
+    "john", "james", "robert", "michael", "william", "david", "richard", "thomas", "mark", "paul", "peter",
+    "george", "mary", "patricia", "jennifer", "linda", "elizabeth", "susan", "sarah", "emma", "olivia", "anna",
+    "maria", "hans", "klaus", "jurgen", "stefan", "andreas", "thomas", "sabine", "petra", "monika", "ursula",
+    "jean", "pierre", "michel", "philippe", "marie", "sophie", "camille", "antonio", "jose", "manuel", "carlos",
+    "juan", "giuseppe", "marco", "luca", "giulia", "francesca", "jan", "piet", "kees", "anne", "piotr", "anna",
+    "lars", "erik", "karin",
+];
+
+const SURNAMES: &[&str] = &[
+    // Turkish
+    "yilmaz", "kaya", "demir", "sahin", "celik", "yildiz", "yildirim", "ozturk", "aydin", "ozdemir", "arslan",
+    "dogan", "kilic", "aslan", "cetin", "kara", "koc", "kurt", "ozkan", "simsek", "polat", "ozcan", "korkmaz",
+    "cakir", "erdogan", "yavuz", "can", "acar", "sen", "aktas", "guler", "yalcin", "gunes", "bozkurt", "bulut",
+    "keskin", "unal", "turan", "gul", "ozer", "isik", "kaplan", "avci", "sari", "tas", "aksoy", "uysal", "tekin",
+    "kocak", "karaca", "altun", "ates", "yuksel", "aksu", "cinar", "ozgur", "oral", "tuna", "tunc", "ekinci",
+    "duman", "karatas", "bayram", "erdem", "kocabas", "sezer", "guven", "akin", "cakmak", "toprak", "kalkan",
+    "aydogan", "baysal", "coskun", "demirci", "durmaz", "eren", "gokce", "inan", "karakaya", "metin", "onal",
+    "orhan", "sonmez", "tas", "uzun", "yazici", "yurt", "zengin",
+    // International
+    "smith", "johnson", "williams", "brown", "jones", "miller", "davis", "wilson", "taylor", "anderson",
+    "mueller", "muller", "schmidt", "schneider", "fischer", "weber", "meyer", "wagner", "becker", "schulz",
+    "martin", "bernard", "dubois", "durand", "lefebvre", "moreau", "garcia", "fernandez", "lopez", "martinez",
+    "rossi", "russo", "ferrari", "esposito", "bianchi", "jansen", "devries", "bakker", "nowak", "kowalski",
+    "johansson", "andersson", "nilsson",
+];
+
+fn table() -> &'static HashMap<Vec<u8>, Word> {
+    static TABLE: OnceLock<HashMap<Vec<u8>, Word>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = HashMap::new();
+        for name in FIRST_NAMES {
+            table.insert(fold(name), Word::FirstName);
+        }
+        for name in SURNAMES {
+            let key = fold(name);
+            let kind = match table.get(&key) {
+                Some(Word::FirstName) => Word::Either,
+                _ => Word::Surname,
+            };
+            table.insert(key, kind);
+        }
+        for word in STREETS {
+            table.insert(fold(word), Word::Street);
+        }
+        for word in HONORIFICS {
+            table.insert(fold(word), Word::Honorific);
+        }
+        table
+    })
+}
+
+/// What a folded word is, if it is in a gazetteer.
+pub fn lookup(folded: &[u8]) -> Option<Word> {
+    table().get(folded).copied()
+}
+
+/// Labels that a name follows after a colon ("Ad Soyad:", "Name:").
+pub const NAME_LABELS: &[&str] = &[
+    "ad soyad", "adi soyadi", "ad-soyad", "ad ve soyad", "adi", "soyadi", "isim", "isim soyisim", "name",
+    "full name", "musteri adi", "alici", "gonderen", "yetkili", "ilgili kisi", "hasta adi", "ogrenci",
+    "personel", "calisan", "basvuran", "basvuru sahibi", "veli", "kiraci", "kiraya veren", "sahibi", "nachname",
+    "vorname", "nom", "prenom", "nombre", "apellidos", "nome", "cognome", "naam", "patient", "employee",
+    "customer", "contact", "applicant",
+];
+
+/// Labels that an address follows after a colon ("Adres:").
+pub const ADDRESS_LABELS: &[&str] = &[
+    "adres", "adresi", "ev adresi", "is adresi", "ikametgah", "teslimat adresi", "fatura adresi", "address",
+    "home address", "anschrift", "adresse", "direccion", "indirizzo", "adres bilgisi",
+];
+
+/// Lower-case words allowed inside an address after the street word ("No: 5 Kat: 2 Daire: 4").
+pub const ADDRESS_WORDS: &[&[u8]] = &[
+    b"no", b"kat", b"daire", b"d", b"k", b"apt", b"blok", b"ic", b"kapi", b"posta", b"kodu", b"pk", b"floor",
+    b"suite", b"unit", b"apt.", b"nr", b"numara",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gazetteer_lookups_are_folded() {
+        assert_eq!(lookup(&fold("YILMAZ")), Some(Word::Surname));
+        assert_eq!(lookup(&fold("Ayşe")), Some(Word::FirstName));
+        assert_eq!(lookup(&fold("Mahallesi")), Some(Word::Street));
+        assert_eq!(lookup(&fold("Sayın")), Some(Word::Honorific));
+        assert_eq!(lookup(&fold("Can")), Some(Word::Either));
+        assert_eq!(lookup(&fold("fatura")), None);
+    }
+}

@@ -1,0 +1,934 @@
+//! The single pass: one walk over the bytes stops only at digits, capitals, '@', ':' and a few openers,
+//! builds a candidate from the surrounding token or grouped number, and hands it to the validators
+//! that accept its shape. No per-type pass; context is looked up lazily, only for candidates that
+//! need it.
+
+use super::context::types_near;
+use super::lexicon::{self, Word};
+use super::text::{self, digit_at, letter_at, separator_at, upper_at, CLASS};
+use super::types::{PiiType, TypeSet};
+use crate::pii_masker::detectors::{eu, generic, tr, us};
+
+/// A validated candidate, before overlap resolution.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub start: usize,
+    pub end: usize,
+    pub ty: PiiType,
+    pub confidence: f32,
+    pub detector: &'static str,
+}
+
+const A: f32 = 0.95;
+const A_MINUS: f32 = 0.85;
+const B_FORM: f32 = 0.8;
+const B_CONTEXT: f32 = 0.75;
+const C_LABEL: f32 = 0.7;
+const D_LABEL: f32 = 0.6;
+const D_GAZETTEER: f32 = 0.5;
+
+const SEP_SPACE: u8 = 1;
+const SEP_DOT: u8 = 2;
+const SEP_DASH: u8 = 4;
+const SEP_SLASH: u8 = 8;
+const SEP_PAREN: u8 = 16;
+
+const MAX_GROUPS: usize = 12;
+
+#[derive(Clone, Copy, Default, Debug)]
+struct Group {
+    start: usize,
+    end: usize,
+    norm_start: usize,
+    norm_end: usize,
+    digits: usize,
+    letters: usize,
+    /// Separator kinds between the previous group and this one.
+    sep: u8,
+}
+
+impl Group {
+    fn len(&self) -> usize {
+        self.norm_end - self.norm_start
+    }
+}
+
+pub struct Scanner<'t> {
+    text: &'t str,
+    b: &'t [u8],
+    window_before: usize,
+    window_after: usize,
+    pub hits: Vec<Hit>,
+    scratch: Vec<u8>,
+    norm: Vec<u8>,
+}
+
+fn sep_kind(byte: u8) -> u8 {
+    match byte {
+        b' ' | 0xC2 => SEP_SPACE,
+        b'.' => SEP_DOT,
+        b'-' | 0xE2 => SEP_DASH,
+        b'/' => SEP_SLASH,
+        b'(' | b')' => SEP_PAREN,
+        _ => 0,
+    }
+}
+
+/// A mask token `[MASKED_...]` at `i`: its end.
+fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
+    if !b[i..].starts_with(b"[MASKED_") {
+        return None;
+    }
+    let rest = &b[i + 8..b.len().min(i + 48)];
+    rest.iter()
+        .position(|&c| c == b']')
+        .filter(|&p| rest[..p].iter().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_'))
+        .map(|p| i + 8 + p + 1)
+}
+
+impl<'t> Scanner<'t> {
+    pub fn new(text: &'t str, window_before: usize, window_after: usize) -> Scanner<'t> {
+        Scanner {
+            text,
+            b: text.as_bytes(),
+            window_before,
+            window_after,
+            hits: Vec::new(),
+            scratch: Vec::with_capacity(256),
+            norm: Vec::with_capacity(64),
+        }
+    }
+
+    fn hit(&mut self, start: usize, end: usize, ty: PiiType, confidence: f32, detector: &'static str) {
+        self.hits.push(Hit {
+            start,
+            end,
+            ty,
+            confidence,
+            detector,
+        });
+    }
+
+    /// Keyword-supported types around `start..end`.
+    fn context(&mut self, start: usize, end: usize) -> TypeSet {
+        let from = text::floor_boundary(self.text, start.saturating_sub(self.window_before));
+        let to = text::ceil_boundary(self.text, (end + self.window_after).min(self.b.len()));
+        let before = types_near(self.b, from, start, &mut self.scratch);
+        let after = types_near(self.b, end, to, &mut self.scratch);
+        TypeSet(before.0 | after.0)
+    }
+
+    /// Runs the pass over the whole text.
+    pub fn run(mut self) -> Vec<Hit> {
+        let b = self.b;
+        let n = b.len();
+        let mut i = 0;
+        while i < n {
+            // The hot loop: skip bytes that cannot start anything.
+            while i < n && CLASS[b[i] as usize] == 0 {
+                i += 1;
+            }
+            if i >= n {
+                break;
+            }
+            let class = CLASS[b[i] as usize];
+            let next = match class {
+                text::DIGIT => self.token(i),
+                text::UPPER => self.word(i),
+                text::AT => self.email(i),
+                text::COLON => self.colon(i),
+                text::LEAD => {
+                    if digit_at(b, i).is_some() {
+                        self.token(i)
+                    } else if text::turkish_upper_at(b, i) > 0 {
+                        self.word(i)
+                    } else {
+                        i + 1
+                    }
+                }
+                _ => match b[i] {
+                    b'[' => mask_token_end(b, i).unwrap_or(i + 1),
+                    b'+' | b'(' if digit_at(b, i + 1).is_some() && !text::word_before(b, i) => self.token(i),
+                    b'(' if b.get(i + 1) == Some(&b'+') => i + 1,
+                    _ => i + 1,
+                },
+            };
+            i = next.max(i + 1);
+        }
+        self.hits
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Words starting with a capital letter
+
+    fn word_end(&self, mut i: usize) -> usize {
+        loop {
+            let l = letter_at(self.b, i);
+            if l == 0 {
+                return i;
+            }
+            i += l;
+        }
+    }
+
+    fn word(&mut self, i: usize) -> usize {
+        let b = self.b;
+        if text::word_before(b, i) {
+            // Mid-word capital ("McDonald", "iPhone"): skip the rest of the word.
+            return self.word_end(i);
+        }
+        let end = self.word_end(i);
+        // Letters followed by digits: an alphanumeric token (IBAN, passport, NINO, VIN...).
+        if digit_at(b, end).is_some() && b[i..end].iter().all(u8::is_ascii_alphabetic) {
+            return self.token(i);
+        }
+        let ascii_caps = b[i..end].iter().all(u8::is_ascii_uppercase);
+        // Short capital prefixes of grouped ids: "AB 12 34 56 C", "TR33 ...", "ATU 1358...".
+        if ascii_caps && end - i <= 4 {
+            let sep = separator_at(b, end);
+            if sep > 0 && digit_at(b, end + sep).is_some() {
+                return self.token(i);
+            }
+        }
+        if ascii_caps && (end - i == 8 || end - i == 11) && generic::bic(&b[i..end]) {
+            if self.context(i, end).contains(PiiType::BicSwift) {
+                self.hit(i, end, PiiType::BicSwift, B_CONTEXT, "bic_swift");
+            }
+            return end;
+        }
+        if end - i < 2 || end - i > 40 {
+            return end;
+        }
+        self.scratch.clear();
+        text::fold_into(&b[i..end], &mut self.scratch);
+        match lexicon::lookup(&self.scratch) {
+            Some(Word::Honorific) => {
+                let mut after = end;
+                if b.get(after) == Some(&b'.') {
+                    after += 1;
+                }
+                if let Some((start, stop)) = self.name_words(after, 4) {
+                    self.hit(start, stop, PiiType::PersonName, D_LABEL, "person_name_honorific");
+                    return stop;
+                }
+                end
+            }
+            Some(Word::FirstName | Word::Either) => self.gazetteer_name(i, end),
+            Some(Word::Street) => self.address_from_street(i, end),
+            _ => end,
+        }
+    }
+
+    /// Up to `max` capitalised words starting after spaces at `from`: the span of the words.
+    fn name_words(&self, from: usize, max: usize) -> Option<(usize, usize)> {
+        let b = self.b;
+        let mut i = from;
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        let start = i;
+        let mut end = None;
+        let mut words = 0;
+        while words < max && upper_at(b, i) {
+            let mut j = self.word_end(i);
+            while matches!(b.get(j), Some(b'-' | b'\'')) && upper_at(b, j + 1) || (b.get(j) == Some(&b'-') && letter_at(b, j + 1) > 0) {
+                j = self.word_end(j + 1);
+            }
+            if j - i < 2 {
+                break;
+            }
+            end = Some(j);
+            words += 1;
+            if b.get(j) == Some(&b' ') && upper_at(b, j + 1) {
+                i = j + 1;
+            } else {
+                break;
+            }
+        }
+        end.map(|end| (start, end))
+    }
+
+    /// First name followed by capitalised words of which the last is a known surname.
+    fn gazetteer_name(&mut self, i: usize, first_end: usize) -> usize {
+        let b = self.b;
+        let mut end = first_end;
+        let mut found_surname = false;
+        let mut cursor = first_end;
+        for _ in 0..2 {
+            if b.get(cursor) != Some(&b' ') || !upper_at(b, cursor + 1) {
+                break;
+            }
+            let ws = cursor + 1;
+            let we = self.word_end(ws);
+            if we - ws < 2 {
+                break;
+            }
+            self.scratch.clear();
+            text::fold_into(&b[ws..we], &mut self.scratch);
+            match lexicon::lookup(&self.scratch) {
+                Some(Word::Surname | Word::Either) => {
+                    found_surname = true;
+                    end = we;
+                }
+                Some(Word::FirstName) => end = we,
+                _ => break,
+            }
+            cursor = we;
+        }
+        if found_surname {
+            self.hit(i, end, PiiType::PersonName, D_GAZETTEER, "person_name_gazetteer");
+        }
+        end
+    }
+
+    /// An address around a street word: capitalised words before it, numbers and address words after.
+    fn address_from_street(&mut self, ws: usize, we: usize) -> usize {
+        let b = self.b;
+        // Back over up to two capitalised words or numbers on the same line ("Atatürk", "75.").
+        let mut start = ws;
+        for _ in 0..2 {
+            let mut k = start;
+            while k > 0 && b[k - 1] == b' ' {
+                k -= 1;
+            }
+            if k == start || k == 0 {
+                break;
+            }
+            let mut w = k;
+            while w > 0 && (b[w - 1].is_ascii_alphanumeric() || b[w - 1] >= 0x80 || b[w - 1] == b'.') {
+                w -= 1;
+            }
+            if w == k || !(upper_at(b, w) || b[w].is_ascii_digit()) {
+                break;
+            }
+            start = w;
+        }
+        // Forward through the rest of the address on this line.
+        let limit = (we + 160).min(b.len());
+        let mut i = we;
+        let mut end = we;
+        let mut has_digit = false;
+        let mut street_words = 1;
+        while i < limit {
+            let c = b[i];
+            if c == b'\n' || c == b'\r' || c == b';' {
+                break;
+            }
+            if matches!(c, b' ' | b',' | b'/' | b'-' | b':' | b'.' | b'(' | b')') {
+                i += 1;
+                continue;
+            }
+            if c.is_ascii_digit() {
+                while i < limit && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                has_digit = true;
+                end = i;
+                continue;
+            }
+            let l = letter_at(b, i);
+            if l == 0 {
+                break;
+            }
+            let w_end = self.word_end(i);
+            self.scratch.clear();
+            text::fold_into(&b[i..w_end], &mut self.scratch);
+            let is_street = lexicon::lookup(&self.scratch) == Some(Word::Street);
+            if upper_at(b, i) || is_street || lexicon::ADDRESS_WORDS.contains(&self.scratch.as_slice()) {
+                street_words += usize::from(is_street);
+                end = w_end;
+                i = w_end;
+            } else {
+                break;
+            }
+        }
+        if has_digit || street_words >= 2 {
+            self.hit(start, end, PiiType::Address, D_GAZETTEER, "address_street");
+        }
+        end.max(we)
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // ':' : IPv6 / MAC, and labels ("Ad Soyad:", "Adres:")
+
+    fn colon(&mut self, i: usize) -> usize {
+        let b = self.b;
+        let hex_before = i > 0 && b[i - 1].is_ascii_hexdigit();
+        let hex_after = b.get(i + 1).is_some_and(|c| c.is_ascii_hexdigit() || *c == b':');
+        if hex_before && hex_after || (b.get(i + 1) == Some(&b':') && !text::word_before(b, i)) {
+            if let Some(end) = self.hex_colon(i) {
+                return end;
+            }
+        }
+        // Label before the colon: up to three words back on the same line.
+        let mut from = i;
+        let mut words = 0;
+        while from > 0 && i - from < 32 {
+            let c = b[from - 1];
+            if c == b'\n' || c == b':' || c == b';' || c == b'\t' || c == b'|' || c == b'>' {
+                break;
+            }
+            if c == b' ' && from < i && b[from] != b' ' {
+                words += 1;
+                if words >= 3 {
+                    break;
+                }
+            }
+            from -= 1;
+        }
+        let from = text::ceil_boundary(self.text, from);
+        self.scratch.clear();
+        text::fold_into(&b[from..i], &mut self.scratch);
+        let label: Vec<u8> = self.scratch.iter().copied().skip_while(|c| *c == b' ').collect();
+        let label = label.trim_ascii_end();
+        if lexicon::NAME_LABELS.iter().any(|l| l.as_bytes() == label) {
+            if let Some((start, end)) = self.name_words(i + 1, 4) {
+                self.hit(start, end, PiiType::PersonName, D_LABEL, "person_name_label");
+                return end;
+            }
+        } else if lexicon::ADDRESS_LABELS.iter().any(|l| l.as_bytes() == label) {
+            let mut start = i + 1;
+            while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
+                start += 1;
+            }
+            let mut end = start;
+            while end < b.len() && end - start < 200 && b[end] != b'\n' && b[end] != b'\r' {
+                end += 1;
+            }
+            let end = text::floor_boundary(self.text, end);
+            let trimmed = start + self.text[start..end].trim_end().len();
+            if trimmed > start + 3 && !b[start..].starts_with(b"[MASKED_") {
+                self.hit(start, trimmed, PiiType::Address, D_LABEL, "address_label");
+                return trimmed;
+            }
+        }
+        i + 1
+    }
+
+    /// A hex/colon token (IPv6, MAC with ':') around the colon at `i`.
+    fn hex_colon(&mut self, i: usize) -> Option<usize> {
+        let b = self.b;
+        let token = |c: u8| c.is_ascii_hexdigit() || c == b':' || c == b'.' || c == b'%';
+        let mut start = i;
+        while start > 0 && token(b[start - 1]) && i - start < 45 {
+            start -= 1;
+        }
+        let mut end = i;
+        while end < b.len() && token(b[end]) && end - start < 64 {
+            end += 1;
+        }
+        while end > start && matches!(b[end - 1], b'.' | b':') && !(end >= 2 && b[end - 2] == b':') {
+            end -= 1;
+        }
+        if (start > 0 && b[start - 1].is_ascii_alphanumeric()) || b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+            return None;
+        }
+        let candidate = &b[start..end];
+        if generic::mac(candidate) {
+            self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+            return Some(end);
+        }
+        if candidate.iter().filter(|&&c| c == b':').count() >= 2 && generic::ipv6(candidate) {
+            self.hit(start, end, PiiType::Ipv6, A, "ipv6");
+            return Some(end);
+        }
+        None
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // '@' : e-mail
+
+    fn email(&mut self, at: usize) -> usize {
+        let b = self.b;
+        let mut start = at;
+        while start > 0 && at - start < 64 && generic::email_local_char(b[start - 1]) {
+            start -= 1;
+        }
+        while start < at && b[start] == b'.' {
+            start += 1;
+        }
+        let mut end = at + 1;
+        while end < b.len() && end - at < 254 && generic::email_domain_char(b[end]) {
+            end += 1;
+        }
+        let mut end = text::floor_boundary(self.text, end);
+        while end > at + 1 && matches!(b[end - 1], b'.' | b'-') {
+            end -= 1;
+        }
+        // Non-ASCII bytes at the very end are punctuation more often than an IDN label.
+        while end > at + 1 && b[end - 1] >= 0x80 && !self.text[at + 1..end].rsplit('.').next().is_some_and(|tld| tld.is_ascii()) {
+            end = text::floor_boundary(self.text, end - 1);
+        }
+        if start < at && generic::email(&b[start..at], &b[at + 1..end]) {
+            self.hit(start, end, PiiType::Email, A, "email");
+            return end;
+        }
+        at + 1
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Tokens: grouped numbers and alphanumeric ids
+
+    fn token(&mut self, at: usize) -> usize {
+        let b = self.b;
+        // Start of the word this digit belongs to (lower-case prefixes: "bc1...", "0x...").
+        let mut start = at;
+        if b[at].is_ascii_alphanumeric() {
+            while start > 0 && b[start - 1].is_ascii_alphanumeric() {
+                start -= 1;
+            }
+        }
+        let mut word_end = start;
+        while word_end < b.len() && b[word_end].is_ascii_alphanumeric() {
+            word_end += 1;
+        }
+        // Mid-word starts in non-ASCII words ("Şube3") are not ids.
+        if text::word_before(b, start) && b[start - 1] >= 0x80 {
+            return word_end.max(at + 1);
+        }
+        let word = &b[start..word_end];
+        if word.len() >= 26 {
+            if let Some(end) = self.wallet(start, word_end) {
+                return end;
+            }
+        }
+        if b.get(word_end) == Some(&b'<') || (start > 0 && b[start - 1] == b'<') {
+            if let Some(end) = self.mrz(start) {
+                return end;
+            }
+        }
+        if b.get(word_end) == Some(&b':') && b.get(word_end + 1).is_some_and(|c| c.is_ascii_hexdigit() || *c == b':') && word.iter().all(u8::is_ascii_hexdigit) {
+            if let Some(end) = self.hex_colon(word_end) {
+                return end;
+            }
+        }
+        if word.len() == 14 || word.len() == 4 && b.get(word_end) == Some(&b'.') {
+            // Cisco MAC "001a.2b3c.4d5e"
+            let end = (start + 14).min(b.len());
+            if generic::mac(&b[start..end]) && !b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+                self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+                return end;
+            }
+        }
+        let plus = at > 0 && b[at] == b'+' || (b[at] == b'(' && b.get(at + 1) == Some(&b'+'));
+        let chain_start = if b[at] == b'+' || b[at] == b'(' { at + 1 + usize::from(b.get(at + 1) == Some(&b'+')) } else { start };
+        let (groups, count, end) = self.chain(chain_start);
+        if count == 0 {
+            return word_end.max(at + 1);
+        }
+        let lead = if b[at] == b'+' || b[at] == b'(' { at } else { start };
+        self.evaluate_chain(&groups[..count], lead, plus);
+        end
+    }
+
+    /// Groups of digits/letters joined by number separators, starting at `start`.
+    fn chain(&mut self, start: usize) -> ([Group; MAX_GROUPS], usize, usize) {
+        let b = self.b;
+        let mut groups = [Group::default(); MAX_GROUPS];
+        let mut count = 0;
+        self.norm.clear();
+        let mut i = start;
+        let mut sep = 0u8;
+        loop {
+            let group_start = i;
+            let norm_start = self.norm.len();
+            let (mut digits, mut letters) = (0, 0);
+            while self.norm.len() - norm_start < 40 {
+                if let Some((d, len)) = digit_at(b, i) {
+                    self.norm.push(d);
+                    digits += 1;
+                    i += len;
+                } else if b.get(i).is_some_and(u8::is_ascii_alphabetic) {
+                    self.norm.push(b[i].to_ascii_uppercase());
+                    letters += 1;
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            if i == group_start {
+                break;
+            }
+            groups[count] = Group {
+                start: group_start,
+                end: i,
+                norm_start,
+                norm_end: self.norm.len(),
+                digits,
+                letters,
+                sep,
+            };
+            count += 1;
+            if count == MAX_GROUPS || i - start > 96 || b.get(i).is_some_and(|c| *c >= 0x80 && digit_at(b, i).is_none() && separator_at(b, i) == 0) {
+                break;
+            }
+            // Separators between groups: at most two characters (") ", " - " is too loose).
+            let mut j = i;
+            let mut kinds = 0u8;
+            let mut separators = 0;
+            while separators < 2 {
+                let l = separator_at(b, j);
+                if l == 0 {
+                    break;
+                }
+                kinds |= sep_kind(b[j]);
+                j += l;
+                separators += 1;
+            }
+            if separators == 0 || (separators == 2 && kinds & SEP_PAREN == 0 && kinds != SEP_SPACE | SEP_DASH && kinds != SEP_SPACE) {
+                break;
+            }
+            if kinds == SEP_SPACE && separators == 2 {
+                break;
+            }
+            // The next group must start with a digit, or be a short run of capitals / a mixed token.
+            if digit_at(b, j).is_none() {
+                let mut k = j;
+                while k < b.len() && b[k].is_ascii_alphabetic() {
+                    k += 1;
+                }
+                let letters = &b[j..k];
+                let mixed = b.get(k).is_some_and(u8::is_ascii_digit);
+                if letters.is_empty() || !(letters.iter().all(u8::is_ascii_uppercase) && (letters.len() <= 4 || mixed)) {
+                    break;
+                }
+                if kinds & SEP_SLASH != 0 {
+                    break;
+                }
+            }
+            i = j;
+            sep = kinds;
+        }
+        let end = if count == 0 { start } else { groups[count - 1].end };
+        (groups, count, end)
+    }
+
+    fn evaluate_chain(&mut self, groups: &[Group], lead: usize, plus: bool) {
+        let count = groups.len();
+        // Fast exit: one short number ("2024", "150", "12,50").
+        if count == 1 && groups[0].letters == 0 && groups[0].digits < 6 {
+            return;
+        }
+        let mut context: [Option<TypeSet>; MAX_GROUPS] = [None; MAX_GROUPS];
+        for length in (1..=count).rev() {
+            for first in 0..=count - length {
+                let last = first + length - 1;
+                let total: usize = groups[first..=last].iter().map(Group::len).sum();
+                if total < 5 || total > 34 {
+                    continue;
+                }
+                let start = if first == 0 { lead } else { groups[first].start };
+                self.evaluate(groups, first, last, start, plus && first == 0, &mut context[first]);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn evaluate(&mut self, groups: &[Group], first: usize, last: usize, start: usize, plus: bool, context: &mut Option<TypeSet>) {
+        let end = groups[last].end;
+        let s: Vec<u8> = self.norm[groups[first].norm_start..groups[last].norm_end].to_vec();
+        let s = s.as_slice();
+        let len = s.len();
+        let letters: usize = groups[first..=last].iter().map(|g| g.letters).sum();
+        let count = last - first + 1;
+        let seps = groups[first + 1..=last].iter().fold(0u8, |acc, g| acc | g.sep);
+        let lens: Vec<usize> = groups[first..=last].iter().map(Group::len).collect();
+        let mut ctx = |scanner: &mut Self| -> TypeSet {
+            *context.get_or_insert_with(|| scanner.context(groups[first].start, groups[groups.len() - 1].end))
+        };
+        if letters == 0 {
+            match len {
+                7 if s.starts_with(b"444") && (count >= 2 || ctx(self).contains(PiiType::PhoneTr)) => {
+                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                }
+                9 => {
+                    let dashed = count == 3 && lens == [3, 2, 4] && seps == SEP_DASH;
+                    let c = ctx(self);
+                    if us::itin_us(s) && (dashed || c.contains(PiiType::ItinUs)) {
+                        self.hit(start, end, PiiType::ItinUs, B_FORM, "itin_us");
+                    } else if us::ssn_us(s) && (dashed && c.0 != 0 || c.contains(PiiType::SsnUs)) {
+                        self.hit(start, end, PiiType::SsnUs, B_FORM, "ssn_us");
+                    } else if us::ssn_us(s) && dashed {
+                        self.hit(start, end, PiiType::SsnUs, B_CONTEXT, "ssn_us");
+                    }
+                    if us::ein_us(s) && c.contains(PiiType::EinUs) {
+                        self.hit(start, end, PiiType::EinUs, B_CONTEXT, "ein_us");
+                    }
+                    if us::aba_routing_us(s) && c.contains(PiiType::AbaRoutingUs) {
+                        self.hit(start, end, PiiType::AbaRoutingUs, B_CONTEXT, "aba_routing_us");
+                    }
+                    if eu::citizen_id_nl(s) && c.contains(PiiType::CitizenIdNl) {
+                        self.hit(start, end, PiiType::CitizenIdNl, B_CONTEXT, "citizen_id_nl");
+                    }
+                    if c.contains(PiiType::PassportUs) && count == 1 {
+                        self.hit(start, end, PiiType::PassportUs, C_LABEL, "passport_us");
+                    }
+                }
+                10 => {
+                    let phone_form = (count == 4 && lens == [3, 3, 2, 2]) || (count == 3 && lens == [3, 3, 4]);
+                    if tr::phone_nsn(s) && (phone_form || ctx(self).contains(PiiType::PhoneTr)) {
+                        self.hit(start, end, PiiType::PhoneTr, if phone_form { B_FORM } else { B_CONTEXT }, "phone_tr");
+                    }
+                    if tr::vkn(s) && ctx(self).contains(PiiType::TaxIdTr) {
+                        self.hit(start, end, PiiType::TaxIdTr, B_FORM, "tax_id_tr");
+                    }
+                    if eu::nhs_number_uk(s) && ctx(self).contains(PiiType::NhsNumberUk) {
+                        self.hit(start, end, PiiType::NhsNumberUk, B_CONTEXT, "nhs_number_uk");
+                    }
+                    if us::npi_us(s) && ctx(self).contains(PiiType::NpiUs) {
+                        self.hit(start, end, PiiType::NpiUs, B_CONTEXT, "npi_us");
+                    }
+                    let hyphenated = count == 2 && lens == [6, 4] && (seps == SEP_DASH || self.b.get(groups[first].end) == Some(&b'+'));
+                    if eu::personal_id_se(s) && (hyphenated || ctx(self).contains(PiiType::PersonalIdSe)) {
+                        self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
+                    }
+                }
+                11 => {
+                    if tr::tckn(s) {
+                        self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
+                    }
+                    if tr::phone_with_prefix(s) {
+                        self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                    }
+                    if eu::tax_id_de(s) {
+                        self.hit(start, end, PiiType::TaxIdDe, A, "tax_id_de");
+                    }
+                    if eu::national_id_pl(s) {
+                        self.hit(start, end, PiiType::NationalIdPl, A_MINUS, "national_id_pl");
+                    }
+                    if eu::national_id_be(s) && (count > 1 || ctx(self).contains(PiiType::NationalIdBe)) {
+                        self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
+                    }
+                }
+                12 => {
+                    if tr::phone_with_prefix(s) && (plus || count > 1 || ctx(self).contains(PiiType::PhoneTr)) {
+                        self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                    }
+                    if count == 2 && lens == [8, 4] && seps == SEP_DASH && eu::personal_id_se(&s[2..]) {
+                        self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
+                    }
+                }
+                14 if tr::phone_with_prefix(s) => {
+                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                }
+                _ => {}
+            }
+            if (12..=19).contains(&len) && generic::credit_card(s) {
+                self.hit(start, end, PiiType::CreditCard, A, "credit_card");
+            }
+            if len == 15 {
+                if eu::social_security_fr(s) {
+                    self.hit(start, end, PiiType::SocialSecurityFr, A, "social_security_fr");
+                }
+                if generic::imei(s) && ctx(self).contains(PiiType::Imei) {
+                    self.hit(start, end, PiiType::Imei, B_CONTEXT, "imei");
+                }
+            }
+            if len == 17 && generic::vin(s) == Some(true) && ctx(self).contains(PiiType::Vin) {
+                self.hit(start, end, PiiType::Vin, A_MINUS, "vin");
+            }
+            if len == 26 && tr::isyeri_sicil(s) {
+                self.hit(start, end, PiiType::IsyeriSicilNo, B_FORM, "isyeri_sicil_no");
+            }
+            if len == 24 && ctx(self).contains(PiiType::IsyeriSicilNo) {
+                self.hit(start, end, PiiType::IsyeriSicilNo, C_LABEL, "isyeri_sicil_no");
+            }
+            if plus && !s.starts_with(b"90") && (7..=15).contains(&len) && country_code(s).is_some() {
+                self.hit(start, end, PiiType::PhoneIntl, B_FORM, "phone_intl");
+            }
+            if !plus && s.starts_with(b"00") && !s.starts_with(b"0090") && count >= 2 && (9..=17).contains(&len) && country_code(&s[2..]).is_some() {
+                self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+            }
+            if (6..=13).contains(&len) {
+                let c = ctx(self);
+                for ty in [PiiType::EmeklilikNo, PiiType::BagkurNo, PiiType::DriverLicenseTr, PiiType::DriverLicenseUs] {
+                    if c.contains(ty) {
+                        self.hit(start, end, ty, C_LABEL, ty.name());
+                    }
+                }
+            }
+            if count == 3 && matches!(seps, SEP_DOT | SEP_SLASH | SEP_DASH) && is_date(s, &lens) && ctx(self).contains(PiiType::DateOfBirth) {
+                self.hit(start, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
+            }
+            if count == 4 && seps == SEP_DOT && lens.iter().all(|&l| l <= 3) && generic::ipv4(&self.b[groups[first].start..end]) {
+                let before = &self.b[start.saturating_sub(8)..start];
+                let mut folded = Vec::new();
+                text::fold_into(before, &mut folded);
+                if !(folded.ends_with(b"v") || folded.ends_with(b"version ") || folded.ends_with(b"oid ") || folded.ends_with(b"v.")) {
+                    self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
+                }
+            }
+            return;
+        }
+        // Tokens with letters.
+        if len >= 15 && s[0].is_ascii_uppercase() && s[1].is_ascii_uppercase() && s[2].is_ascii_digit() && s[3].is_ascii_digit() && generic::iban(s) {
+            let ty = if s.starts_with(b"TR") { PiiType::IbanTr } else { PiiType::Iban };
+            self.hit(start, end, ty, A, ty.name());
+            return;
+        }
+        match len {
+            9 => {
+                if eu::national_insurance_uk(s) {
+                    self.hit(start, end, PiiType::NationalInsuranceUk, A_MINUS, "national_insurance_uk");
+                }
+                if eu::national_id_es(s) {
+                    self.hit(start, end, PiiType::NationalIdEs, A, "national_id_es");
+                }
+                if eu::foreigner_id_es(s) {
+                    self.hit(start, end, PiiType::ForeignerIdEs, A, "foreigner_id_es");
+                }
+                if tr::passport(s) {
+                    self.hit(start, end, PiiType::PassportTr, B_FORM, "passport_tr");
+                } else if s[0].is_ascii_uppercase() && s[1..].iter().all(u8::is_ascii_digit) && ctx(self).contains(PiiType::PassportUs) {
+                    self.hit(start, end, PiiType::PassportUs, C_LABEL, "passport_us");
+                }
+                if id_card_shape(s) && ctx(self).contains(PiiType::IdCardSerialTr) {
+                    self.hit(start, end, PiiType::IdCardSerialTr, C_LABEL, "id_card_serial_tr");
+                }
+            }
+            11 if us::mbi_us(s) => self.hit(start, end, PiiType::MbiUs, A_MINUS, "mbi_us"),
+            15 if eu::social_security_fr(s) => self.hit(start, end, PiiType::SocialSecurityFr, A, "social_security_fr"),
+            16 if eu::fiscal_code_it(s) => self.hit(start, end, PiiType::FiscalCodeIt, A, "fiscal_code_it"),
+            17 => match generic::vin(s) {
+                Some(true) => self.hit(start, end, PiiType::Vin, A_MINUS, "vin"),
+                Some(false) if ctx(self).contains(PiiType::Vin) => self.hit(start, end, PiiType::Vin, B_CONTEXT, "vin"),
+                _ => {}
+            },
+            _ => {}
+        }
+        if (8..=11).contains(&len) && count == 1 && generic::bic(s) && ctx(self).contains(PiiType::BicSwift) {
+            self.hit(start, end, PiiType::BicSwift, B_CONTEXT, "bic_swift");
+        }
+        if count == 3 && lens[0] == 2 && groups[first].letters == 0 && groups[first + 1].digits == 0 && groups[first + 2].letters == 0 {
+            let g = &groups[first..=last];
+            let norm = &self.norm;
+            if tr::plate(&norm[g[0].norm_start..g[0].norm_end], &norm[g[1].norm_start..g[1].norm_end], &norm[g[2].norm_start..g[2].norm_end]) {
+                self.hit(start, end, PiiType::LicensePlateTr, B_FORM, "license_plate_tr");
+            }
+        }
+        if count == 1 && (5..=8).contains(&len) && s[0].is_ascii_digit() && s[1].is_ascii_digit() && ctx(self).contains(PiiType::LicensePlateTr) {
+            let letters_at = 2;
+            let digits_at = s[letters_at..].iter().position(u8::is_ascii_digit).map(|p| p + letters_at);
+            if let Some(d) = digits_at {
+                if tr::plate(&s[..2], &s[2..d], &s[d..]) {
+                    self.hit(start, end, PiiType::LicensePlateTr, B_CONTEXT, "license_plate_tr");
+                }
+            }
+        }
+        if len >= 10 && s[0].is_ascii_uppercase() && s[1].is_ascii_uppercase() && generic::iban_length(&s[..2]).is_some() || s.starts_with(b"EL") {
+            if eu::vat_eu(s) {
+                self.hit(start, end, PiiType::VatEu, A, "vat_eu");
+            }
+        }
+        if (6..=13).contains(&len) && letters < len {
+            let c = ctx(self);
+            for ty in [PiiType::IdCardSerialTr, PiiType::DriverLicenseTr, PiiType::DriverLicenseUs, PiiType::EmeklilikNo, PiiType::BagkurNo] {
+                if c.contains(ty) && count <= 2 {
+                    self.hit(start, end, ty, C_LABEL, ty.name());
+                }
+            }
+        }
+    }
+
+    /// Bitcoin and Ethereum addresses (a whole word).
+    fn wallet(&mut self, start: usize, end: usize) -> Option<usize> {
+        let word = &self.b[start..end];
+        let valid = generic::btc_base58(word)
+            || ((word.starts_with(b"bc1") || word.starts_with(b"BC1")) && generic::btc_bech32(word))
+            || generic::eth_address(word);
+        if valid {
+            self.hit(start, end, PiiType::CryptoWallet, A, "crypto_wallet");
+            return Some(end);
+        }
+        None
+    }
+
+    /// MRZ lines around `at`: the whole block is one finding.
+    fn mrz(&mut self, at: usize) -> Option<usize> {
+        let b = self.b;
+        let line_start = b[..at].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+        let line_end = b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| at + p);
+        let line = trim_cr(&b[line_start..line_end]);
+        if !generic::mrz_line(line) {
+            return None;
+        }
+        let mrz_shaped = |l: &[u8]| matches!(l.len(), 30 | 36 | 44) && l.iter().all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'<');
+        let mut start = line_start;
+        // Up to two MRZ lines above.
+        for _ in 0..2 {
+            if start < 2 {
+                break;
+            }
+            let prev_end = start - 1;
+            let prev_start = b[..prev_end].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+            if mrz_shaped(trim_cr(&b[prev_start..prev_end])) {
+                start = prev_start;
+            } else {
+                break;
+            }
+        }
+        let mut end = line_start + line.len();
+        for _ in 0..2 {
+            let next_start = end + if b.get(end) == Some(&b'\r') { 2 } else { 1 };
+            if next_start >= b.len() {
+                break;
+            }
+            let next_end = b[next_start..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| next_start + p);
+            let next = trim_cr(&b[next_start..next_end]);
+            if mrz_shaped(next) {
+                end = next_start + next.len();
+            } else {
+                break;
+            }
+        }
+        self.hit(start, end, PiiType::Mrz, A, "mrz");
+        Some(end)
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// TCKK serial `A12B34567` or old booklet `U21123456`.
+fn id_card_shape(s: &[u8]) -> bool {
+    s.len() == 9
+        && s[0].is_ascii_uppercase()
+        && s[1].is_ascii_digit()
+        && s[2].is_ascii_digit()
+        && (s[3].is_ascii_uppercase() || s[3].is_ascii_digit())
+        && s[4..].iter().all(u8::is_ascii_digit)
+}
+
+/// dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd with a plausible birth year.
+fn is_date(s: &[u8], lens: &[usize]) -> bool {
+    let number = |r: &[u8]| r.iter().fold(0u32, |acc, &c| acc * 10 + u32::from(c - b'0'));
+    let (day, month, year) = match lens {
+        [1 | 2, 1 | 2, 4] => {
+            let (d, rest) = s.split_at(lens[0]);
+            let (m, y) = rest.split_at(lens[1]);
+            (number(d), number(m), number(y))
+        }
+        [4, 1 | 2, 1 | 2] => {
+            let (y, rest) = s.split_at(4);
+            let (m, d) = rest.split_at(lens[1]);
+            (number(d), number(m), number(y))
+        }
+        _ => return false,
+    };
+    (1900..=2100).contains(&year) && crate::pii_masker::detectors::valid_date(year, month, day)
+}
+
+/// ITU country calling codes (1–3 digits) at the start of `s`.
+fn country_code(s: &[u8]) -> Option<usize> {
+    const CODES: &[&[u8]] = &[
+        b"1", b"7", b"20", b"27", b"30", b"31", b"32", b"33", b"34", b"36", b"39", b"40", b"41", b"43", b"44", b"45",
+        b"46", b"47", b"48", b"49", b"51", b"52", b"53", b"54", b"55", b"56", b"57", b"58", b"60", b"61", b"62", b"63",
+        b"64", b"65", b"66", b"81", b"82", b"84", b"86", b"91", b"92", b"93", b"94", b"95", b"98", b"212", b"213",
+        b"216", b"218", b"220", b"234", b"254", b"255", b"351", b"352", b"353", b"354", b"355", b"356", b"357", b"358",
+        b"359", b"370", b"371", b"372", b"373", b"374", b"375", b"380", b"381", b"382", b"385", b"386", b"387", b"389",
+        b"420", b"421", b"423", b"852", b"886", b"961", b"962", b"963", b"964", b"965", b"966", b"971", b"972", b"973",
+        b"974", b"994", b"995", b"996", b"998",
+    ];
+    CODES.iter().find(|code| s.starts_with(code)).map(|code| code.len())
+}

@@ -1,0 +1,192 @@
+//! Byte-level helpers for the scanner: character classes, separators inside numbers, full-width digits,
+//! and the Turkish-aware folding used for keyword matching.
+
+/// Class bits of the scanner's dispatch table.
+pub const DIGIT: u8 = 1;
+pub const UPPER: u8 = 2;
+pub const AT: u8 = 4;
+pub const COLON: u8 = 8;
+pub const OPEN: u8 = 16; // '[' (mask tokens), '+', '(' (phones)
+pub const LEAD: u8 = 32; // UTF-8 lead bytes of Turkish capitals and full-width digits
+
+pub static CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = b'0';
+    while b <= b'9' {
+        table[b as usize] = DIGIT;
+        b += 1;
+    }
+    let mut b = b'A';
+    while b <= b'Z' {
+        table[b as usize] = UPPER;
+        b += 1;
+    }
+    table[b'@' as usize] = AT;
+    table[b':' as usize] = COLON;
+    table[b'[' as usize] = OPEN;
+    table[b'+' as usize] = OPEN;
+    table[b'(' as usize] = OPEN;
+    table[0xC3] = LEAD;
+    table[0xC4] = LEAD;
+    table[0xC5] = LEAD;
+    table[0xEF] = LEAD;
+    table
+};
+
+/// The value of an ASCII or full-width digit at `i`, and its length in bytes.
+#[inline]
+pub fn digit_at(b: &[u8], i: usize) -> Option<(u8, usize)> {
+    let c = *b.get(i)?;
+    if c.is_ascii_digit() {
+        return Some((c, 1));
+    }
+    if c == 0xEF && b.get(i + 1) == Some(&0xBC) {
+        if let Some(&third) = b.get(i + 2) {
+            if (0x90..=0x99).contains(&third) {
+                return Some((b'0' + (third - 0x90), 3));
+            }
+        }
+    }
+    None
+}
+
+/// Length of a separator allowed inside a grouped number at `i` (0 when there is none): space, NBSP,
+/// narrow and thin spaces, '.', '-', '/', Unicode dashes and minus, parentheses.
+#[inline]
+pub fn separator_at(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(b' ' | b'.' | b'-' | b'/' | b'(' | b')') => 1,
+        Some(0xC2) if b.get(i + 1) == Some(&0xA0) => 2,
+        Some(0xE2) => match (b.get(i + 1), b.get(i + 2)) {
+            (Some(0x80), Some(0x89 | 0xAF | 0x90..=0x95)) => 3,
+            (Some(0x88), Some(0x92)) => 3,
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+#[inline]
+pub fn is_alnum(c: u8) -> bool {
+    c.is_ascii_alphanumeric()
+}
+
+/// True when the byte before `i` continues a word (ASCII alphanumeric or part of a non-ASCII letter).
+#[inline]
+pub fn word_before(b: &[u8], i: usize) -> bool {
+    i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] >= 0x80 && !is_space_tail(b, i))
+}
+
+/// Whether the non-ASCII character ending at `i` is a space or dash (NBSP, thin spaces, dashes).
+fn is_space_tail(b: &[u8], i: usize) -> bool {
+    (i >= 2 && b[i - 2] == 0xC2 && b[i - 1] == 0xA0) || (i >= 3 && b[i - 3] == 0xE2 && (b[i - 2] == 0x80 || b[i - 2] == 0x88))
+}
+
+/// Turkish capital letters as UTF-8 (Ç Ğ İ Ö Ş Ü) at `i`: their byte length.
+#[inline]
+pub fn turkish_upper_at(b: &[u8], i: usize) -> usize {
+    match (b.get(i), b.get(i + 1)) {
+        (Some(0xC3), Some(0x87 | 0x96 | 0x9C)) => 2,
+        (Some(0xC4), Some(0x9E | 0xB0)) => 2,
+        (Some(0xC5), Some(0x9E)) => 2,
+        _ => 0,
+    }
+}
+
+/// Length of the letter at `i` (ASCII letter, or a two-byte Latin letter), 0 when it is not one.
+#[inline]
+pub fn letter_at(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(c) if c.is_ascii_alphabetic() => 1,
+        Some(0xC3..=0xC5) if b.get(i + 1).is_some_and(|n| (0x80..=0xBF).contains(n)) => 2,
+        _ => 0,
+    }
+}
+
+/// Is the letter at `i` upper-case (ASCII or Turkish capital)?
+#[inline]
+pub fn upper_at(b: &[u8], i: usize) -> bool {
+    b.get(i).is_some_and(u8::is_ascii_uppercase) || turkish_upper_at(b, i) > 0
+}
+
+/// Appends `src` folded for keyword matching: ASCII lower case, Turkish and common Latin letters
+/// reduced to their ASCII base (İ, I, ı and i all become `i`), the combining dot dropped. Other bytes
+/// are copied.
+pub fn fold_into(src: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < src.len() {
+        let c = src[i];
+        if c < 0x80 {
+            out.push(c.to_ascii_lowercase());
+            i += 1;
+            continue;
+        }
+        let next = src.get(i + 1).copied().unwrap_or(0);
+        let folded = match (c, next) {
+            (0xC3, 0x87 | 0xA7) => Some(b'c'),
+            (0xC4, 0x9E | 0x9F) => Some(b'g'),
+            (0xC4, 0xB0 | 0xB1) => Some(b'i'),
+            (0xC3, 0x96 | 0xB6) => Some(b'o'),
+            (0xC5, 0x9E | 0x9F) => Some(b's'),
+            (0xC3, 0x9C | 0xBC) => Some(b'u'),
+            (0xC3, 0xA9 | 0xA8 | 0xAA | 0xAB | 0x89) => Some(b'e'),
+            (0xC3, 0xA4 | 0xA0 | 0xA1 | 0xA2 | 0x84) => Some(b'a'),
+            (0xC3, 0x9F) => Some(b's'),
+            (0xCC, 0x87) => None, // combining dot above (from a lower-cased İ): dropped
+            _ => {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+        };
+        if let Some(letter) = folded {
+            out.push(letter);
+        }
+        i += 2;
+    }
+}
+
+/// Folds a whole string (for building keyword tables and gazetteers).
+pub fn fold(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    fold_into(text.as_bytes(), &mut out);
+    out
+}
+
+/// The largest char boundary at or below `i`.
+pub fn floor_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest char boundary at or above `i`.
+pub fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i.min(text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turkish_folding_unifies_dotted_and_dotless_i() {
+        assert_eq!(fold("İSTANBUL Kimliği IBAN'ı ılık"), b"istanbul kimligi iban'i ilik".to_vec());
+        assert_eq!(fold(&"İ".to_lowercase()), b"i".to_vec());
+        assert_eq!(fold("ŞÇĞÜÖ şçğüö"), b"scguo scguo".to_vec());
+    }
+
+    #[test]
+    fn digits_and_separators() {
+        assert_eq!(digit_at("５".as_bytes(), 0), Some((b'5', 3)));
+        assert_eq!(separator_at("\u{a0}".as_bytes(), 0), 2);
+        assert_eq!(separator_at("\u{2013}".as_bytes(), 0), 3);
+        assert_eq!(separator_at("\u{2212}".as_bytes(), 0), 3);
+        assert_eq!(separator_at(b"x", 0), 0);
+    }
+}
