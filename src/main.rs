@@ -30,10 +30,15 @@ enum Command {
     Migrate,
     /// Print the effective configuration, secrets redacted.
     PrintConfig,
+    /// Find and mask personal data in files (offline).
+    Mask(docsieve::cli_mask::MaskArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Mask(args)) = cli.command {
+        return docsieve::cli_mask::run(args);
+    }
     let settings = match Settings::load(cli.config.as_deref()) {
         Ok(settings) => settings,
         Err(error) => {
@@ -42,6 +47,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command.unwrap_or(Command::Serve) {
+        Command::Mask(_) => ExitCode::SUCCESS,
         Command::PrintConfig => match toml::to_string_pretty(&settings.redacted()) {
             Ok(text) => {
                 print!("{text}");

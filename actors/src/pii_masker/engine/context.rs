@@ -35,6 +35,12 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
         ("iletisim", &[PhoneTr]),
         ("faks", &[PhoneTr]),
         ("fax", &[PhoneTr, PhoneIntl]),
+        ("kart", &[CreditCard]),
+        ("kredi karti", &[CreditCard]),
+        ("card", &[CreditCard]),
+        ("visa", &[CreditCard]),
+        ("mastercard", &[CreditCard]),
+        ("amex", &[CreditCard]),
         ("phone", &[PhoneTr, PhoneIntl]),
         ("arayin", &[PhoneTr]),
         ("isyeri sicil", &[IsyeriSicilNo]),
@@ -160,10 +166,25 @@ fn table() -> &'static Table {
     })
 }
 
+/// Placeholders such as `[MASKED_PHONE_TR]` name a type; they must never act as context.
+fn blank_mask_tokens(folded: &mut [u8]) {
+    let mut i = 0;
+    while let Some(offset) = folded[i..].windows(8).position(|w| w == b"[masked_") {
+        let start = i + offset;
+        let end = folded[start..].iter().position(|&c| c == b']').map_or(folded.len(), |p| start + p + 1);
+        folded[start..end].fill(b' ');
+        i = end;
+        if i + 8 > folded.len() {
+            break;
+        }
+    }
+}
+
 /// Types supported by keywords in `text[from..to]`. `scratch` is reused between calls.
 pub fn types_near(text: &[u8], from: usize, to: usize, scratch: &mut Vec<u8>) -> TypeSet {
     scratch.clear();
     fold_into(&text[from..to], scratch);
+    blank_mask_tokens(scratch);
     let table = table();
     let mut found = TypeSet::default();
     for hit in table.automaton.find_overlapping_iter(scratch.as_slice()) {
@@ -223,5 +244,6 @@ mod tests {
         assert!(!near("einer der").contains(PiiType::EinUs));
         assert!(!near("otel").contains(PiiType::PhoneTr));
         assert!(near("EIN: ").contains(PiiType::EinUs));
+        assert!(!near("[MASKED_PHONE_INTL] x").contains(PiiType::PhoneTr));
     }
 }

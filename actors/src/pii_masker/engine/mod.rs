@@ -6,6 +6,7 @@
 mod context;
 mod lexicon;
 mod scanner;
+pub mod synthetic;
 pub mod text;
 mod types;
 

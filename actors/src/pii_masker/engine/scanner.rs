@@ -482,6 +482,11 @@ impl<'t> Scanner<'t> {
         while word_end < b.len() && b[word_end].is_ascii_alphanumeric() {
             word_end += 1;
         }
+        // No identifier is this long (the longest, a bech32 address, has 90 characters): skip the
+        // whole run at once so that enormous tokens stay linear.
+        if word_end - start > 100 {
+            return word_end.max(at + 1);
+        }
         // Mid-word starts in non-ASCII words ("Şube3") are not ids.
         if text::word_before(b, start) && b[start - 1] >= 0x80 {
             return word_end.max(at + 1);
@@ -529,6 +534,8 @@ impl<'t> Scanner<'t> {
         self.norm.clear();
         let mut i = start;
         let mut sep = 0u8;
+        // A '(' right before the first digit ("(0212) 345 67 89") may be closed inside the chain.
+        let mut open_paren = start > 0 && b[start - 1] == b'(' && b[start].is_ascii_digit();
         loop {
             let group_start = i;
             let norm_start = self.norm.len();
@@ -566,14 +573,24 @@ impl<'t> Scanner<'t> {
             let mut j = i;
             let mut kinds = 0u8;
             let mut separators = 0;
+            let mut unbalanced = false;
             while separators < 2 {
                 let l = separator_at(b, j);
                 if l == 0 {
                     break;
                 }
+                match b[j] {
+                    b'(' if !open_paren => open_paren = true,
+                    b')' if open_paren => open_paren = false,
+                    b'(' | b')' => unbalanced = true,
+                    _ => {}
+                }
                 kinds |= sep_kind(b[j]);
                 j += l;
                 separators += 1;
+            }
+            if unbalanced {
+                break;
             }
             if separators == 0 || (separators == 2 && kinds & SEP_PAREN == 0 && kinds != SEP_SPACE | SEP_DASH && kinds != SEP_SPACE) {
                 break;
@@ -633,12 +650,15 @@ impl<'t> Scanner<'t> {
         let count = last - first + 1;
         let seps = groups[first + 1..=last].iter().fold(0u8, |acc, g| acc | g.sep);
         let lens: Vec<usize> = groups[first..=last].iter().map(Group::len).collect();
+        // Written plain, or in groups no longer than `max` characters (e.g. 3-3-3-2, 4-4-4-4): a
+        // juxtaposition of unrelated numbers ("EAN 8690379742866 11") does not count.
+        let grouped = |max: usize| count == 1 || (count >= 3 && lens.iter().all(|&l| l <= max));
         let mut ctx = |scanner: &mut Self| -> TypeSet {
             *context.get_or_insert_with(|| scanner.context(groups[first].start, groups[groups.len() - 1].end))
         };
         if letters == 0 {
             match len {
-                7 if s.starts_with(b"444") && (count >= 2 || ctx(self).contains(PiiType::PhoneTr)) => {
+                7 if s.starts_with(b"444") && ((count >= 2 && lens[0] == 3 && seps == SEP_SPACE) || ctx(self).contains(PiiType::PhoneTr)) => {
                     self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
                 9 => {
@@ -683,7 +703,7 @@ impl<'t> Scanner<'t> {
                         self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
                     }
                 }
-                11 => {
+                11 if grouped(4) => {
                     if tr::tckn(s) {
                         self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
                     }
@@ -713,10 +733,15 @@ impl<'t> Scanner<'t> {
                 }
                 _ => {}
             }
-            if (12..=19).contains(&len) && generic::credit_card(s) {
-                self.hit(start, end, PiiType::CreditCard, A, "credit_card");
+            if (12..=19).contains(&len) && grouped(6) && generic::credit_card(s) {
+                // 15, 16 and 19 digits are the usual PAN lengths; the rarer ones need a card word.
+                if matches!(len, 15 | 16 | 19) {
+                    self.hit(start, end, PiiType::CreditCard, A, "credit_card");
+                } else if ctx(self).contains(PiiType::CreditCard) {
+                    self.hit(start, end, PiiType::CreditCard, B_CONTEXT, "credit_card");
+                }
             }
-            if len == 15 {
+            if len == 15 && grouped(4) {
                 if eu::social_security_fr(s) {
                     self.hit(start, end, PiiType::SocialSecurityFr, A, "social_security_fr");
                 }
@@ -727,7 +752,7 @@ impl<'t> Scanner<'t> {
             if len == 17 && generic::vin(s) == Some(true) && ctx(self).contains(PiiType::Vin) {
                 self.hit(start, end, PiiType::Vin, A_MINUS, "vin");
             }
-            if len == 26 && tr::isyeri_sicil(s) {
+            if len == 26 && grouped(7) && tr::isyeri_sicil(s) {
                 self.hit(start, end, PiiType::IsyeriSicilNo, B_FORM, "isyeri_sicil_no");
             }
             if len == 24 && ctx(self).contains(PiiType::IsyeriSicilNo) {
@@ -736,7 +761,15 @@ impl<'t> Scanner<'t> {
             if plus && !s.starts_with(b"90") && (7..=15).contains(&len) && country_code(s).is_some() {
                 self.hit(start, end, PiiType::PhoneIntl, B_FORM, "phone_intl");
             }
-            if !plus && s.starts_with(b"00") && !s.starts_with(b"0090") && count >= 2 && (9..=17).contains(&len) && country_code(&s[2..]).is_some() {
+            if !plus
+                && s.starts_with(b"00")
+                && !s.starts_with(b"0090")
+                && count >= 2
+                && seps & !(SEP_SPACE | SEP_DASH | SEP_PAREN) == 0
+                && (9..=17).contains(&len)
+                && country_code(&s[2..]).is_some()
+                && ctx(self).contains(PiiType::PhoneIntl)
+            {
                 self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
             }
             if (6..=13).contains(&len) {
@@ -789,7 +822,8 @@ impl<'t> Scanner<'t> {
             11 if us::mbi_us(s) => self.hit(start, end, PiiType::MbiUs, A_MINUS, "mbi_us"),
             15 if eu::social_security_fr(s) => self.hit(start, end, PiiType::SocialSecurityFr, A, "social_security_fr"),
             16 if eu::fiscal_code_it(s) => self.hit(start, end, PiiType::FiscalCodeIt, A, "fiscal_code_it"),
-            17 => match generic::vin(s) {
+            // VINs are written as one unbroken token.
+            17 if count == 1 => match generic::vin(s) {
                 Some(true) => self.hit(start, end, PiiType::Vin, A_MINUS, "vin"),
                 Some(false) if ctx(self).contains(PiiType::Vin) => self.hit(start, end, PiiType::Vin, B_CONTEXT, "vin"),
                 _ => {}
@@ -846,8 +880,19 @@ impl<'t> Scanner<'t> {
     /// MRZ lines around `at`: the whole block is one finding.
     fn mrz(&mut self, at: usize) -> Option<usize> {
         let b = self.b;
-        let line_start = b[..at].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
-        let line_end = b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| at + p);
+        // MRZ lines are at most 44 characters: look no further than that for the line ends.
+        let back = at.saturating_sub(48);
+        let line_start = match b[back..at].iter().rposition(|&c| c == b'\n') {
+            Some(p) => back + p + 1,
+            None if back == 0 => 0,
+            None => return None,
+        };
+        let ahead = (at + 48).min(b.len());
+        let line_end = match b[at..ahead].iter().position(|&c| c == b'\n') {
+            Some(p) => at + p,
+            None if ahead == b.len() => b.len(),
+            None => return None,
+        };
         let line = trim_cr(&b[line_start..line_end]);
         if !generic::mrz_line(line) {
             return None;
@@ -860,7 +905,8 @@ impl<'t> Scanner<'t> {
                 break;
             }
             let prev_end = start - 1;
-            let prev_start = b[..prev_end].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+            let floor = prev_end.saturating_sub(48);
+            let prev_start = b[floor..prev_end].iter().rposition(|&c| c == b'\n').map_or(floor, |p| floor + p + 1);
             if mrz_shaped(trim_cr(&b[prev_start..prev_end])) {
                 start = prev_start;
             } else {
@@ -873,7 +919,8 @@ impl<'t> Scanner<'t> {
             if next_start >= b.len() {
                 break;
             }
-            let next_end = b[next_start..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| next_start + p);
+            let ceiling = (next_start + 48).min(b.len());
+            let next_end = b[next_start..ceiling].iter().position(|&c| c == b'\n').map_or(ceiling, |p| next_start + p);
             let next = trim_cr(&b[next_start..next_end]);
             if mrz_shaped(next) {
                 end = next_start + next.len();

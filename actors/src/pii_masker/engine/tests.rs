@@ -208,3 +208,64 @@ fn precision_on_business_text_without_personal_data() {
     assert!(findings.is_empty(), "{findings:?}");
 }
 
+
+#[test]
+fn precision_on_a_few_hundred_kilobytes_of_business_text() {
+    let text = synthetic::text(300_000, false, 7);
+    let findings = detect(&text, &Policy::default());
+    let tier_a: Vec<_> = findings.iter().filter(|f| f.pii_type.tier().starts_with('A')).collect();
+    assert!(tier_a.is_empty(), "tier A false positives: {:?}", tier_a.iter().take(5).map(|f| (&text[f.start..f.end], f.pii_type)).collect::<Vec<_>>());
+    // Weak types only where a context word justifies them; this text has none.
+    let weak: Vec<_> = findings.iter().filter(|f| f.pii_type.tier() == "B" || f.pii_type.tier() == "C").collect();
+    assert!(weak.is_empty(), "{:?}", weak.iter().take(5).map(|f| (&text[f.start..f.end], f.pii_type)).collect::<Vec<_>>());
+}
+
+#[test]
+fn recall_on_synthetic_personal_text() {
+    let text = synthetic::text(200_000, true, 11);
+    let result = mask(&text, &Policy::default()).expect("no leak");
+    for ty in ["national_id_tr", "iban_tr", "phone_tr", "email", "person_name", "credit_card", "tax_id_tr", "phone_intl"] {
+        assert!(result.summary.get(ty).copied().unwrap_or(0) > 10, "{ty}: {:?}", result.summary);
+    }
+    assert!(!result.text.contains("4111 1111 1111 1111"));
+    assert!(!result.text.contains("4540536920"));
+}
+
+mod no_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn any_string_is_handled(text in any::<String>()) {
+            let _ = mask(&text, &Policy::default());
+        }
+
+        #[test]
+        fn digit_and_separator_soup(text in "[0-9 .\\-/()+:@A-Za-z<\\[\\]_\u{a0}\u{2013}ıİşŞ]{0,400}") {
+            if let Ok(result) = mask(&text, &Policy::default()) {
+                prop_assert!(detect(&result.text, &Policy::default()).is_empty());
+            }
+        }
+
+        #[test]
+        fn arbitrary_bytes_after_lossy_decoding(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = mask(&text, &Policy::default());
+        }
+    }
+
+    #[test]
+    fn huge_inputs() {
+        let digits = "7".repeat(10_000_000);
+        assert!(mask(&digits, &Policy::default()).is_ok());
+        let line = "a".repeat(5_000_000) + "10000000146" + &"b ".repeat(1_000_000);
+        let findings = detect(&line, &Policy::default());
+        assert!(findings.is_empty(), "inside a letter run");
+        let separators = "1 ".repeat(1_000_000);
+        let _ = mask(&separators, &Policy::default());
+    }
+}
+

@@ -1,0 +1,134 @@
+//! `docsieve mask`: the PII engine from the command line (offline; no server, no database).
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use docsieve_actors::extractor_pool::formats::txt;
+use docsieve_actors::pii_masker::engine::{self, Finding, PiiType, Policy, TypeSet};
+use serde::Serialize;
+
+#[derive(clap::Args)]
+pub struct MaskArgs {
+    /// Print `{text, findings, pii_type_summary}` as JSON (one object per file, one per line).
+    #[arg(long)]
+    pub json: bool,
+    /// Only these types, comma-separated (e.g. national_id_tr,iban_tr,email). Default: all 46.
+    #[arg(long, value_delimiter = ',')]
+    pub types: Vec<String>,
+    /// Detect and report, but leave the text unchanged.
+    #[arg(long)]
+    pub no_mask: bool,
+    /// Files to read; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    text: &'a str,
+    findings: &'a [Finding],
+    pii_type_summary: &'a BTreeMap<String, u64>,
+}
+
+fn read(path: &PathBuf) -> std::io::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path)
+    }
+}
+
+fn policy(types: &[String]) -> Result<Policy, String> {
+    if types.is_empty() {
+        return Ok(Policy::default());
+    }
+    let mut enabled = TypeSet::default();
+    for name in types.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        let ty = PiiType::from_name(name).ok_or_else(|| {
+            let valid: Vec<&str> = PiiType::ALL.iter().map(|t| t.name()).collect();
+            format!("unknown type '{name}'; valid types: {}", valid.join(", "))
+        })?;
+        enabled = enabled.with(ty);
+    }
+    Ok(Policy {
+        enabled,
+        ..Policy::default()
+    })
+}
+
+pub fn run(args: MaskArgs) -> ExitCode {
+    let policy = match policy(&args.types) {
+        Ok(policy) => policy,
+        Err(message) => {
+            eprintln!("docsieve mask: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let many = args.files.len() > 1;
+    let mut stdout = std::io::stdout().lock();
+    let mut status = ExitCode::SUCCESS;
+    for path in &args.files {
+        let name = path.display().to_string();
+        let bytes = match read(path) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                eprintln!("docsieve mask: {name}: {error}");
+                status = ExitCode::from(2);
+                continue;
+            }
+        };
+        let text = txt::decode(&bytes).text;
+        let (out_text, findings, summary) = if args.no_mask {
+            let (findings, summary) = engine::summarize(&text, &policy);
+            (text.clone(), findings, summary)
+        } else {
+            match engine::mask(&text, &policy) {
+                Ok(masked) => (masked.text, masked.findings, masked.summary),
+                Err(error) => {
+                    eprintln!("docsieve mask: {name}: {error}");
+                    status = ExitCode::from(1);
+                    continue;
+                }
+            }
+        };
+        let written = if args.json {
+            let output = Output {
+                file: many.then(|| name.clone()),
+                text: &out_text,
+                findings: &findings,
+                pii_type_summary: &summary,
+            };
+            serde_json::to_string(&output)
+                .map_err(std::io::Error::other)
+                .and_then(|json| writeln!(stdout, "{json}"))
+        } else if args.no_mask {
+            let mut lines = String::new();
+            for finding in &findings {
+                lines.push_str(&format!(
+                    "{name}\t{}..{}\t{}\t{:.2}\n",
+                    finding.start,
+                    finding.end,
+                    finding.pii_type.name(),
+                    finding.confidence
+                ));
+            }
+            write!(stdout, "{lines}")
+        } else {
+            if many {
+                let _ = writeln!(stdout, "==> {name} <==");
+            }
+            write!(stdout, "{out_text}")
+        };
+        if let Err(error) = written {
+            eprintln!("docsieve mask: writing output: {error}");
+            return ExitCode::from(1);
+        }
+    }
+    status
+}
