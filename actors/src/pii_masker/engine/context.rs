@@ -4,24 +4,26 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
-use super::text::fold_into;
+use super::text::fold;
 use super::types::{PiiType, TypeSet};
 
-/// (stem, types it supports). Stems are written folded: lower case ASCII, Turkish letters reduced.
+/// (stem, types it supports), in their own lower-case spelling. Each stem is searched as written, in
+/// Turkish upper case (i -> İ, ı -> I), title case, and reduced to ASCII (ASCII case-insensitively),
+/// so `KİMLİĞİ`, `Kimliği` and `kimligi` all match.
 const KEYWORDS: &[(&str, &[PiiType])] = {
     use PiiType::*;
     &[
         ("tc kimli", &[NationalIdTr]),
         ("t.c. kimli", &[NationalIdTr]),
         ("t.c kimli", &[NationalIdTr]),
-        ("kimligi", &[NationalIdTr]),
+        ("kimliği", &[NationalIdTr]),
         ("tckn", &[NationalIdTr]),
         ("kimlik no", &[NationalIdTr]),
         ("kimlik numara", &[NationalIdTr]),
-        ("nufus", &[NationalIdTr]),
-        ("vatandaslik", &[NationalIdTr]),
+        ("nüfus", &[NationalIdTr]),
+        ("vatandaşlık", &[NationalIdTr]),
         ("vkn", &[TaxIdTr]),
         ("vergi", &[TaxIdTr]),
         ("v.k.n", &[TaxIdTr]),
@@ -32,30 +34,30 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
         ("cep", &[PhoneTr]),
         ("gsm", &[PhoneTr, PhoneIntl]),
         ("mobil", &[PhoneTr, PhoneIntl]),
-        ("iletisim", &[PhoneTr]),
+        ("iletişim", &[PhoneTr]),
         ("faks", &[PhoneTr]),
         ("fax", &[PhoneTr, PhoneIntl]),
         ("kart", &[CreditCard]),
-        ("kredi karti", &[CreditCard]),
+        ("kredi kartı", &[CreditCard]),
         ("card", &[CreditCard]),
         ("visa", &[CreditCard]),
         ("mastercard", &[CreditCard]),
         ("amex", &[CreditCard]),
         ("phone", &[PhoneTr, PhoneIntl]),
-        ("arayin", &[PhoneTr]),
-        ("isyeri sicil", &[IsyeriSicilNo]),
+        ("arayın", &[PhoneTr]),
+        ("işyeri sicil", &[IsyeriSicilNo]),
         ("sgk sicil", &[IsyeriSicilNo]),
-        ("sgk isyeri", &[IsyeriSicilNo]),
-        ("isyeri no", &[IsyeriSicilNo]),
+        ("sgk işyeri", &[IsyeriSicilNo]),
+        ("işyeri no", &[IsyeriSicilNo]),
         ("sgk no", &[IsyeriSicilNo]),
         ("emekli sicil", &[EmeklilikNo]),
         ("emeklilik sicil", &[EmeklilikNo]),
-        ("emekli sandigi", &[EmeklilikNo]),
+        ("emekli sandığı", &[EmeklilikNo]),
         ("tahsis no", &[EmeklilikNo]),
         ("tahsis numara", &[EmeklilikNo]),
-        ("bag-kur", &[BagkurNo]),
-        ("bagkur", &[BagkurNo]),
-        ("bag kur", &[BagkurNo]),
+        ("bağ-kur", &[BagkurNo]),
+        ("bağkur", &[BagkurNo]),
+        ("bağ kur", &[BagkurNo]),
         ("bk sicil", &[BagkurNo]),
         ("4/b", &[BagkurNo]),
         ("plaka", &[LicensePlateTr]),
@@ -64,14 +66,14 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
         ("passport", &[PassportTr, PassportUs]),
         ("seri no", &[IdCardSerialTr, Imei]),
         ("kimlik seri", &[IdCardSerialTr]),
-        ("cuzdan no", &[IdCardSerialTr]),
+        ("cüzdan no", &[IdCardSerialTr]),
         ("seri numara", &[IdCardSerialTr, Imei]),
-        ("surucu belge", &[DriverLicenseTr]),
+        ("sürücü belge", &[DriverLicenseTr]),
         ("ehliyet", &[DriverLicenseTr]),
         ("steuer", &[TaxIdDe]),
         ("idnr", &[TaxIdDe]),
         ("identifikationsnummer", &[TaxIdDe]),
-        ("securite sociale", &[SocialSecurityFr]),
+        ("sécurité sociale", &[SocialSecurityFr]),
         ("insee", &[SocialSecurityFr]),
         ("nir", &[SocialSecurityFr]),
         ("dni", &[NationalIdEs]),
@@ -116,7 +118,7 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
         ("licence no", &[DriverLicenseUs]),
         ("imei", &[Imei]),
         ("vin", &[Vin]),
-        ("sasi", &[Vin]),
+        ("şasi", &[Vin]),
         ("chassis", &[Vin]),
         ("vehicle identification", &[Vin]),
         ("bic", &[BicSwift]),
@@ -126,18 +128,18 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
         ("btc", &[CryptoWallet]),
         ("ethereum", &[CryptoWallet]),
         ("eth", &[CryptoWallet]),
-        ("dogum tarih", &[DateOfBirth]),
-        ("dogum", &[DateOfBirth]),
+        ("doğum tarih", &[DateOfBirth]),
+        ("doğum", &[DateOfBirth]),
         ("d.t.", &[DateOfBirth]),
-        ("dog. tar", &[DateOfBirth]),
+        ("doğ. tar", &[DateOfBirth]),
         ("dob", &[DateOfBirth]),
         ("date of birth", &[DateOfBirth]),
         ("birth", &[DateOfBirth]),
         ("born", &[DateOfBirth]),
         ("geburtsdatum", &[DateOfBirth]),
         ("geb.", &[DateOfBirth]),
-        ("ne le", &[DateOfBirth]),
-        ("nee le", &[DateOfBirth]),
+        ("né le", &[DateOfBirth]),
+        ("née le", &[DateOfBirth]),
         ("date de naissance", &[DateOfBirth]),
         ("fecha de nacimiento", &[DateOfBirth]),
         ("data di nascita", &[DateOfBirth]),
@@ -148,73 +150,119 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
 
 struct Table {
     automaton: AhoCorasick,
-    types: Vec<TypeSet>,
+    /// Per pattern: the types it supports and whether it is a short stem (needs a clean word end).
+    patterns: Vec<(TypeSet, bool)>,
+}
+
+fn turkish_upper(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            'i' => 'İ',
+            'ı' => 'I',
+            other => other.to_uppercase().next().unwrap_or(other),
+        })
+        .collect()
+}
+
+fn title(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => turkish_upper(&first.to_string()) + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// The spellings searched for one stem.
+fn variants(stem: &str) -> Vec<Vec<u8>> {
+    let every_word_title: Vec<String> = stem.split(' ').map(title).collect();
+    let mut spellings = vec![
+        stem.as_bytes().to_vec(),
+        turkish_upper(stem).into_bytes(),
+        every_word_title.join(" ").into_bytes(),
+        title(stem).into_bytes(),
+        fold(stem),
+    ];
+    spellings.sort();
+    spellings.dedup();
+    spellings
 }
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
+        let mut spellings = Vec::new();
+        let mut patterns = Vec::new();
+        for (stem, types) in KEYWORDS {
+            let set = types.iter().fold(TypeSet::default(), |set, t| set.with(*t));
+            let short = fold(stem).len() <= 4;
+            for spelling in variants(stem) {
+                spellings.push(spelling);
+                patterns.push((set, short));
+            }
+        }
         let automaton = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::Standard)
-            .build(KEYWORDS.iter().map(|(stem, _)| stem.as_bytes()))
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&spellings)
             .expect("the constant keyword list builds an automaton");
-        let types = KEYWORDS
-            .iter()
-            .map(|(_, types)| types.iter().fold(TypeSet::default(), |set, t| set.with(*t)))
-            .collect();
-        Table { automaton, types }
+        Table { automaton, patterns }
     })
 }
 
-/// Placeholders such as `[MASKED_PHONE_TR]` name a type; they must never act as context.
-fn blank_mask_tokens(folded: &mut [u8]) {
-    let mut i = 0;
-    while let Some(offset) = folded[i..].windows(8).position(|w| w == b"[masked_") {
-        let start = i + offset;
-        let end = folded[start..].iter().position(|&c| c == b']').map_or(folded.len(), |p| start + p + 1);
-        folded[start..end].fill(b' ');
-        i = end;
-        if i + 8 > folded.len() {
-            break;
-        }
-    }
+fn is_letter_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte >= 0x80
 }
 
-/// Types supported by keywords in `text[from..to]`. `scratch` is reused between calls.
-pub fn types_near(text: &[u8], from: usize, to: usize, scratch: &mut Vec<u8>) -> TypeSet {
-    scratch.clear();
-    fold_into(&text[from..to], scratch);
-    blank_mask_tokens(scratch);
-    let table = table();
-    let mut found = TypeSet::default();
-    for hit in table.automaton.find_overlapping_iter(scratch.as_slice()) {
-        let at = hit.start();
-        // Stems start a word.
-        if at > 0 && scratch[at - 1].is_ascii_alphanumeric() {
-            continue;
-        }
-        // Short ASCII stems ("tel", "nir", "ein", "aba"...) must not be the start of another word
-        // ("telif", "nirvana", "einer", "abartı"): allow only a suffix after an apostrophe, a
-        // digit, or Turkish inflection for the long stems.
-        let end = hit.end();
-        let stem_len = end - at;
-        if stem_len <= 4 {
-            if let Some(&next) = scratch.get(end) {
-                if next.is_ascii_alphabetic() && !matches!(&scratch[at..end], b"tel" | b"cep") {
-                    continue;
-                }
-                if next.is_ascii_alphabetic() && matches!(&scratch[at..end], b"tel" | b"cep") {
-                    // "telefon", "tel." and "cep telefonu" are fine; "telif", "teleskop" are not.
-                    let rest = &scratch[end..scratch.len().min(end + 4)];
-                    if !rest.starts_with(b"efon") {
-                        continue;
+/// Every context keyword of a document, found in one pass, for cheap look-ups by position.
+pub struct KeywordIndex {
+    /// (start, end, types), sorted by start.
+    hits: Vec<(usize, usize, TypeSet)>,
+}
+
+impl KeywordIndex {
+    pub fn build(text: &[u8]) -> KeywordIndex {
+        let table = table();
+        let mut hits = Vec::new();
+        for hit in table.automaton.find_iter(text) {
+            let (start, end) = (hit.start(), hit.end());
+            // A stem starts a word; '_' before it means it is part of a placeholder.
+            if start > 0 && (is_letter_byte(text[start - 1]) || text[start - 1] == b'_') {
+                continue;
+            }
+            let (types, short) = table.patterns[hit.pattern().as_usize()];
+            if short {
+                if let Some(&next) = text.get(end) {
+                    if is_letter_byte(next) {
+                        // "tel" may go on as "telefon"/"telefonu"; other short stems ("nir", "ein",
+                        // "aba", "cep") must end the word.
+                        let is_tel = text[start..end].eq_ignore_ascii_case(b"tel");
+                        let rest = &text[end..text.len().min(end + 4)];
+                        if !(is_tel && rest.eq_ignore_ascii_case(b"efon")) {
+                            continue;
+                        }
                     }
                 }
             }
+            hits.push((start, end, types));
         }
-        found = TypeSet(found.0 | table.types[hit.pattern().as_usize()].0);
+        KeywordIndex { hits }
     }
-    found
+
+    /// Types of the keywords that start within `from..to`.
+    pub fn types_in(&self, from: usize, to: usize) -> TypeSet {
+        let first = self.hits.partition_point(|hit| hit.0 < from);
+        self.hits[first..]
+            .iter()
+            .take_while(|hit| hit.0 < to)
+            .fold(TypeSet::default(), |set, hit| TypeSet(set.0 | hit.2 .0))
+    }
+}
+
+/// Types supported by keywords in `text[from..to]` (a one-off look-up; the scanner uses the index).
+#[cfg(test)]
+pub fn types_near(text: &[u8], from: usize, to: usize) -> TypeSet {
+    KeywordIndex::build(&text[from..to]).types_in(0, to - from)
 }
 
 #[cfg(test)]
@@ -222,8 +270,7 @@ mod tests {
     use super::*;
 
     fn near(text: &str) -> TypeSet {
-        let mut scratch = Vec::new();
-        types_near(text.as_bytes(), 0, text.len(), &mut scratch)
+        types_near(text.as_bytes(), 0, text.len())
     }
 
     #[test]

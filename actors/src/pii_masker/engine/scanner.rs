@@ -3,7 +3,7 @@
 //! that accept its shape. No per-type pass; context is looked up lazily, only for candidates that
 //! need it.
 
-use super::context::types_near;
+use super::context::KeywordIndex;
 use super::lexicon::{self, Word};
 use super::text::{self, digit_at, letter_at, separator_at, upper_at, CLASS};
 use super::types::{PiiType, TypeSet};
@@ -59,6 +59,7 @@ pub struct Scanner<'t> {
     window_before: usize,
     window_after: usize,
     pub hits: Vec<Hit>,
+    keywords: KeywordIndex,
     scratch: Vec<u8>,
     norm: Vec<u8>,
 }
@@ -94,6 +95,7 @@ impl<'t> Scanner<'t> {
             window_before,
             window_after,
             hits: Vec::new(),
+            keywords: KeywordIndex::build(text.as_bytes()),
             scratch: Vec::with_capacity(256),
             norm: Vec::with_capacity(64),
         }
@@ -111,10 +113,8 @@ impl<'t> Scanner<'t> {
 
     /// Keyword-supported types around `start..end`.
     fn context(&mut self, start: usize, end: usize) -> TypeSet {
-        let from = text::floor_boundary(self.text, start.saturating_sub(self.window_before));
-        let to = text::ceil_boundary(self.text, (end + self.window_after).min(self.b.len()));
-        let before = types_near(self.b, from, start, &mut self.scratch);
-        let after = types_near(self.b, end, to, &mut self.scratch);
+        let before = self.keywords.types_in(start.saturating_sub(self.window_before), start);
+        let after = self.keywords.types_in(end, end + self.window_after);
         TypeSet(before.0 | after.0)
     }
 
@@ -478,6 +478,25 @@ impl<'t> Scanner<'t> {
                 start -= 1;
             }
         }
+        // Fast path for the commonest token of business text: a short plain number ("150", "2024")
+        // that no separator continues into a longer grouped value.
+        if start == at && b[at].is_ascii_digit() {
+            let mut k = at;
+            while k < b.len() && b[k].is_ascii_digit() {
+                k += 1;
+            }
+            let attached = b.get(k).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'<' || c == b':' || c >= 0x80);
+            if k - at < 6 && !attached {
+                let sep = separator_at(b, k);
+                let continues = sep > 0
+                    && (digit_at(b, k + sep).is_some()
+                        || b.get(k + sep).is_some_and(u8::is_ascii_uppercase)
+                        || separator_at(b, k + sep) > 0);
+                if !continues {
+                    return k;
+                }
+            }
+        }
         let mut word_end = start;
         while word_end < b.len() && b[word_end].is_ascii_alphanumeric() {
             word_end += 1;
@@ -643,13 +662,19 @@ impl<'t> Scanner<'t> {
     #[allow(clippy::too_many_lines)]
     fn evaluate(&mut self, groups: &[Group], first: usize, last: usize, start: usize, plus: bool, context: &mut Option<TypeSet>) {
         let end = groups[last].end;
-        let s: Vec<u8> = self.norm[groups[first].norm_start..groups[last].norm_end].to_vec();
-        let s = s.as_slice();
-        let len = s.len();
+        let mut buffer = [0u8; 48];
+        let normalised = &self.norm[groups[first].norm_start..groups[last].norm_end];
+        let len = normalised.len().min(buffer.len());
+        buffer[..len].copy_from_slice(&normalised[..len]);
+        let s = &buffer[..len];
         let letters: usize = groups[first..=last].iter().map(|g| g.letters).sum();
         let count = last - first + 1;
         let seps = groups[first + 1..=last].iter().fold(0u8, |acc, g| acc | g.sep);
-        let lens: Vec<usize> = groups[first..=last].iter().map(Group::len).collect();
+        let mut lens_buffer = [0usize; MAX_GROUPS];
+        for (slot, group) in lens_buffer.iter_mut().zip(&groups[first..=last]) {
+            *slot = group.len();
+        }
+        let lens = &lens_buffer[..count];
         // Written plain, or in groups no longer than `max` characters (e.g. 3-3-3-2, 4-4-4-4): a
         // juxtaposition of unrelated numbers ("EAN 8690379742866 11") does not count.
         let grouped = |max: usize| count == 1 || (count >= 3 && lens.iter().all(|&l| l <= max));
@@ -780,7 +805,7 @@ impl<'t> Scanner<'t> {
                     }
                 }
             }
-            if count == 3 && matches!(seps, SEP_DOT | SEP_SLASH | SEP_DASH) && is_date(s, &lens) && ctx(self).contains(PiiType::DateOfBirth) {
+            if count == 3 && matches!(seps, SEP_DOT | SEP_SLASH | SEP_DASH) && is_date(s, lens) && ctx(self).contains(PiiType::DateOfBirth) {
                 self.hit(start, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
             }
             if count == 4 && seps == SEP_DOT && lens.iter().all(|&l| l <= 3) && generic::ipv4(&self.b[groups[first].start..end]) {
