@@ -30,12 +30,19 @@ fn mb_per_s(bytes: usize, elapsed: Duration) -> f64 {
 }
 
 fn main() {
-    let size = std::env::var("PII_BENCH_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000_000);
+    let size = std::env::var("PII_BENCH_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000);
     let runs = 7;
     let text = synthetic::text(size, true, 42);
     let clean = synthetic::text(size, false, 43);
     let policy = Policy::default();
-    println!("pii benchmark: {:.1} MB of text, {} runs each, one thread", text.len() as f64 / 1e6, runs);
+    println!(
+        "pii benchmark: {:.1} MB of text, {} runs each, one thread",
+        text.len() as f64 / 1e6,
+        runs
+    );
 
     let (elapsed, stops) = time(runs, || {
         let bytes = text.as_bytes();
@@ -49,17 +56,29 @@ fn main() {
     );
 
     let (elapsed, findings) = time(runs, || engine::detect(&text, &policy));
-    println!("  detect only:                        {:>8.0} MB/s  ({} findings, one per {:.0} bytes)", mb_per_s(text.len(), elapsed), findings.len(), text.len() as f64 / findings.len().max(1) as f64);
+    println!(
+        "  detect only:                        {:>8.0} MB/s  ({} findings, one per {:.0} bytes)",
+        mb_per_s(text.len(), elapsed),
+        findings.len(),
+        text.len() as f64 / findings.len().max(1) as f64
+    );
 
     let (elapsed, clean_findings) = time(runs, || engine::detect(&clean, &policy));
-    println!("  detect, no personal data:           {:>8.0} MB/s  ({} findings)", mb_per_s(clean.len(), elapsed), clean_findings.len());
+    println!(
+        "  detect, no personal data:           {:>8.0} MB/s  ({} findings)",
+        mb_per_s(clean.len(), elapsed),
+        clean_findings.len()
+    );
 
     let (elapsed, masked) = time(runs, || engine::mask(&text, &policy));
     match masked {
         Ok(masked) => {
-            println!("  detect + mask + leak re-scan:       {:>8.0} MB/s", mb_per_s(text.len(), elapsed));
+            println!(
+                "  detect + mask + leak re-scan:       {:>8.0} MB/s",
+                mb_per_s(text.len(), elapsed)
+            );
             let mut summary: Vec<_> = masked.summary.into_iter().collect();
-            summary.sort_by(|a, b| b.1.cmp(&a.1));
+            summary.sort_by_key(|entry| std::cmp::Reverse(entry.1));
             println!("  findings by type: {summary:?}");
         }
         Err(error) => println!("  detect + mask: refused: {error}"),

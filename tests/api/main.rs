@@ -6,6 +6,7 @@
 mod support;
 
 mod accounts;
+mod cli_mask;
 mod config_cli;
 mod system;
 mod team;

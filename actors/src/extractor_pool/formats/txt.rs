@@ -35,7 +35,12 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     // UTF-16 without a BOM: many zero bytes in alternating positions.
     let sample = &bytes[..bytes.len().min(4096)];
     let zeros_even = sample.iter().step_by(2).filter(|&&b| b == 0).count();
-    let zeros_odd = sample.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
+    let zeros_odd = sample
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .filter(|&&b| b == 0)
+        .count();
     if sample.len() >= 8 && zeros_odd * 3 > sample.len() / 2 {
         return with(UTF_16LE, bytes);
     }
@@ -55,11 +60,18 @@ mod tests {
     #[test]
     fn decodes_boms_utf8_and_turkish_code_page() {
         assert_eq!(decode("şık".as_bytes()).text, "şık");
-        let utf16: Vec<u8> = [0xFF, 0xFE].into_iter().chain("İz".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("İz".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
         assert_eq!(decode(&utf16).text, "İz");
-        let (cp1254, _, _) = encoding_rs::WINDOWS_1254.encode("Adı Soyadı: Şükrü Çağlayan, doğum yeri İstanbul, ğüşıöç");
+        let (cp1254, _, _) = encoding_rs::WINDOWS_1254
+            .encode("Adı Soyadı: Şükrü Çağlayan, doğum yeri İstanbul, ğüşıöç");
         let decoded = decode(&cp1254);
-        assert_eq!(decoded.text, "Adı Soyadı: Şükrü Çağlayan, doğum yeri İstanbul, ğüşıöç");
+        assert_eq!(
+            decoded.text,
+            "Adı Soyadı: Şükrü Çağlayan, doğum yeri İstanbul, ğüşıöç"
+        );
         assert_eq!(decoded.encoding, "windows-1254");
     }
 }

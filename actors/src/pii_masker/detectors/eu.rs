@@ -91,15 +91,28 @@ pub fn fiscal_code_it(value: &[u8]) -> bool {
         && b"ABCDEHLMPRST".contains(&value[8])
         && value[11].is_ascii_uppercase()
         && value[15].is_ascii_uppercase();
-    let digits_ok = [6, 7, 9, 10, 12, 13, 14].iter().all(|&i| is_digitish(value[i]));
+    let digits_ok = [6, 7, 9, 10, 12, 13, 14]
+        .iter()
+        .all(|&i| is_digitish(value[i]));
     if !letters_ok || !digits_ok {
         return false;
     }
-    const ODD: [u32; 26] = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
+    const ODD: [u32; 26] = [
+        1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24,
+        23,
+    ];
     let mut sum = 0u32;
     for (index, &byte) in value[..15].iter().enumerate() {
-        let position = if byte.is_ascii_digit() { u32::from(byte - b'0') } else { u32::from(byte - b'A') };
-        sum += if index % 2 == 0 { ODD[position as usize] } else { position };
+        let position = if byte.is_ascii_digit() {
+            u32::from(byte - b'0')
+        } else {
+            u32::from(byte - b'A')
+        };
+        sum += if index % 2 == 0 {
+            ODD[position as usize]
+        } else {
+            position
+        };
     }
     value[15] == b'A' + (sum % 26) as u8
 }
@@ -126,7 +139,11 @@ pub fn national_id_pl(value: &[u8]) -> bool {
         return false;
     };
     const WEIGHTS: [u32; 10] = [1, 3, 7, 9, 1, 3, 7, 9, 1, 3];
-    let sum: u32 = d[..10].iter().zip(WEIGHTS).map(|(&x, w)| u32::from(x) * w).sum();
+    let sum: u32 = d[..10]
+        .iter()
+        .zip(WEIGHTS)
+        .map(|(&x, w)| u32::from(x) * w)
+        .sum();
     if (10 - sum % 10) % 10 != u32::from(d[10]) {
         return false;
     }
@@ -157,7 +174,10 @@ pub fn national_insurance_uk(value: &[u8]) -> bool {
     if b"DFIQUV".contains(&first) || b"DFIOQUV".contains(&second) {
         return false;
     }
-    !matches!(&value[..2], b"BG" | b"GB" | b"KN" | b"NK" | b"NT" | b"TN" | b"ZZ")
+    !matches!(
+        &value[..2],
+        b"BG" | b"GB" | b"KN" | b"NK" | b"NT" | b"TN" | b"ZZ"
+    )
 }
 
 /// UK NHS number: 10 digits, mod 11 check.
@@ -165,7 +185,11 @@ pub fn nhs_number_uk(value: &[u8]) -> bool {
     let Some(d) = digits::<10>(value) else {
         return false;
     };
-    let sum: u32 = d[..9].iter().enumerate().map(|(i, &x)| u32::from(x) * (10 - i as u32)).sum();
+    let sum: u32 = d[..9]
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| u32::from(x) * (10 - i as u32))
+        .sum();
     let check = 11 - sum % 11;
     let check = if check == 11 { 0 } else { check };
     check != 10 && check == u32::from(d[9])
@@ -207,14 +231,22 @@ pub fn vat_eu(value: &[u8]) -> bool {
                 let d: Vec<u32> = body[1..].iter().map(|b| u32::from(b - b'0')).collect();
                 let mut sum = 0;
                 for (i, &x) in d[..7].iter().enumerate() {
-                    sum += if i % 2 == 1 { let y = x * 2; y / 10 + y % 10 } else { x };
+                    sum += if i % 2 == 1 {
+                        let y = x * 2;
+                        y / 10 + y % 10
+                    } else {
+                        x
+                    };
                 }
                 (10 - (sum + 4) % 10) % 10 == d[7]
             }
         }
         b"BE" => {
             let body = if body.len() == 9 { return false } else { body };
-            body.len() == 10 && matches!(body[0], b'0' | b'1') && all_digits(body) && 97 - mod_digits(&body[..8], 97) == mod_digits(&body[8..], 100)
+            body.len() == 10
+                && matches!(body[0], b'0' | b'1')
+                && all_digits(body)
+                && 97 - mod_digits(&body[..8], 97) == mod_digits(&body[8..], 100)
         }
         b"FR" => {
             body.len() == 11 && all_digits(body) && luhn(&body[2..]) && {
@@ -224,20 +256,28 @@ pub fn vat_eu(value: &[u8]) -> bool {
         }
         b"IT" => body.len() == 11 && luhn(body),
         b"NL" => {
-            body.len() == 12 && body[9] == b'B' && all_digits(&body[..9]) && all_digits(&body[10..]) && {
-                let number = &body[..9];
-                let mut sum = 0u32;
-                for (i, &b) in number[..8].iter().enumerate() {
-                    sum += (9 - i as u32) * u32::from(b - b'0');
+            body.len() == 12
+                && body[9] == b'B'
+                && all_digits(&body[..9])
+                && all_digits(&body[10..])
+                && {
+                    let number = &body[..9];
+                    let mut sum = 0u32;
+                    for (i, &b) in number[..8].iter().enumerate() {
+                        sum += (9 - i as u32) * u32::from(b - b'0');
+                    }
+                    (sum % 11) % 10 == u32::from(number[8] - b'0') || nl_mod97(body)
                 }
-                (sum % 11) % 10 == u32::from(number[8] - b'0') || nl_mod97(body)
-            }
         }
         b"ES" => body.len() == 9 && es_vat(body),
         b"PL" => {
             body.len() == 10 && all_digits(body) && {
                 const W: [u32; 9] = [6, 5, 7, 2, 3, 4, 5, 6, 7];
-                let sum: u32 = body[..9].iter().zip(W).map(|(&b, w)| u32::from(b - b'0') * w).sum();
+                let sum: u32 = body[..9]
+                    .iter()
+                    .zip(W)
+                    .map(|(&b, w)| u32::from(b - b'0') * w)
+                    .sum();
                 sum % 11 == u32::from(body[9] - b'0')
             }
         }
@@ -245,26 +285,43 @@ pub fn vat_eu(value: &[u8]) -> bool {
         b"DK" => {
             body.len() == 8 && all_digits(body) && {
                 const W: [u32; 8] = [2, 7, 6, 5, 4, 3, 2, 1];
-                body.iter().zip(W).map(|(&b, w)| u32::from(b - b'0') * w).sum::<u32>() % 11 == 0
+                body.iter()
+                    .zip(W)
+                    .map(|(&b, w)| u32::from(b - b'0') * w)
+                    .sum::<u32>()
+                    % 11
+                    == 0
             }
         }
         b"FI" => {
             body.len() == 8 && all_digits(body) && {
                 const W: [u32; 7] = [7, 9, 10, 5, 8, 4, 2];
-                let sum: u32 = body[..7].iter().zip(W).map(|(&b, w)| u32::from(b - b'0') * w).sum();
+                let sum: u32 = body[..7]
+                    .iter()
+                    .zip(W)
+                    .map(|(&b, w)| u32::from(b - b'0') * w)
+                    .sum();
                 let check = (11 - sum % 11) % 11;
                 check != 10 && check == u32::from(body[7] - b'0')
             }
         }
         b"PT" => {
             body.len() == 9 && all_digits(body) && {
-                let sum: u32 = body[..8].iter().enumerate().map(|(i, &b)| u32::from(b - b'0') * (9 - i as u32)).sum();
+                let sum: u32 = body[..8]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| u32::from(b - b'0') * (9 - i as u32))
+                    .sum();
                 (11 - sum % 11) % 11 % 10 == u32::from(body[8] - b'0')
             }
         }
         b"EL" => {
             body.len() == 9 && all_digits(body) && {
-                let sum: u64 = body[..8].iter().enumerate().map(|(i, &b)| u64::from(b - b'0') << (8 - i)).sum();
+                let sum: u64 = body[..8]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| u64::from(b - b'0') << (8 - i))
+                    .sum();
                 sum % 11 % 10 == u64::from(body[8] - b'0')
             }
         }
@@ -298,7 +355,12 @@ fn es_vat(body: &[u8]) -> bool {
     let mut sum = 0u32;
     for (i, &b) in body[1..8].iter().enumerate() {
         let d = u32::from(b - b'0');
-        sum += if i % 2 == 0 { let y = d * 2; y / 10 + y % 10 } else { d };
+        sum += if i % 2 == 0 {
+            let y = d * 2;
+            y / 10 + y % 10
+        } else {
+            d
+        };
     }
     let check = (10 - sum % 10) % 10;
     body[8] == b'0' + check as u8 || body[8] == b"JABCDEFGHI"[check as usize]
@@ -319,17 +381,100 @@ mod tests {
 
     #[test]
     fn vectors() {
-        all(tax_id_de, &["36574261809", "86095742719", "65929970489", "12345678995"], &["36574261890", "36554266806", "12345678903", "01234567890", "11111111116"]);
-        all(social_security_fr, &["295109912611193", "253072B07300470", "253072A07300443", "185057800608491"], &["295109912611199", "253072C07300443", "185057800608436"]);
-        all(national_id_es, &["12345678Z", "54362315K", "00000000T"], &["12345678A", "54362315Z"]);
-        all(foreigner_id_es, &["X2482300W", "X1234567L", "Y1234567X", "Z1234567R"], &["X2482300A", "X1234567T", "W1234567L"]);
-        all(fiscal_code_it, &["RCCMNL83S18D969H", "RSSMRA85T10A562S", "MRNLCU80A41H501F"], &["RCCMNL83S18D969A", "RSSMRA85T10A562T", "MRNLCU80A41H501G"]);
-        all(citizen_id_nl, &["111222333", "123456782", "999999990"], &["111252333", "123456789", "000000000"]);
-        all(national_id_pl, &["44051401359", "02070803628", "02270803624"], &["44051401358", "02381307589", "02070803629"]);
-        all(national_insurance_uk, &["AB123456C", "JG103759A", "CE123456D"], &["BG123456A", "GB123456A", "DA123456A", "AO123456A", "QQ123456C", "AB123456E"]);
-        all(nhs_number_uk, &["9434765870", "9434765919", "4010232137"], &["9434765871", "9434765918", "1000000010"]);
-        all(national_id_be, &["85073003328", "17073003384"], &["85073003329", "17073003383"]);
-        all(personal_id_se, &["8803200016", "8112289874"], &["8803200018", "8112289873"]);
-        all(vat_eu, &["DE136695976", "FR40303265045", "IT00743110157", "NL004495445B01", "ESB58378431", "ATU13585627", "BE0428759497", "PL8567346215", "SE556188840401"], &["DE136695978", "FR84323140391", "IT00743110158", "ATU13585626", "PL8567346216", "XX123456789"]);
+        all(
+            tax_id_de,
+            &["36574261809", "86095742719", "65929970489", "12345678995"],
+            &[
+                "36574261890",
+                "36554266806",
+                "12345678903",
+                "01234567890",
+                "11111111116",
+            ],
+        );
+        all(
+            social_security_fr,
+            &[
+                "295109912611193",
+                "253072B07300470",
+                "253072A07300443",
+                "185057800608491",
+            ],
+            &["295109912611199", "253072C07300443", "185057800608436"],
+        );
+        all(
+            national_id_es,
+            &["12345678Z", "54362315K", "00000000T"],
+            &["12345678A", "54362315Z"],
+        );
+        all(
+            foreigner_id_es,
+            &["X2482300W", "X1234567L", "Y1234567X", "Z1234567R"],
+            &["X2482300A", "X1234567T", "W1234567L"],
+        );
+        all(
+            fiscal_code_it,
+            &["RCCMNL83S18D969H", "RSSMRA85T10A562S", "MRNLCU80A41H501F"],
+            &["RCCMNL83S18D969A", "RSSMRA85T10A562T", "MRNLCU80A41H501G"],
+        );
+        all(
+            citizen_id_nl,
+            &["111222333", "123456782", "999999990"],
+            &["111252333", "123456789", "000000000"],
+        );
+        all(
+            national_id_pl,
+            &["44051401359", "02070803628", "02270803624"],
+            &["44051401358", "02381307589", "02070803629"],
+        );
+        all(
+            national_insurance_uk,
+            &["AB123456C", "JG103759A", "CE123456D"],
+            &[
+                "BG123456A",
+                "GB123456A",
+                "DA123456A",
+                "AO123456A",
+                "QQ123456C",
+                "AB123456E",
+            ],
+        );
+        all(
+            nhs_number_uk,
+            &["9434765870", "9434765919", "4010232137"],
+            &["9434765871", "9434765918", "1000000010"],
+        );
+        all(
+            national_id_be,
+            &["85073003328", "17073003384"],
+            &["85073003329", "17073003383"],
+        );
+        all(
+            personal_id_se,
+            &["8803200016", "8112289874"],
+            &["8803200018", "8112289873"],
+        );
+        all(
+            vat_eu,
+            &[
+                "DE136695976",
+                "FR40303265045",
+                "IT00743110157",
+                "NL004495445B01",
+                "ESB58378431",
+                "ATU13585627",
+                "BE0428759497",
+                "PL8567346215",
+                "SE556188840401",
+            ],
+            &[
+                "DE136695978",
+                "FR84323140391",
+                "IT00743110158",
+                "ATU13585626",
+                "PL8567346216",
+                "XX123456789",
+            ],
+        );
     }
 }

@@ -63,9 +63,9 @@ pub(crate) fn iso7064_mod11_10(value: &[u8]) -> bool {
 
 /// `value mod m` for a long ASCII digit string, without big numbers.
 pub(crate) fn mod_digits(value: &[u8], m: u64) -> u64 {
-    value
-        .iter()
-        .fold(0u64, |acc, byte| (acc * 10 + u64::from(byte.wrapping_sub(b'0') % 10)) % m)
+    value.iter().fold(0u64, |acc, byte| {
+        (acc * 10 + u64::from(byte.wrapping_sub(b'0') % 10)) % m
+    })
 }
 
 /// Is `yy`/`mm`/`dd` a real calendar date (year given in full)?
@@ -92,7 +92,10 @@ mod tests {
         assert!(luhn(b"4111111111111111"));
         assert!(!luhn(b"4111111111111112"));
         assert!(iso7064_mod11_10(b"36574261809"));
-        assert_eq!(mod_digits(b"1234567890123456789012345", 97), (1234567890123456789012345u128 % 97) as u64);
+        assert_eq!(
+            mod_digits(b"1234567890123456789012345", 97),
+            (1234567890123456789012345u128 % 97) as u64
+        );
         assert!(valid_date(2000, 2, 29) && !valid_date(1900, 2, 29) && !valid_date(2023, 13, 1));
     }
 }

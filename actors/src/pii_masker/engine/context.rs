@@ -206,7 +206,10 @@ fn table() -> &'static Table {
             .kind(Some(AhoCorasickKind::DFA))
             .build(&spellings)
             .expect("the constant keyword list builds an automaton");
-        Table { automaton, patterns }
+        Table {
+            automaton,
+            patterns,
+        }
     })
 }
 

@@ -86,8 +86,15 @@ fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
 
 /// Non-overlapping hits: the longest validated span wins, then the type priority.
 fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
-    hits.retain(|h| policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start);
-    hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.ty.priority().cmp(&b.ty.priority())));
+    hits.retain(|h| {
+        policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start
+    });
+    hits.sort_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(b.end.cmp(&a.end))
+            .then(a.ty.priority().cmp(&b.ty.priority()))
+    });
     let mut kept: Vec<scanner::Hit> = Vec::with_capacity(hits.len());
     for hit in hits {
         match kept.last_mut() {
@@ -153,7 +160,9 @@ fn findings_of(text: &str, hits: &[scanner::Hit]) -> Vec<Finding> {
 fn summarise(findings: &[Finding]) -> BTreeMap<String, u64> {
     let mut summary = BTreeMap::new();
     for finding in findings {
-        *summary.entry(finding.pii_type.name().to_string()).or_insert(0) += 1;
+        *summary
+            .entry(finding.pii_type.name().to_string())
+            .or_insert(0) += 1;
     }
     summary
 }

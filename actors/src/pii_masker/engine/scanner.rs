@@ -83,7 +83,11 @@ fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
     let rest = &b[i + 8..b.len().min(i + 48)];
     rest.iter()
         .position(|&c| c == b']')
-        .filter(|&p| rest[..p].iter().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_'))
+        .filter(|&p| {
+            rest[..p]
+                .iter()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+        })
         .map(|p| i + 8 + p + 1)
 }
 
@@ -101,7 +105,14 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    fn hit(&mut self, start: usize, end: usize, ty: PiiType, confidence: f32, detector: &'static str) {
+    fn hit(
+        &mut self,
+        start: usize,
+        end: usize,
+        ty: PiiType,
+        confidence: f32,
+        detector: &'static str,
+    ) {
         self.hits.push(Hit {
             start,
             end,
@@ -113,7 +124,9 @@ impl<'t> Scanner<'t> {
 
     /// Keyword-supported types around `start..end`.
     fn context(&mut self, start: usize, end: usize) -> TypeSet {
-        let before = self.keywords.types_in(start.saturating_sub(self.window_before), start);
+        let before = self
+            .keywords
+            .types_in(start.saturating_sub(self.window_before), start);
         let after = self.keywords.types_in(end, end + self.window_after);
         TypeSet(before.0 | after.0)
     }
@@ -148,7 +161,9 @@ impl<'t> Scanner<'t> {
                 }
                 _ => match b[i] {
                     b'[' => mask_token_end(b, i).unwrap_or(i + 1),
-                    b'+' | b'(' if digit_at(b, i + 1).is_some() && !text::word_before(b, i) => self.token(i),
+                    b'+' | b'(' if digit_at(b, i + 1).is_some() && !text::word_before(b, i) => {
+                        self.token(i)
+                    }
                     b'(' if b.get(i + 1) == Some(&b'+') => i + 1,
                     _ => i + 1,
                 },
@@ -208,7 +223,13 @@ impl<'t> Scanner<'t> {
                     after += 1;
                 }
                 if let Some((start, stop)) = self.name_words(after, 4) {
-                    self.hit(start, stop, PiiType::PersonName, D_LABEL, "person_name_honorific");
+                    self.hit(
+                        start,
+                        stop,
+                        PiiType::PersonName,
+                        D_LABEL,
+                        "person_name_honorific",
+                    );
                     return stop;
                 }
                 end
@@ -231,7 +252,9 @@ impl<'t> Scanner<'t> {
         let mut words = 0;
         while words < max && upper_at(b, i) {
             let mut j = self.word_end(i);
-            while matches!(b.get(j), Some(b'-' | b'\'')) && upper_at(b, j + 1) || (b.get(j) == Some(&b'-') && letter_at(b, j + 1) > 0) {
+            while matches!(b.get(j), Some(b'-' | b'\'')) && upper_at(b, j + 1)
+                || (b.get(j) == Some(&b'-') && letter_at(b, j + 1) > 0)
+            {
                 j = self.word_end(j + 1);
             }
             if j - i < 2 {
@@ -276,7 +299,13 @@ impl<'t> Scanner<'t> {
             cursor = we;
         }
         if found_surname {
-            self.hit(i, end, PiiType::PersonName, D_GAZETTEER, "person_name_gazetteer");
+            self.hit(
+                i,
+                end,
+                PiiType::PersonName,
+                D_GAZETTEER,
+                "person_name_gazetteer",
+            );
         }
         end
     }
@@ -295,7 +324,9 @@ impl<'t> Scanner<'t> {
                 break;
             }
             let mut w = k;
-            while w > 0 && (b[w - 1].is_ascii_alphanumeric() || b[w - 1] >= 0x80 || b[w - 1] == b'.') {
+            while w > 0
+                && (b[w - 1].is_ascii_alphanumeric() || b[w - 1] >= 0x80 || b[w - 1] == b'.')
+            {
                 w -= 1;
             }
             if w == k || !(upper_at(b, w) || b[w].is_ascii_digit()) {
@@ -334,7 +365,10 @@ impl<'t> Scanner<'t> {
             self.scratch.clear();
             text::fold_into(&b[i..w_end], &mut self.scratch);
             let is_street = lexicon::lookup(&self.scratch) == Some(Word::Street);
-            if upper_at(b, i) || is_street || lexicon::ADDRESS_WORDS.contains(&self.scratch.as_slice()) {
+            if upper_at(b, i)
+                || is_street
+                || lexicon::ADDRESS_WORDS.contains(&self.scratch.as_slice())
+            {
                 street_words += usize::from(is_street);
                 end = w_end;
                 i = w_end;
@@ -354,7 +388,9 @@ impl<'t> Scanner<'t> {
     fn colon(&mut self, i: usize) -> usize {
         let b = self.b;
         let hex_before = i > 0 && b[i - 1].is_ascii_hexdigit();
-        let hex_after = b.get(i + 1).is_some_and(|c| c.is_ascii_hexdigit() || *c == b':');
+        let hex_after = b
+            .get(i + 1)
+            .is_some_and(|c| c.is_ascii_hexdigit() || *c == b':');
         if hex_before && hex_after || (b.get(i + 1) == Some(&b':') && !text::word_before(b, i)) {
             if let Some(end) = self.hex_colon(i) {
                 return end;
@@ -379,14 +415,28 @@ impl<'t> Scanner<'t> {
         let from = text::ceil_boundary(self.text, from);
         self.scratch.clear();
         text::fold_into(&b[from..i], &mut self.scratch);
-        let label: Vec<u8> = self.scratch.iter().copied().skip_while(|c| *c == b' ').collect();
+        let label: Vec<u8> = self
+            .scratch
+            .iter()
+            .copied()
+            .skip_while(|c| *c == b' ')
+            .collect();
         let label = label.trim_ascii_end();
         if lexicon::NAME_LABELS.iter().any(|l| l.as_bytes() == label) {
             if let Some((start, end)) = self.name_words(i + 1, 4) {
-                self.hit(start, end, PiiType::PersonName, D_LABEL, "person_name_label");
+                self.hit(
+                    start,
+                    end,
+                    PiiType::PersonName,
+                    D_LABEL,
+                    "person_name_label",
+                );
                 return end;
             }
-        } else if lexicon::ADDRESS_LABELS.iter().any(|l| l.as_bytes() == label) {
+        } else if lexicon::ADDRESS_LABELS
+            .iter()
+            .any(|l| l.as_bytes() == label)
+        {
             let mut start = i + 1;
             while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
                 start += 1;
@@ -417,10 +467,13 @@ impl<'t> Scanner<'t> {
         while end < b.len() && token(b[end]) && end - start < 64 {
             end += 1;
         }
-        while end > start && matches!(b[end - 1], b'.' | b':') && !(end >= 2 && b[end - 2] == b':') {
+        while end > start && matches!(b[end - 1], b'.' | b':') && !(end >= 2 && b[end - 2] == b':')
+        {
             end -= 1;
         }
-        if (start > 0 && b[start - 1].is_ascii_alphanumeric()) || b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+        if (start > 0 && b[start - 1].is_ascii_alphanumeric())
+            || b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+        {
             return None;
         }
         let candidate = &b[start..end];
@@ -456,7 +509,13 @@ impl<'t> Scanner<'t> {
             end -= 1;
         }
         // Non-ASCII bytes at the very end are punctuation more often than an IDN label.
-        while end > at + 1 && b[end - 1] >= 0x80 && !self.text[at + 1..end].rsplit('.').next().is_some_and(|tld| tld.is_ascii()) {
+        while end > at + 1
+            && b[end - 1] >= 0x80
+            && !self.text[at + 1..end]
+                .rsplit('.')
+                .next()
+                .is_some_and(|tld| tld.is_ascii())
+        {
             end = text::floor_boundary(self.text, end - 1);
         }
         if start < at && generic::email(&b[start..at], &b[at + 1..end]) {
@@ -485,7 +544,9 @@ impl<'t> Scanner<'t> {
             while k < b.len() && b[k].is_ascii_digit() {
                 k += 1;
             }
-            let attached = b.get(k).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'<' || c == b':' || c >= 0x80);
+            let attached = b
+                .get(k)
+                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'<' || c == b':' || c >= 0x80);
             if k - at < 6 && !attached {
                 let sep = separator_at(b, k);
                 let continues = sep > 0
@@ -521,7 +582,11 @@ impl<'t> Scanner<'t> {
                 return end;
             }
         }
-        if b.get(word_end) == Some(&b':') && b.get(word_end + 1).is_some_and(|c| c.is_ascii_hexdigit() || *c == b':') && word.iter().all(u8::is_ascii_hexdigit) {
+        if b.get(word_end) == Some(&b':')
+            && b.get(word_end + 1)
+                .is_some_and(|c| c.is_ascii_hexdigit() || *c == b':')
+            && word.iter().all(u8::is_ascii_hexdigit)
+        {
             if let Some(end) = self.hex_colon(word_end) {
                 return end;
             }
@@ -535,12 +600,20 @@ impl<'t> Scanner<'t> {
             }
         }
         let plus = at > 0 && b[at] == b'+' || (b[at] == b'(' && b.get(at + 1) == Some(&b'+'));
-        let chain_start = if b[at] == b'+' || b[at] == b'(' { at + 1 + usize::from(b.get(at + 1) == Some(&b'+')) } else { start };
+        let chain_start = if b[at] == b'+' || b[at] == b'(' {
+            at + 1 + usize::from(b.get(at + 1) == Some(&b'+'))
+        } else {
+            start
+        };
         let (groups, count, end) = self.chain(chain_start);
         if count == 0 {
             return word_end.max(at + 1);
         }
-        let lead = if b[at] == b'+' || b[at] == b'(' { at } else { start };
+        let lead = if b[at] == b'+' || b[at] == b'(' {
+            at
+        } else {
+            start
+        };
         self.evaluate_chain(&groups[..count], lead, plus);
         end
     }
@@ -585,7 +658,12 @@ impl<'t> Scanner<'t> {
                 sep,
             };
             count += 1;
-            if count == MAX_GROUPS || i - start > 96 || b.get(i).is_some_and(|c| *c >= 0x80 && digit_at(b, i).is_none() && separator_at(b, i) == 0) {
+            if count == MAX_GROUPS
+                || i - start > 96
+                || b.get(i).is_some_and(|c| {
+                    *c >= 0x80 && digit_at(b, i).is_none() && separator_at(b, i) == 0
+                })
+            {
                 break;
             }
             // Separators between groups: at most two characters (") ", " - " is too loose).
@@ -611,7 +689,12 @@ impl<'t> Scanner<'t> {
             if unbalanced {
                 break;
             }
-            if separators == 0 || (separators == 2 && kinds & SEP_PAREN == 0 && kinds != SEP_SPACE | SEP_DASH && kinds != SEP_SPACE) {
+            if separators == 0
+                || (separators == 2
+                    && kinds & SEP_PAREN == 0
+                    && kinds != SEP_SPACE | SEP_DASH
+                    && kinds != SEP_SPACE)
+            {
                 break;
             }
             if kinds == SEP_SPACE && separators == 2 {
@@ -625,7 +708,10 @@ impl<'t> Scanner<'t> {
                 }
                 let letters = &b[j..k];
                 let mixed = b.get(k).is_some_and(u8::is_ascii_digit);
-                if letters.is_empty() || !(letters.iter().all(u8::is_ascii_uppercase) && (letters.len() <= 4 || mixed)) {
+                if letters.is_empty()
+                    || !(letters.iter().all(u8::is_ascii_uppercase)
+                        && (letters.len() <= 4 || mixed))
+                {
                     break;
                 }
                 if kinds & SEP_SLASH != 0 {
@@ -635,7 +721,11 @@ impl<'t> Scanner<'t> {
             i = j;
             sep = kinds;
         }
-        let end = if count == 0 { start } else { groups[count - 1].end };
+        let end = if count == 0 {
+            start
+        } else {
+            groups[count - 1].end
+        };
         (groups, count, end)
     }
 
@@ -650,17 +740,36 @@ impl<'t> Scanner<'t> {
             for first in 0..=count - length {
                 let last = first + length - 1;
                 let total: usize = groups[first..=last].iter().map(Group::len).sum();
-                if total < 5 || total > 34 {
+                if !(5..=34).contains(&total) {
                     continue;
                 }
-                let start = if first == 0 { lead } else { groups[first].start };
-                self.evaluate(groups, first, last, start, plus && first == 0, &mut context[first]);
+                let start = if first == 0 {
+                    lead
+                } else {
+                    groups[first].start
+                };
+                self.evaluate(
+                    groups,
+                    first,
+                    last,
+                    start,
+                    plus && first == 0,
+                    &mut context[first],
+                );
             }
         }
     }
 
     #[allow(clippy::too_many_lines)]
-    fn evaluate(&mut self, groups: &[Group], first: usize, last: usize, start: usize, plus: bool, context: &mut Option<TypeSet>) {
+    fn evaluate(
+        &mut self,
+        groups: &[Group],
+        first: usize,
+        last: usize,
+        start: usize,
+        plus: bool,
+        context: &mut Option<TypeSet>,
+    ) {
         let end = groups[last].end;
         let mut buffer = [0u8; 48];
         let normalised = &self.norm[groups[first].norm_start..groups[last].norm_end];
@@ -669,7 +778,9 @@ impl<'t> Scanner<'t> {
         let s = &buffer[..len];
         let letters: usize = groups[first..=last].iter().map(|g| g.letters).sum();
         let count = last - first + 1;
-        let seps = groups[first + 1..=last].iter().fold(0u8, |acc, g| acc | g.sep);
+        let seps = groups[first + 1..=last]
+            .iter()
+            .fold(0u8, |acc, g| acc | g.sep);
         let mut lens_buffer = [0usize; MAX_GROUPS];
         for (slot, group) in lens_buffer.iter_mut().zip(&groups[first..=last]) {
             *slot = group.len();
@@ -679,11 +790,16 @@ impl<'t> Scanner<'t> {
         // juxtaposition of unrelated numbers ("EAN 8690379742866 11") does not count.
         let grouped = |max: usize| count == 1 || (count >= 3 && lens.iter().all(|&l| l <= max));
         let mut ctx = |scanner: &mut Self| -> TypeSet {
-            *context.get_or_insert_with(|| scanner.context(groups[first].start, groups[groups.len() - 1].end))
+            *context.get_or_insert_with(|| {
+                scanner.context(groups[first].start, groups[groups.len() - 1].end)
+            })
         };
         if letters == 0 {
             match len {
-                7 if s.starts_with(b"444") && ((count >= 2 && lens[0] == 3 && seps == SEP_SPACE) || ctx(self).contains(PiiType::PhoneTr)) => {
+                7 if s.starts_with(b"444")
+                    && ((count >= 2 && lens[0] == 3 && seps == SEP_SPACE)
+                        || ctx(self).contains(PiiType::PhoneTr)) =>
+                {
                     self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
                 9 => {
@@ -700,7 +816,13 @@ impl<'t> Scanner<'t> {
                         self.hit(start, end, PiiType::EinUs, B_CONTEXT, "ein_us");
                     }
                     if us::aba_routing_us(s) && c.contains(PiiType::AbaRoutingUs) {
-                        self.hit(start, end, PiiType::AbaRoutingUs, B_CONTEXT, "aba_routing_us");
+                        self.hit(
+                            start,
+                            end,
+                            PiiType::AbaRoutingUs,
+                            B_CONTEXT,
+                            "aba_routing_us",
+                        );
                     }
                     if eu::citizen_id_nl(s) && c.contains(PiiType::CitizenIdNl) {
                         self.hit(start, end, PiiType::CitizenIdNl, B_CONTEXT, "citizen_id_nl");
@@ -710,9 +832,16 @@ impl<'t> Scanner<'t> {
                     }
                 }
                 10 => {
-                    let phone_form = (count == 4 && lens == [3, 3, 2, 2]) || (count == 3 && lens == [3, 3, 4]);
+                    let phone_form =
+                        (count == 4 && lens == [3, 3, 2, 2]) || (count == 3 && lens == [3, 3, 4]);
                     if tr::phone_nsn(s) && (phone_form || ctx(self).contains(PiiType::PhoneTr)) {
-                        self.hit(start, end, PiiType::PhoneTr, if phone_form { B_FORM } else { B_CONTEXT }, "phone_tr");
+                        self.hit(
+                            start,
+                            end,
+                            PiiType::PhoneTr,
+                            if phone_form { B_FORM } else { B_CONTEXT },
+                            "phone_tr",
+                        );
                     }
                     if tr::vkn(s) && ctx(self).contains(PiiType::TaxIdTr) {
                         self.hit(start, end, PiiType::TaxIdTr, B_FORM, "tax_id_tr");
@@ -723,8 +852,12 @@ impl<'t> Scanner<'t> {
                     if us::npi_us(s) && ctx(self).contains(PiiType::NpiUs) {
                         self.hit(start, end, PiiType::NpiUs, B_CONTEXT, "npi_us");
                     }
-                    let hyphenated = count == 2 && lens == [6, 4] && (seps == SEP_DASH || self.b.get(groups[first].end) == Some(&b'+'));
-                    if eu::personal_id_se(s) && (hyphenated || ctx(self).contains(PiiType::PersonalIdSe)) {
+                    let hyphenated = count == 2
+                        && lens == [6, 4]
+                        && (seps == SEP_DASH || self.b.get(groups[first].end) == Some(&b'+'));
+                    if eu::personal_id_se(s)
+                        && (hyphenated || ctx(self).contains(PiiType::PersonalIdSe))
+                    {
                         self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
                     }
                 }
@@ -741,15 +874,23 @@ impl<'t> Scanner<'t> {
                     if eu::national_id_pl(s) {
                         self.hit(start, end, PiiType::NationalIdPl, A_MINUS, "national_id_pl");
                     }
-                    if eu::national_id_be(s) && (count > 1 || ctx(self).contains(PiiType::NationalIdBe)) {
+                    if eu::national_id_be(s)
+                        && (count > 1 || ctx(self).contains(PiiType::NationalIdBe))
+                    {
                         self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
                     }
                 }
                 12 => {
-                    if tr::phone_with_prefix(s) && (plus || count > 1 || ctx(self).contains(PiiType::PhoneTr)) {
+                    if tr::phone_with_prefix(s)
+                        && (plus || count > 1 || ctx(self).contains(PiiType::PhoneTr))
+                    {
                         self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
                     }
-                    if count == 2 && lens == [8, 4] && seps == SEP_DASH && eu::personal_id_se(&s[2..]) {
+                    if count == 2
+                        && lens == [8, 4]
+                        && seps == SEP_DASH
+                        && eu::personal_id_se(&s[2..])
+                    {
                         self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
                     }
                 }
@@ -768,7 +909,13 @@ impl<'t> Scanner<'t> {
             }
             if len == 15 && grouped(4) {
                 if eu::social_security_fr(s) {
-                    self.hit(start, end, PiiType::SocialSecurityFr, A, "social_security_fr");
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::SocialSecurityFr,
+                        A,
+                        "social_security_fr",
+                    );
                 }
                 if generic::imei(s) && ctx(self).contains(PiiType::Imei) {
                     self.hit(start, end, PiiType::Imei, B_CONTEXT, "imei");
@@ -778,12 +925,25 @@ impl<'t> Scanner<'t> {
                 self.hit(start, end, PiiType::Vin, A_MINUS, "vin");
             }
             if len == 26 && grouped(7) && tr::isyeri_sicil(s) {
-                self.hit(start, end, PiiType::IsyeriSicilNo, B_FORM, "isyeri_sicil_no");
+                self.hit(
+                    start,
+                    end,
+                    PiiType::IsyeriSicilNo,
+                    B_FORM,
+                    "isyeri_sicil_no",
+                );
             }
             if len == 24 && ctx(self).contains(PiiType::IsyeriSicilNo) {
-                self.hit(start, end, PiiType::IsyeriSicilNo, C_LABEL, "isyeri_sicil_no");
+                self.hit(
+                    start,
+                    end,
+                    PiiType::IsyeriSicilNo,
+                    C_LABEL,
+                    "isyeri_sicil_no",
+                );
             }
-            if plus && !s.starts_with(b"90") && (7..=15).contains(&len) && country_code(s).is_some() {
+            if plus && !s.starts_with(b"90") && (7..=15).contains(&len) && country_code(s).is_some()
+            {
                 self.hit(start, end, PiiType::PhoneIntl, B_FORM, "phone_intl");
             }
             if !plus
@@ -799,35 +959,68 @@ impl<'t> Scanner<'t> {
             }
             if (6..=13).contains(&len) {
                 let c = ctx(self);
-                for ty in [PiiType::EmeklilikNo, PiiType::BagkurNo, PiiType::DriverLicenseTr, PiiType::DriverLicenseUs] {
+                for ty in [
+                    PiiType::EmeklilikNo,
+                    PiiType::BagkurNo,
+                    PiiType::DriverLicenseTr,
+                    PiiType::DriverLicenseUs,
+                ] {
                     if c.contains(ty) {
                         self.hit(start, end, ty, C_LABEL, ty.name());
                     }
                 }
             }
-            if count == 3 && matches!(seps, SEP_DOT | SEP_SLASH | SEP_DASH) && is_date(s, lens) && ctx(self).contains(PiiType::DateOfBirth) {
+            if count == 3
+                && matches!(seps, SEP_DOT | SEP_SLASH | SEP_DASH)
+                && is_date(s, lens)
+                && ctx(self).contains(PiiType::DateOfBirth)
+            {
                 self.hit(start, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
             }
-            if count == 4 && seps == SEP_DOT && lens.iter().all(|&l| l <= 3) && generic::ipv4(&self.b[groups[first].start..end]) {
+            if count == 4
+                && seps == SEP_DOT
+                && lens.iter().all(|&l| l <= 3)
+                && generic::ipv4(&self.b[groups[first].start..end])
+            {
                 let before = &self.b[start.saturating_sub(8)..start];
                 let mut folded = Vec::new();
                 text::fold_into(before, &mut folded);
-                if !(folded.ends_with(b"v") || folded.ends_with(b"version ") || folded.ends_with(b"oid ") || folded.ends_with(b"v.")) {
+                if !(folded.ends_with(b"v")
+                    || folded.ends_with(b"version ")
+                    || folded.ends_with(b"oid ")
+                    || folded.ends_with(b"v."))
+                {
                     self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
                 }
             }
             return;
         }
         // Tokens with letters.
-        if len >= 15 && s[0].is_ascii_uppercase() && s[1].is_ascii_uppercase() && s[2].is_ascii_digit() && s[3].is_ascii_digit() && generic::iban(s) {
-            let ty = if s.starts_with(b"TR") { PiiType::IbanTr } else { PiiType::Iban };
+        if len >= 15
+            && s[0].is_ascii_uppercase()
+            && s[1].is_ascii_uppercase()
+            && s[2].is_ascii_digit()
+            && s[3].is_ascii_digit()
+            && generic::iban(s)
+        {
+            let ty = if s.starts_with(b"TR") {
+                PiiType::IbanTr
+            } else {
+                PiiType::Iban
+            };
             self.hit(start, end, ty, A, ty.name());
             return;
         }
         match len {
             9 => {
                 if eu::national_insurance_uk(s) {
-                    self.hit(start, end, PiiType::NationalInsuranceUk, A_MINUS, "national_insurance_uk");
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::NationalInsuranceUk,
+                        A_MINUS,
+                        "national_insurance_uk",
+                    );
                 }
                 if eu::national_id_es(s) {
                     self.hit(start, end, PiiType::NationalIdEs, A, "national_id_es");
@@ -837,51 +1030,111 @@ impl<'t> Scanner<'t> {
                 }
                 if tr::passport(s) {
                     self.hit(start, end, PiiType::PassportTr, B_FORM, "passport_tr");
-                } else if s[0].is_ascii_uppercase() && s[1..].iter().all(u8::is_ascii_digit) && ctx(self).contains(PiiType::PassportUs) {
+                } else if s[0].is_ascii_uppercase()
+                    && s[1..].iter().all(u8::is_ascii_digit)
+                    && ctx(self).contains(PiiType::PassportUs)
+                {
                     self.hit(start, end, PiiType::PassportUs, C_LABEL, "passport_us");
                 }
                 if id_card_shape(s) && ctx(self).contains(PiiType::IdCardSerialTr) {
-                    self.hit(start, end, PiiType::IdCardSerialTr, C_LABEL, "id_card_serial_tr");
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::IdCardSerialTr,
+                        C_LABEL,
+                        "id_card_serial_tr",
+                    );
                 }
             }
             11 if us::mbi_us(s) => self.hit(start, end, PiiType::MbiUs, A_MINUS, "mbi_us"),
-            15 if eu::social_security_fr(s) => self.hit(start, end, PiiType::SocialSecurityFr, A, "social_security_fr"),
-            16 if eu::fiscal_code_it(s) => self.hit(start, end, PiiType::FiscalCodeIt, A, "fiscal_code_it"),
+            15 if eu::social_security_fr(s) => self.hit(
+                start,
+                end,
+                PiiType::SocialSecurityFr,
+                A,
+                "social_security_fr",
+            ),
+            16 if eu::fiscal_code_it(s) => {
+                self.hit(start, end, PiiType::FiscalCodeIt, A, "fiscal_code_it")
+            }
             // VINs are written as one unbroken token.
             17 if count == 1 => match generic::vin(s) {
                 Some(true) => self.hit(start, end, PiiType::Vin, A_MINUS, "vin"),
-                Some(false) if ctx(self).contains(PiiType::Vin) => self.hit(start, end, PiiType::Vin, B_CONTEXT, "vin"),
+                Some(false) if ctx(self).contains(PiiType::Vin) => {
+                    self.hit(start, end, PiiType::Vin, B_CONTEXT, "vin")
+                }
                 _ => {}
             },
             _ => {}
         }
-        if (8..=11).contains(&len) && count == 1 && generic::bic(s) && ctx(self).contains(PiiType::BicSwift) {
+        if (8..=11).contains(&len)
+            && count == 1
+            && generic::bic(s)
+            && ctx(self).contains(PiiType::BicSwift)
+        {
             self.hit(start, end, PiiType::BicSwift, B_CONTEXT, "bic_swift");
         }
-        if count == 3 && lens[0] == 2 && groups[first].letters == 0 && groups[first + 1].digits == 0 && groups[first + 2].letters == 0 {
+        if count == 3
+            && lens[0] == 2
+            && groups[first].letters == 0
+            && groups[first + 1].digits == 0
+            && groups[first + 2].letters == 0
+        {
             let g = &groups[first..=last];
             let norm = &self.norm;
-            if tr::plate(&norm[g[0].norm_start..g[0].norm_end], &norm[g[1].norm_start..g[1].norm_end], &norm[g[2].norm_start..g[2].norm_end]) {
-                self.hit(start, end, PiiType::LicensePlateTr, B_FORM, "license_plate_tr");
+            if tr::plate(
+                &norm[g[0].norm_start..g[0].norm_end],
+                &norm[g[1].norm_start..g[1].norm_end],
+                &norm[g[2].norm_start..g[2].norm_end],
+            ) {
+                self.hit(
+                    start,
+                    end,
+                    PiiType::LicensePlateTr,
+                    B_FORM,
+                    "license_plate_tr",
+                );
             }
         }
-        if count == 1 && (5..=8).contains(&len) && s[0].is_ascii_digit() && s[1].is_ascii_digit() && ctx(self).contains(PiiType::LicensePlateTr) {
+        if count == 1
+            && (5..=8).contains(&len)
+            && s[0].is_ascii_digit()
+            && s[1].is_ascii_digit()
+            && ctx(self).contains(PiiType::LicensePlateTr)
+        {
             let letters_at = 2;
-            let digits_at = s[letters_at..].iter().position(u8::is_ascii_digit).map(|p| p + letters_at);
+            let digits_at = s[letters_at..]
+                .iter()
+                .position(u8::is_ascii_digit)
+                .map(|p| p + letters_at);
             if let Some(d) = digits_at {
                 if tr::plate(&s[..2], &s[2..d], &s[d..]) {
-                    self.hit(start, end, PiiType::LicensePlateTr, B_CONTEXT, "license_plate_tr");
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::LicensePlateTr,
+                        B_CONTEXT,
+                        "license_plate_tr",
+                    );
                 }
             }
         }
-        if len >= 10 && s[0].is_ascii_uppercase() && s[1].is_ascii_uppercase() && generic::iban_length(&s[..2]).is_some() || s.starts_with(b"EL") {
-            if eu::vat_eu(s) {
-                self.hit(start, end, PiiType::VatEu, A, "vat_eu");
-            }
+        let vat_prefix = len >= 10
+            && s[0].is_ascii_uppercase()
+            && s[1].is_ascii_uppercase()
+            && (generic::iban_length(&s[..2]).is_some() || s.starts_with(b"EL"));
+        if vat_prefix && eu::vat_eu(s) {
+            self.hit(start, end, PiiType::VatEu, A, "vat_eu");
         }
         if (6..=13).contains(&len) && letters < len {
             let c = ctx(self);
-            for ty in [PiiType::IdCardSerialTr, PiiType::DriverLicenseTr, PiiType::DriverLicenseUs, PiiType::EmeklilikNo, PiiType::BagkurNo] {
+            for ty in [
+                PiiType::IdCardSerialTr,
+                PiiType::DriverLicenseTr,
+                PiiType::DriverLicenseUs,
+                PiiType::EmeklilikNo,
+                PiiType::BagkurNo,
+            ] {
                 if c.contains(ty) && count <= 2 {
                     self.hit(start, end, ty, C_LABEL, ty.name());
                 }
@@ -893,7 +1146,8 @@ impl<'t> Scanner<'t> {
     fn wallet(&mut self, start: usize, end: usize) -> Option<usize> {
         let word = &self.b[start..end];
         let valid = generic::btc_base58(word)
-            || ((word.starts_with(b"bc1") || word.starts_with(b"BC1")) && generic::btc_bech32(word))
+            || ((word.starts_with(b"bc1") || word.starts_with(b"BC1"))
+                && generic::btc_bech32(word))
             || generic::eth_address(word);
         if valid {
             self.hit(start, end, PiiType::CryptoWallet, A, "crypto_wallet");
@@ -922,7 +1176,11 @@ impl<'t> Scanner<'t> {
         if !generic::mrz_line(line) {
             return None;
         }
-        let mrz_shaped = |l: &[u8]| matches!(l.len(), 30 | 36 | 44) && l.iter().all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'<');
+        let mrz_shaped = |l: &[u8]| {
+            matches!(l.len(), 30 | 36 | 44)
+                && l.iter()
+                    .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'<')
+        };
         let mut start = line_start;
         // Up to two MRZ lines above.
         for _ in 0..2 {
@@ -931,7 +1189,10 @@ impl<'t> Scanner<'t> {
             }
             let prev_end = start - 1;
             let floor = prev_end.saturating_sub(48);
-            let prev_start = b[floor..prev_end].iter().rposition(|&c| c == b'\n').map_or(floor, |p| floor + p + 1);
+            let prev_start = b[floor..prev_end]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(floor, |p| floor + p + 1);
             if mrz_shaped(trim_cr(&b[prev_start..prev_end])) {
                 start = prev_start;
             } else {
@@ -945,7 +1206,10 @@ impl<'t> Scanner<'t> {
                 break;
             }
             let ceiling = (next_start + 48).min(b.len());
-            let next_end = b[next_start..ceiling].iter().position(|&c| c == b'\n').map_or(ceiling, |p| next_start + p);
+            let next_end = b[next_start..ceiling]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(ceiling, |p| next_start + p);
             let next = trim_cr(&b[next_start..next_end]);
             if mrz_shaped(next) {
                 end = next_start + next.len();
@@ -974,7 +1238,10 @@ fn id_card_shape(s: &[u8]) -> bool {
 
 /// dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd with a plausible birth year.
 fn is_date(s: &[u8], lens: &[usize]) -> bool {
-    let number = |r: &[u8]| r.iter().fold(0u32, |acc, &c| acc * 10 + u32::from(c - b'0'));
+    let number = |r: &[u8]| {
+        r.iter()
+            .fold(0u32, |acc, &c| acc * 10 + u32::from(c - b'0'))
+    };
     let (day, month, year) = match lens {
         [1 | 2, 1 | 2, 4] => {
             let (d, rest) = s.split_at(lens[0]);
@@ -994,13 +1261,17 @@ fn is_date(s: &[u8], lens: &[usize]) -> bool {
 /// ITU country calling codes (1–3 digits) at the start of `s`.
 fn country_code(s: &[u8]) -> Option<usize> {
     const CODES: &[&[u8]] = &[
-        b"1", b"7", b"20", b"27", b"30", b"31", b"32", b"33", b"34", b"36", b"39", b"40", b"41", b"43", b"44", b"45",
-        b"46", b"47", b"48", b"49", b"51", b"52", b"53", b"54", b"55", b"56", b"57", b"58", b"60", b"61", b"62", b"63",
-        b"64", b"65", b"66", b"81", b"82", b"84", b"86", b"91", b"92", b"93", b"94", b"95", b"98", b"212", b"213",
-        b"216", b"218", b"220", b"234", b"254", b"255", b"351", b"352", b"353", b"354", b"355", b"356", b"357", b"358",
-        b"359", b"370", b"371", b"372", b"373", b"374", b"375", b"380", b"381", b"382", b"385", b"386", b"387", b"389",
-        b"420", b"421", b"423", b"852", b"886", b"961", b"962", b"963", b"964", b"965", b"966", b"971", b"972", b"973",
-        b"974", b"994", b"995", b"996", b"998",
+        b"1", b"7", b"20", b"27", b"30", b"31", b"32", b"33", b"34", b"36", b"39", b"40", b"41",
+        b"43", b"44", b"45", b"46", b"47", b"48", b"49", b"51", b"52", b"53", b"54", b"55", b"56",
+        b"57", b"58", b"60", b"61", b"62", b"63", b"64", b"65", b"66", b"81", b"82", b"84", b"86",
+        b"91", b"92", b"93", b"94", b"95", b"98", b"212", b"213", b"216", b"218", b"220", b"234",
+        b"254", b"255", b"351", b"352", b"353", b"354", b"355", b"356", b"357", b"358", b"359",
+        b"370", b"371", b"372", b"373", b"374", b"375", b"380", b"381", b"382", b"385", b"386",
+        b"387", b"389", b"420", b"421", b"423", b"852", b"886", b"961", b"962", b"963", b"964",
+        b"965", b"966", b"971", b"972", b"973", b"974", b"994", b"995", b"996", b"998",
     ];
-    CODES.iter().find(|code| s.starts_with(code)).map(|code| code.len())
+    CODES
+        .iter()
+        .find(|code| s.starts_with(code))
+        .map(|code| code.len())
 }

@@ -10,7 +10,7 @@ impl Rng {
         Rng(seed.max(1))
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 7;
@@ -20,11 +20,13 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 
     fn digits(&mut self, n: usize) -> String {
-        (0..n).map(|_| char::from(b'0' + self.below(10) as u8)).collect()
+        (0..n)
+            .map(|_| char::from(b'0' + self.below(10) as u8))
+            .collect()
     }
 
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
@@ -47,7 +49,9 @@ pub fn tckn(rng: &mut Rng) -> String {
 pub fn iban_tr(rng: &mut Rng) -> String {
     let bban = format!("{}0{}", rng.digits(5), rng.digits(16));
     let rearranged = format!("{bban}2927{}", "00"); // "TR" -> 29 27, check digits 00
-    let remainder = rearranged.bytes().fold(0u64, |acc, b| (acc * 10 + u64::from(b - b'0')) % 97);
+    let remainder = rearranged
+        .bytes()
+        .fold(0u64, |acc, b| (acc * 10 + u64::from(b - b'0')) % 97);
     let check = 98 - remainder;
     let compact = format!("TR{check:02}{bban}");
     compact
@@ -64,14 +68,23 @@ fn failing_eleven(rng: &mut Rng) -> String {
     loop {
         let candidate = format!("{}{}", 1 + rng.below(9), rng.digits(10));
         let b = candidate.as_bytes();
-        if !tr::tckn(b) && !eu::tax_id_de(b) && !eu::national_id_pl(b) && !eu::national_id_be(b) && !tr::phone_with_prefix(b) {
+        if !tr::tckn(b)
+            && !eu::tax_id_de(b)
+            && !eu::national_id_pl(b)
+            && !eu::national_id_be(b)
+            && !tr::phone_with_prefix(b)
+        {
             return candidate;
         }
     }
 }
 
-const FIRST: &[&str] = &["Ayşe", "Mehmet", "Zeynep", "Ahmet", "Elif", "Mustafa", "Fatma", "Emre"];
-const LAST: &[&str] = &["Yılmaz", "Kaya", "Demir", "Şahin", "Çelik", "Öztürk", "Aydın", "Arslan"];
+const FIRST: &[&str] = &[
+    "Ayşe", "Mehmet", "Zeynep", "Ahmet", "Elif", "Mustafa", "Fatma", "Emre",
+];
+const LAST: &[&str] = &[
+    "Yılmaz", "Kaya", "Demir", "Şahin", "Çelik", "Öztürk", "Aydın", "Arslan",
+];
 
 /// One sentence without personal data.
 pub fn business_sentence(rng: &mut Rng) -> String {
@@ -96,12 +109,33 @@ pub fn personal_sentence(rng: &mut Rng) -> String {
     match rng.below(8) {
         0 => format!("T.C. Kimlik No: {} olan başvuru alındı.\n", tckn(rng)),
         1 => format!("Ödeme için IBAN: {} kullanılacaktır.\n", iban_tr(rng)),
-        2 => format!("İletişim: 05{}{} {} {} {}\n", rng.pick(&["3", "4", "5"]), rng.below(10), rng.digits(3), rng.digits(2), rng.digits(2)),
-        3 => format!("E-posta adresi {}.{}{}@example.com.tr olarak güncellendi.\n", first.to_lowercase().replace('ş', "s").replace('ı', "i").replace('ç', "c").replace('ö', "o").replace('ü', "u"), rng.digits(2), "x", ),
+        2 => format!(
+            "İletişim: 05{}{} {} {} {}\n",
+            rng.pick(&["3", "4", "5"]),
+            rng.below(10),
+            rng.digits(3),
+            rng.digits(2),
+            rng.digits(2)
+        ),
+        3 => format!(
+            "E-posta adresi {}.{}{}@example.com.tr olarak güncellendi.\n",
+            first
+                .to_lowercase()
+                .replace('ş', "s")
+                .replace('ı', "i")
+                .replace('ç', "c")
+                .replace('ö', "o")
+                .replace('ü', "u"),
+            rng.digits(2),
+            "x",
+        ),
         4 => format!("Sayın {first} {last}, talebiniz işleme alınmıştır.\n"),
-        5 => format!("Kart numarası 4111 1111 1111 1111 ile yapılan ödeme onaylandı.\n"),
-        6 => format!("Vergi No: 4540536920 olan firmaya fatura kesildi.\n"),
-        _ => format!("Customer contact +44 20 7946 {} requested a callback.\n", rng.digits(4)),
+        5 => "Kart numarası 4111 1111 1111 1111 ile yapılan ödeme onaylandı.\n".to_string(),
+        6 => "Vergi No: 4540536920 olan firmaya fatura kesildi.\n".to_string(),
+        _ => format!(
+            "Customer contact +44 20 7946 {} requested a callback.\n",
+            rng.digits(4)
+        ),
     }
 }
 

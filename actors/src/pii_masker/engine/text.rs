@@ -79,7 +79,8 @@ pub fn word_before(b: &[u8], i: usize) -> bool {
 
 /// Whether the non-ASCII character ending at `i` is a space or dash (NBSP, thin spaces, dashes).
 fn is_space_tail(b: &[u8], i: usize) -> bool {
-    (i >= 2 && b[i - 2] == 0xC2 && b[i - 1] == 0xA0) || (i >= 3 && b[i - 3] == 0xE2 && (b[i - 2] == 0x80 || b[i - 2] == 0x88))
+    (i >= 2 && b[i - 2] == 0xC2 && b[i - 1] == 0xA0)
+        || (i >= 3 && b[i - 3] == 0xE2 && (b[i - 2] == 0x80 || b[i - 2] == 0x88))
 }
 
 /// Turkish capital letters as UTF-8 (Ç Ğ İ Ö Ş Ü) at `i`: their byte length.
@@ -176,7 +177,10 @@ mod tests {
 
     #[test]
     fn turkish_folding_unifies_dotted_and_dotless_i() {
-        assert_eq!(fold("İSTANBUL Kimliği IBAN'ı ılık"), b"istanbul kimligi iban'i ilik".to_vec());
+        assert_eq!(
+            fold("İSTANBUL Kimliği IBAN'ı ılık"),
+            b"istanbul kimligi iban'i ilik".to_vec()
+        );
         assert_eq!(fold(&"İ".to_lowercase()), b"i".to_vec());
         assert_eq!(fold("ŞÇĞÜÖ şçğüö"), b"scguo scguo".to_vec());
     }

@@ -138,7 +138,10 @@ mod tests {
     fn there_are_46_types_with_upper_case_placeholders() {
         assert_eq!(PiiType::ALL.len(), 46);
         for ty in PiiType::ALL {
-            assert_eq!(ty.placeholder(), format!("[MASKED_{}]", ty.name().to_uppercase()));
+            assert_eq!(
+                ty.placeholder(),
+                format!("[MASKED_{}]", ty.name().to_uppercase())
+            );
             assert_eq!(PiiType::from_name(ty.name()), Some(*ty));
         }
         assert_eq!(PiiType::ALL[0], PiiType::NationalIdTr);
