@@ -150,7 +150,7 @@ impl ActorSystem {
                 arbiters_ref,
             ),
             pii_masker: start_on_own_arbiter(
-                PiiMasker,
+                PiiMasker::new(settings.pii_masker.pool_size),
                 settings,
                 &settings.pii_masker,
                 &registry,
@@ -249,6 +249,28 @@ mod tests {
         assert_eq!(masker_health.status.restarts, 1);
         assert_eq!(masker_health.status.panics, 1);
         assert!(health.iter().all(|(_, h)| h.error.is_none()));
+        system.shutdown().await;
+    }
+
+    #[actix::test]
+    async fn the_masker_masks_on_its_pool() {
+        use crate::pii_masker::{PiiMaskerCommand, PiiMaskerReply};
+        let system = ActorSystem::start(&settings());
+        let reply = system
+            .handles()
+            .pii_masker
+            .call(PiiMaskerCommand::Mask {
+                text: "TCKN 10000000146".to_string(),
+                policy: Default::default(),
+            })
+            .await
+            .expect("answered");
+        match reply {
+            PiiMaskerReply::Masked(Ok(masked)) => {
+                assert_eq!(masked.text, "TCKN [MASKED_NATIONAL_ID_TR]")
+            }
+            _ => panic!("unexpected reply"),
+        }
         system.shutdown().await;
     }
 }

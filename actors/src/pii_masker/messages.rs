@@ -1,5 +1,26 @@
 //! Commands of the pii_masker actor.
 
-/// What the pii_masker accepts. Its commands arrive with the PII engine issue; until then it only answers the runtime's pings
-/// and takes part in supervision.
-pub enum PiiMaskerCommand {}
+use super::engine::{Finding, LeakError, Masked, Policy};
+use crate::runtime::PoolError;
+
+/// What the pii_masker does.
+pub enum PiiMaskerCommand {
+    /// Detect and mask personal data in `text` (the leak re-scan included).
+    Mask { text: String, policy: Policy },
+    /// Detect without masking.
+    Detect { text: String, policy: Policy },
+}
+
+/// Why masking did not produce a result.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum MaskError {
+    #[error(transparent)]
+    Leak(#[from] LeakError),
+    #[error(transparent)]
+    Engine(#[from] PoolError),
+}
+
+pub enum PiiMaskerReply {
+    Masked(Result<Masked, MaskError>),
+    Findings(Result<Vec<Finding>, MaskError>),
+}

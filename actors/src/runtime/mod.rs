@@ -6,10 +6,12 @@
 //! of queueing without bound. Nothing in here knows what any particular actor does.
 
 mod cell;
+mod cpu_pool;
 mod handle;
 mod registry;
 
 pub use cell::{start_supervised, Cell, Logic, Outcome, SupervisionSettings};
+pub use cpu_pool::{CpuPool, PoolError};
 pub use handle::{ActorError, ActorHandle, UntypedHandle};
 pub use registry::{ActorRegistry, ActorStatus};
 
