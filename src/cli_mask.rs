@@ -5,7 +5,9 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use docsieve_actors::extractor_pool::formats::txt;
+use docsieve_actors::extractor_pool::engine as engine_extract;
+use docsieve_actors::extractor_pool::formats::detect::Format;
+use docsieve_actors::extractor_pool::limits::Limits;
 use docsieve_actors::pii_masker::engine::{self, Finding, PiiType, Policy, TypeSet};
 use serde::Serialize;
 
@@ -83,7 +85,22 @@ pub fn run(args: MaskArgs) -> ExitCode {
                 continue;
             }
         };
-        let text = txt::decode(&bytes).text;
+        // Plain text is masked as it is; other formats through the extractor's text.
+        let mut policy = policy.clone();
+        let text = match engine_extract::sniff(&bytes) {
+            Ok((Format::Txt, Some(decoded))) => decoded.text,
+            Ok(_) | Err(_) => match engine_extract::extract(&bytes, &Limits::default()) {
+                Ok(document) => {
+                    policy.known_names.extend(document.metadata.author.clone());
+                    document.text
+                }
+                Err(error) => {
+                    eprintln!("docsieve mask: {name}: {error} ({})", error.code());
+                    status = ExitCode::from(1);
+                    continue;
+                }
+            },
+        };
         let (out_text, findings, summary) = if args.no_mask {
             let (findings, summary) = engine::summarize(&text, &policy);
             (text.clone(), findings, summary)

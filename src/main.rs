@@ -32,12 +32,16 @@ enum Command {
     PrintConfig,
     /// Find and mask personal data in files (offline).
     Mask(docsieve::cli_mask::MaskArgs),
+    /// Extract the document model from a file (offline).
+    Extract(docsieve::cli_extract::ExtractArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Mask(args)) = cli.command {
-        return docsieve::cli_mask::run(args);
+    match cli.command {
+        Some(Command::Mask(args)) => return docsieve::cli_mask::run(args),
+        Some(Command::Extract(args)) => return docsieve::cli_extract::run(args),
+        _ => {}
     }
     let settings = match Settings::load(cli.config.as_deref()) {
         Ok(settings) => settings,
@@ -47,7 +51,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command.unwrap_or(Command::Serve) {
-        Command::Mask(_) => ExitCode::SUCCESS,
+        Command::Mask(_) | Command::Extract(_) => ExitCode::SUCCESS,
         Command::PrintConfig => match toml::to_string_pretty(&settings.redacted()) {
             Ok(text) => {
                 print!("{text}");

@@ -112,3 +112,38 @@ fn mask_options_types_no_mask_stdin_and_errors() {
         .expect("run");
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn mask_leaves_no_planted_value_in_office_and_csv_documents() {
+    for name in [
+        "tr_ik_yazisi.docx",
+        "tr_sunum.pptx",
+        "tr_musteri_listesi.xlsx",
+        "tr_musteri_listesi.csv",
+    ] {
+        let output = Command::new(binary())
+            .args(["mask", "--json"])
+            .arg(corpus(name))
+            .output()
+            .expect("run");
+        assert!(
+            output.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let result: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        let text = result["text"].as_str().expect("text");
+        let sidecar: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(corpus(&format!("{name}.pii.json"))).expect("sidecar"),
+        )
+        .expect("json");
+        for item in sidecar["pii"].as_array().expect("pii") {
+            let value = item["value"].as_str().expect("value");
+            assert!(
+                !text.contains(value),
+                "{name}: a {} value is left",
+                item["type"]
+            );
+        }
+    }
+}

@@ -3,8 +3,12 @@
 //! This actor only schedules, bounds and reports; the engine it runs is plain synchronous code in this
 //! folder, tested and benchmarked on its own. It must never block its arbiter thread.
 
+pub mod engine;
+pub mod error;
 pub mod formats;
+pub mod limits;
 pub mod messages;
+pub mod model;
 
 use actix::Context;
 

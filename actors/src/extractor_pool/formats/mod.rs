@@ -1,4 +1,10 @@
-//! Format readers of the extraction engine. Each turns bytes into text (and, with the extraction
-//! work, into the document model); none may panic on hostile input.
+//! Format readers of the extraction engine. Each turns bytes into the document model; none may panic
+//! on hostile input (the pool catches panics anyway) or read anything outside the input.
 
+pub mod csv;
+pub mod detect;
+pub mod docx;
+mod ooxml;
+pub mod pptx;
 pub mod txt;
+pub mod xlsx;

@@ -53,6 +53,14 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     with(encoding, bytes)
 }
 
+/// Plain text: one paragraph element per block separated by blank lines.
+pub fn extract(text: &str, builder: &mut super::super::model::Builder) {
+    use super::super::model::{Element, ElementKind};
+    for block in text.split("\n\n").flat_map(|b| b.split("\r\n\r\n")) {
+        builder.push(Element::new(ElementKind::Paragraph, block));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

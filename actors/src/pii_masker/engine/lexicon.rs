@@ -465,6 +465,19 @@ pub const NAME_LABELS: &[&str] = &[
     "customer",
     "contact",
     "applicant",
+    "hazirlayan",
+    "duzenleyen",
+    "onaylayan",
+    "imza",
+    "sorumlu",
+    "musteri",
+    "alici adi",
+    "gonderici",
+    "katilimci",
+    "yazar",
+    "author",
+    "prepared by",
+    "signed",
 ];
 
 /// Labels that an address follows after a colon ("Adres:").

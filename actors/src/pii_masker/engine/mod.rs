@@ -27,6 +27,9 @@ pub struct Policy {
     pub context_before: usize,
     /// Bytes after a candidate searched for context keywords (default 24).
     pub context_after: usize,
+    /// Names known to be people from outside the text (a document's author, e-mail display names):
+    /// masked wherever they occur.
+    pub known_names: Vec<String>,
 }
 
 impl Default for Policy {
@@ -36,6 +39,7 @@ impl Default for Policy {
             min_confidence: 0.0,
             context_before: 64,
             context_after: 24,
+            known_names: Vec::new(),
         }
     }
 }
@@ -121,8 +125,49 @@ fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
     kept
 }
 
+/// A name found once (behind a label, in a name column) is a name everywhere in the document: every
+/// other occurrence of the same words gets the same finding.
+fn propagate_names(text: &str, known: &[String], hits: &mut Vec<scanner::Hit>) {
+    let mut names: Vec<&str> = hits
+        .iter()
+        .filter(|h| h.ty == PiiType::PersonName)
+        .map(|h| text[h.start..h.end].trim())
+        .chain(known.iter().map(|name| name.trim()))
+        .filter(|name| name.chars().count() >= 5 && name.contains(' ') && !name.contains('\n'))
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    names.sort_unstable();
+    names.dedup();
+    let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&names)
+    else {
+        return;
+    };
+    let b = text.as_bytes();
+    let letter = |c: u8| c.is_ascii_alphanumeric() || c >= 0x80;
+    for found in automaton.find_iter(text) {
+        let (start, end) = (found.start(), found.end());
+        if (start > 0 && letter(b[start - 1])) || b.get(end).is_some_and(|&c| letter(c)) {
+            continue;
+        }
+        hits.push(scanner::Hit {
+            start,
+            end,
+            ty: PiiType::PersonName,
+            confidence: 0.6,
+            detector: "person_name_propagated",
+        });
+    }
+}
+
 fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
-    let hits = scanner::Scanner::new(text, policy.context_before, policy.context_after).run();
+    let mut hits = scanner::Scanner::new(text, policy.context_before, policy.context_after).run();
+    if policy.enabled.contains(PiiType::PersonName) {
+        propagate_names(text, &policy.known_names, &mut hits);
+    }
     // Offsets must fall on char boundaries: snap inwards defensively.
     resolve(
         hits.into_iter()

@@ -131,8 +131,84 @@ impl<'t> Scanner<'t> {
         TypeSet(before.0 | after.0)
     }
 
+    /// Tables rendered as tab-separated lines: a header cell such as "Ad Soyad" or "Adres" marks its
+    /// column, and a two-cell row "Adı Soyadı<TAB>value" marks its value.
+    fn tables(&mut self) {
+        let text = self.text;
+        if !self.b.contains(&b'\t') {
+            return;
+        }
+        let label_kind = |cell: &str| -> Option<PiiType> {
+            let folded = text::fold(cell.trim());
+            let folded = folded.strip_suffix(b":").unwrap_or(&folded).trim_ascii();
+            if lexicon::NAME_LABELS.iter().any(|l| l.as_bytes() == folded) {
+                Some(PiiType::PersonName)
+            } else if lexicon::ADDRESS_LABELS
+                .iter()
+                .any(|l| l.as_bytes() == folded)
+            {
+                Some(PiiType::Address)
+            } else {
+                None
+            }
+        };
+        let mut columns: Vec<(usize, PiiType)> = Vec::new();
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let line_start = offset;
+            offset += line.len();
+            let content = line.trim_end_matches(['\n', '\r']);
+            if !content.contains('\t') {
+                columns.clear();
+                continue;
+            }
+            let mut cells: Vec<(usize, &str)> = Vec::new();
+            let mut cell_start = 0;
+            for part in content.split('\t') {
+                cells.push((line_start + cell_start, part));
+                cell_start += part.len() + 1;
+            }
+            let labels: Vec<(usize, PiiType)> = cells
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (_, cell))| label_kind(cell).map(|kind| (i, kind)))
+                .collect();
+            if cells.len() >= 3 && !labels.is_empty() {
+                columns = labels;
+                continue;
+            }
+            let mut marks: Vec<(usize, PiiType)> = columns.clone();
+            if cells.len() == 2 && labels.len() == 1 && labels[0].0 == 0 {
+                marks.push((1, labels[0].1));
+            }
+            for (index, kind) in marks {
+                let Some((start, cell)) = cells.get(index) else {
+                    continue;
+                };
+                let trimmed = cell.trim();
+                let lead = cell.len() - cell.trim_start().len();
+                let capitalised = trimmed.chars().next().is_some_and(char::is_uppercase);
+                if trimmed.len() >= 3 && capitalised && !trimmed.starts_with("[MASKED_") {
+                    let confidence = if kind == PiiType::PersonName {
+                        D_LABEL
+                    } else {
+                        D_GAZETTEER
+                    };
+                    self.hit(
+                        start + lead,
+                        start + lead + trimmed.len(),
+                        kind,
+                        confidence,
+                        "table_column_label",
+                    );
+                }
+            }
+        }
+    }
+
     /// Runs the pass over the whole text.
     pub fn run(mut self) -> Vec<Hit> {
+        self.tables();
         let b = self.b;
         let n = b.len();
         let mut i = 0;

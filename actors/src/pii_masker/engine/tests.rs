@@ -250,6 +250,28 @@ fn names_and_addresses() {
 }
 
 #[test]
+fn table_columns_and_key_value_rows_anchor_names() {
+    let table = "Müşteri No\tAd Soyad\tT.C. Kimlik No\tAdres\n91727\tHalenur Bilir\t87218518268\tGüzelyalı Mah. Papatya Sok. No:37\n";
+    assert_eq!(
+        masked(table),
+        "Müşteri No\tAd Soyad\tT.C. Kimlik No\tAdres\n91727\t[MASKED_PERSON_NAME]\t[MASKED_NATIONAL_ID_TR]\t[MASKED_ADDRESS]\n"
+    );
+    assert_eq!(
+        masked("Adı Soyadı\tAltınkaya Yıldırım\n"),
+        "Adı Soyadı\t[MASKED_PERSON_NAME]\n"
+    );
+    assert_eq!(
+        masked("Hazırlayan: Lezize Korutürk\n"),
+        "Hazırlayan: [MASKED_PERSON_NAME]\n"
+    );
+    // Once known, a name is masked wherever else it appears.
+    assert_eq!(
+        masked("Ad Soyad: Umutcan Çetin\nÖncelikli müşteri Umutcan Çetin ile görüşüldü."),
+        "Ad Soyad: [MASKED_PERSON_NAME]\nÖncelikli müşteri [MASKED_PERSON_NAME] ile görüşüldü."
+    );
+}
+
+#[test]
 fn overlap_priority_prefers_the_longest_then_national_id() {
     // 11 digits valid both as TCKN and as another 11-digit scheme: TCKN wins.
     let findings = detect("10000000146", &Policy::default());

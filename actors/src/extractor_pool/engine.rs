@@ -1,0 +1,75 @@
+//! `extract(bytes) -> Document`: detects the format from content and runs its reader. Pure and
+//! synchronous; the extractor pool runs it on a CPU pool inside `catch_unwind`.
+
+use super::error::ExtractError;
+use super::formats::detect::{self, Format};
+use super::formats::{csv, docx, pptx, txt, xlsx};
+use super::limits::Limits;
+use super::model::{Builder, Document};
+
+/// Formats whose reader is still to come: an honest error rather than a guess.
+fn not_yet(format: Format) -> Option<&'static str> {
+    match format {
+        Format::Pdf => Some("PDF"),
+        Format::Html => Some("HTML"),
+        Format::Xml => Some("XML"),
+        Format::Eml => Some("e-mail"),
+        Format::Png | Format::Jpeg | Format::Tiff => Some("image (OCR)"),
+        _ => None,
+    }
+}
+
+fn is_binary_container(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"%PDF-")
+        || bytes.starts_with(b"PK\x03\x04")
+        || bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0])
+        || bytes.starts_with(b"\x89PNG")
+        || bytes.starts_with(&[0xFF, 0xD8, 0xFF])
+        || bytes.starts_with(b"II*\0")
+        || bytes.starts_with(b"MM\0*")
+        || bytes.starts_with(&[0x1F, 0x8B])
+}
+
+/// The detected format and, for text formats, the decoded text.
+pub fn sniff(bytes: &[u8]) -> Result<(Format, Option<txt::Decoded>), ExtractError> {
+    let decoded = (!is_binary_container(bytes)).then(|| txt::decode(bytes));
+    let format = detect::detect(bytes, decoded.as_ref().map(|d| d.text.as_str()))?;
+    Ok((format, decoded))
+}
+
+pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+    if bytes.len() as u64 > limits.max_bytes {
+        return Err(ExtractError::LimitExceeded(format!(
+            "larger than {} bytes",
+            limits.max_bytes
+        )));
+    }
+    let (format, decoded) = sniff(bytes)?;
+    if let Some(name) = not_yet(format) {
+        return Err(ExtractError::FormatNotAvailable(name));
+    }
+    let mut builder = Builder::default();
+    builder.document.metadata.format = format.name().to_string();
+    builder.document.metadata.mime = format.mime().to_string();
+    builder.document.metadata.bytes = bytes.len() as u64;
+    match format {
+        Format::Txt | Format::Csv => {
+            let decoded = decoded.ok_or(ExtractError::NoText)?;
+            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+            if format == Format::Csv {
+                csv::extract(&decoded.text, limits, &mut builder)?;
+            } else {
+                txt::extract(&decoded.text, &mut builder);
+            }
+        }
+        Format::Docx => docx::extract(bytes, limits, &mut builder)?,
+        Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
+        Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,
+        _ => return Err(ExtractError::UnsupportedFormat(format.name().to_string())),
+    }
+    let document = builder.finish();
+    if document.text.trim().is_empty() {
+        return Err(ExtractError::NoText);
+    }
+    Ok(document)
+}

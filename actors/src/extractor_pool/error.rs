@@ -1,0 +1,36 @@
+//! Why a document could not be extracted. Each variant has a stable code for API errors and jobs.
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    #[error("the file is empty")]
+    Empty,
+    #[error("unsupported format: {0}")]
+    UnsupportedFormat(String),
+    #[error("the document is password-protected or encrypted")]
+    EncryptedDocument,
+    #[error("the document is damaged or not what it claims to be: {0}")]
+    Malformed(String),
+    #[error("the document has no extractable text")]
+    NoText,
+    #[error("{0} extraction is not available in this version yet")]
+    FormatNotAvailable(&'static str),
+    #[error("the document exceeds a limit: {0}")]
+    LimitExceeded(String),
+    #[error("the extractor failed on this document: {0}")]
+    EngineFailure(String),
+}
+
+impl ExtractError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            ExtractError::Empty => "empty_document",
+            ExtractError::UnsupportedFormat(_) => "unsupported_format",
+            ExtractError::EncryptedDocument => "encrypted_document",
+            ExtractError::Malformed(_) => "malformed_document",
+            ExtractError::NoText => "no_text",
+            ExtractError::FormatNotAvailable(_) => "format_not_available",
+            ExtractError::LimitExceeded(_) => "limit_exceeded",
+            ExtractError::EngineFailure(_) => "extractor_failed",
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Format detection from content (magic bytes and structure), never from the file name alone.
+
+use std::io::Cursor;
+
+use super::super::error::ExtractError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Pdf,
+    Docx,
+    Pptx,
+    Xlsx,
+    Xls,
+    Ods,
+    Csv,
+    Txt,
+    Html,
+    Xml,
+    Eml,
+    Png,
+    Jpeg,
+    Tiff,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pdf => "pdf",
+            Format::Docx => "docx",
+            Format::Pptx => "pptx",
+            Format::Xlsx => "xlsx",
+            Format::Xls => "xls",
+            Format::Ods => "ods",
+            Format::Csv => "csv",
+            Format::Txt => "txt",
+            Format::Html => "html",
+            Format::Xml => "xml",
+            Format::Eml => "eml",
+            Format::Png => "png",
+            Format::Jpeg => "jpeg",
+            Format::Tiff => "tiff",
+        }
+    }
+
+    pub fn mime(self) -> &'static str {
+        match self {
+            Format::Pdf => "application/pdf",
+            Format::Docx => {
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+            }
+            Format::Pptx => {
+                "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+            }
+            Format::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            Format::Xls => "application/vnd.ms-excel",
+            Format::Ods => "application/vnd.oasis.opendocument.spreadsheet",
+            Format::Csv => "text/csv",
+            Format::Txt => "text/plain",
+            Format::Html => "text/html",
+            Format::Xml => "application/xml",
+            Format::Eml => "message/rfc822",
+            Format::Png => "image/png",
+            Format::Jpeg => "image/jpeg",
+            Format::Tiff => "image/tiff",
+        }
+    }
+}
+
+const CFB_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+
+/// "EncryptionInfo" as UTF-16LE, the stream name of password-protected OOXML inside a CFB container.
+fn has_encryption_info(bytes: &[u8]) -> bool {
+    let needle: Vec<u8> = "EncryptionInfo"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    bytes.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+fn zip_format(bytes: &[u8]) -> Result<Format, ExtractError> {
+    let archive = zip::ZipArchive::new(Cursor::new(bytes))
+        .map_err(|error| ExtractError::Malformed(format!("broken ZIP container: {error}")))?;
+    let names: Vec<&str> = archive.file_names().collect();
+    if names.iter().any(|n| n.starts_with("word/")) {
+        return Ok(Format::Docx);
+    }
+    if names.iter().any(|n| n.starts_with("ppt/")) {
+        return Ok(Format::Pptx);
+    }
+    if names.iter().any(|n| n.starts_with("xl/")) {
+        return Ok(Format::Xlsx);
+    }
+    if names.contains(&"content.xml")
+        && bytes
+            .windows(46)
+            .any(|w| w == b"application/vnd.oasis.opendocument.spreadsheet")
+    {
+        return Ok(Format::Ods);
+    }
+    Err(ExtractError::UnsupportedFormat(
+        "ZIP archive that is not an Office document".to_string(),
+    ))
+}
+
+/// Is this mostly text (after decoding)?
+fn looks_textual(text: &str) -> bool {
+    let sample: Vec<char> = text.chars().take(4096).collect();
+    if sample.is_empty() {
+        return false;
+    }
+    let control = sample
+        .iter()
+        .filter(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))
+        .count();
+    control * 50 < sample.len()
+}
+
+fn looks_like_email(text: &str) -> bool {
+    let mut headers = 0;
+    for line in text.lines().take(40) {
+        if line.is_empty() {
+            break;
+        }
+        if line.starts_with(' ') || line.starts_with('\t') {
+            continue;
+        }
+        let Some((name, _)) = line.split_once(':') else {
+            return false;
+        };
+        let name = name.to_ascii_lowercase();
+        if matches!(
+            name.as_str(),
+            "from"
+                | "to"
+                | "subject"
+                | "date"
+                | "received"
+                | "mime-version"
+                | "message-id"
+                | "return-path"
+                | "content-type"
+        ) {
+            headers += 1;
+        } else if name.is_empty() || name.contains(' ') {
+            return false;
+        }
+    }
+    headers >= 2
+}
+
+/// The delimiter of a CSV, if the lines agree on one.
+pub fn csv_delimiter(text: &str) -> Option<u8> {
+    let mut best: Option<(u8, usize)> = None;
+    for delimiter in [b',', b';', b'\t', b'|'] {
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let mut counts = Vec::new();
+        for record in reader.records().take(30) {
+            match record {
+                Ok(record) if record.len() > 1 || !record.iter().all(str::is_empty) => {
+                    counts.push(record.len())
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        if counts.len() < 2 {
+            continue;
+        }
+        let mut sorted = counts.clone();
+        sorted.sort_unstable();
+        let typical = sorted[sorted.len() / 2];
+        let agreeing = counts.iter().filter(|&&c| c == typical).count();
+        if typical >= 2 && agreeing * 10 >= counts.len() * 6 {
+            let score = typical * agreeing;
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((delimiter, score));
+            }
+        }
+    }
+    best.map(|(delimiter, _)| delimiter)
+}
+
+/// Detects the format of `bytes`; `text` is their decoded form for text formats.
+pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> {
+    if bytes.is_empty() || bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ExtractError::Empty);
+    }
+    if bytes.starts_with(b"%PDF-")
+        || bytes[..bytes.len().min(1024)]
+            .windows(5)
+            .any(|w| w == b"%PDF-")
+    {
+        return Ok(Format::Pdf);
+    }
+    if bytes.starts_with(b"PK\x03\x04") {
+        return zip_format(bytes);
+    }
+    if bytes.starts_with(CFB_MAGIC) {
+        if has_encryption_info(bytes) {
+            return Err(ExtractError::EncryptedDocument);
+        }
+        return Ok(Format::Xls);
+    }
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Ok(Format::Png);
+    }
+    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return Ok(Format::Jpeg);
+    }
+    if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") {
+        return Ok(Format::Tiff);
+    }
+    if bytes.starts_with(&[0x1F, 0x8B]) {
+        return Err(ExtractError::UnsupportedFormat(
+            "gzip-compressed data".to_string(),
+        ));
+    }
+    let Some(text) = text.filter(|t| looks_textual(t)) else {
+        return Err(ExtractError::UnsupportedFormat(
+            "binary data of an unknown kind".to_string(),
+        ));
+    };
+    let head: String = text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .chars()
+        .take(2048)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if head.starts_with("<!doctype html")
+        || head.starts_with("<html")
+        || (head.starts_with('<')
+            && (head.contains("<html")
+                || head.contains("<body")
+                || head.contains("<head>")
+                || head.contains("<table")
+                || head.contains("<div")
+                || head.contains("<p>")))
+            && !head.starts_with("<?xml")
+    {
+        return Ok(Format::Html);
+    }
+    if head.starts_with("<?xml") || head.starts_with('<') {
+        if head.contains("<html") && !head.contains("<invoice") {
+            return Ok(Format::Html);
+        }
+        return Ok(Format::Xml);
+    }
+    if looks_like_email(text) {
+        return Ok(Format::Eml);
+    }
+    if csv_delimiter(text).is_some() {
+        return Ok(Format::Csv);
+    }
+    Ok(Format::Txt)
+}

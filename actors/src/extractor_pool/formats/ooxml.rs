@@ -1,0 +1,168 @@
+//! Shared by DOCX and PPTX: reading parts of an OOXML package within the limits, XML events with a
+//! depth guard, and the core properties.
+
+use std::borrow::Cow;
+use std::io::{Cursor, Read};
+
+use quick_xml::events::{BytesStart, BytesText, Event};
+use quick_xml::Reader;
+
+use super::super::error::ExtractError;
+use super::super::limits::Limits;
+use super::super::model::Builder;
+
+pub struct Package<'a> {
+    archive: zip::ZipArchive<Cursor<&'a [u8]>>,
+    budget: u64,
+    max_depth: usize,
+}
+
+impl<'a> Package<'a> {
+    pub fn open(bytes: &'a [u8], limits: &Limits) -> Result<Package<'a>, ExtractError> {
+        let archive = zip::ZipArchive::new(Cursor::new(bytes))
+            .map_err(|error| ExtractError::Malformed(format!("broken ZIP container: {error}")))?;
+        Ok(Package {
+            archive,
+            budget: limits.max_decompressed_bytes,
+            max_depth: limits.max_xml_depth,
+        })
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.archive.file_names().map(str::to_string).collect()
+    }
+
+    /// A part as text, or None when the package has no such part. Every read counts against the
+    /// decompressed-size budget, whatever the entry claims its size is.
+    pub fn read(&mut self, name: &str) -> Result<Option<String>, ExtractError> {
+        let file = match self.archive.by_name(name) {
+            Ok(file) => file,
+            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+            Err(error) => return Err(ExtractError::Malformed(format!("{name}: {error}"))),
+        };
+        let mut bytes = Vec::new();
+        let read = file
+            .take(self.budget + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|error| ExtractError::Malformed(format!("{name}: {error}")))?;
+        if read as u64 > self.budget {
+            return Err(ExtractError::LimitExceeded(
+                "decompressed size of the container (zip bomb?)".to_string(),
+            ));
+        }
+        self.budget -= read as u64;
+        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    pub fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+}
+
+/// The local name of an element (`w:p` -> `p`).
+pub fn local(element: &BytesStart<'_>) -> Vec<u8> {
+    element.local_name().as_ref().to_vec()
+}
+
+/// The value of attribute `name` (local name), unescaped.
+pub fn attribute(element: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+    element
+        .attributes()
+        .flatten()
+        .find(|a| a.key.local_name().as_ref() == name)
+        .map(|a| {
+            a.unescape_value()
+                .map(Cow::into_owned)
+                .unwrap_or_else(|_| String::from_utf8_lossy(&a.value).into_owned())
+        })
+}
+
+pub fn text_of(text: &BytesText<'_>) -> String {
+    text.unescape()
+        .map(Cow::into_owned)
+        .unwrap_or_else(|_| String::from_utf8_lossy(text).into_owned())
+}
+
+/// Walks `xml`, calling `visit` for every event, failing on malformed XML or excessive depth.
+pub fn walk(
+    xml: &str,
+    max_depth: usize,
+    mut visit: impl FnMut(&Event<'_>),
+) -> Result<(), ExtractError> {
+    let mut reader = Reader::from_str(xml);
+    let mut depth = 0usize;
+    loop {
+        let event = reader
+            .read_event()
+            .map_err(|error| ExtractError::Malformed(format!("XML: {error}")))?;
+        match &event {
+            Event::Start(_) => {
+                depth += 1;
+                if depth > max_depth {
+                    return Err(ExtractError::LimitExceeded(format!(
+                        "XML nesting deeper than {max_depth}"
+                    )));
+                }
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            Event::Eof => break,
+            // DOCTYPEs are ignored: entities are never expanded and nothing external is ever read.
+            Event::DocType(_) => continue,
+            _ => {}
+        }
+        visit(&event);
+    }
+    Ok(())
+}
+
+/// docProps/core.xml: title, author, dates, into metadata and fields.
+pub fn core_properties(
+    package: &mut Package<'_>,
+    builder: &mut Builder,
+) -> Result<(), ExtractError> {
+    let Some(xml) = package.read("docProps/core.xml")? else {
+        return Ok(());
+    };
+    let mut current: Option<Vec<u8>> = None;
+    let mut values: Vec<(Vec<u8>, String)> = Vec::new();
+    walk(&xml, package.max_depth(), |event| match event {
+        Event::Start(e) => current = Some(local(e)),
+        Event::Text(t) => {
+            if let Some(name) = &current {
+                let value = text_of(t).trim().to_string();
+                if !value.is_empty() {
+                    values.push((name.clone(), value));
+                }
+            }
+        }
+        Event::End(_) => current = None,
+        _ => {}
+    })?;
+    for (name, value) in values {
+        match name.as_slice() {
+            b"title" => builder.document.metadata.title = Some(value.clone()),
+            b"creator" => builder.document.metadata.author = Some(value.clone()),
+            b"created" => builder.document.metadata.created = Some(value.clone()),
+            _ => {}
+        }
+        builder.field(&format!("core.{}", String::from_utf8_lossy(&name)), value);
+    }
+    Ok(())
+}
+
+/// Part names matching `prefix<N>.xml`, ordered by N.
+pub fn numbered_parts(names: &[String], prefix: &str) -> Vec<String> {
+    let mut parts: Vec<(u32, String)> = names
+        .iter()
+        .filter_map(|name| {
+            let number = name
+                .strip_prefix(prefix)?
+                .strip_suffix(".xml")?
+                .parse()
+                .ok()?;
+            Some((number, name.clone()))
+        })
+        .collect();
+    parts.sort();
+    parts.into_iter().map(|(_, name)| name).collect()
+}

@@ -1,0 +1,30 @@
+//! Limits against hostile input. Exceeding one fails that document with `limit_exceeded`.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Largest input accepted, in bytes.
+    pub max_bytes: u64,
+    /// Most pages (PDF pages, slides, sheets) read from one document.
+    pub max_pages: u32,
+    /// Largest total decompressed size of a ZIP container (DOCX, PPTX, XLSX): zip bombs stop here.
+    pub max_decompressed_bytes: u64,
+    /// Deepest XML nesting accepted.
+    pub max_xml_depth: usize,
+    /// Most rows read from one table or sheet.
+    pub max_rows: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 100 * 1024 * 1024,
+            max_pages: 2000,
+            max_decompressed_bytes: 512 * 1024 * 1024,
+            max_xml_depth: 256,
+            max_rows: 1_000_000,
+        }
+    }
+}

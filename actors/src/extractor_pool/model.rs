@@ -1,0 +1,167 @@
+//! The document model: one serde type for every format. Extraction fills it; masking, datasets and the
+//! API read it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What a document is made of, in reading order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    /// All text in reading order (elements joined by blank lines).
+    pub text: String,
+    pub elements: Vec<Element>,
+    pub tables: Vec<Table>,
+    /// Key-values: document metadata, e-mail headers, e-invoice fields.
+    pub fields: BTreeMap<String, serde_json::Value>,
+    pub metadata: Metadata,
+    pub attachments: Vec<Attachment>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElementKind {
+    Title,
+    Heading,
+    Paragraph,
+    ListItem,
+    Table,
+    KeyValue,
+    Header,
+    Footer,
+    PageBreak,
+    EmailHeader,
+    ImageText,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Element {
+    #[serde(rename = "type")]
+    pub kind: ElementKind,
+    pub text: String,
+    /// 1-based page (or slide, or sheet) number, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    /// Heading or list nesting level, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<u8>,
+    /// For `table` elements: index into `tables`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<usize>,
+}
+
+impl Element {
+    pub fn new(kind: ElementKind, text: impl Into<String>) -> Element {
+        Element {
+            kind,
+            text: text.into(),
+            page: None,
+            level: None,
+            table: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Sheet or table name, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The header row, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<Vec<String>>,
+    pub rows: Vec<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+}
+
+impl Table {
+    /// The table as tab-separated lines (for `text`).
+    pub fn to_text(&self) -> String {
+        self.header
+            .iter()
+            .chain(self.rows.iter())
+            .map(|row| row.join("\t"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    pub format: String,
+    pub mime: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
+    pub bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub producer: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attachment {
+    pub filename: String,
+    pub mime: String,
+    pub bytes: u64,
+    /// The extracted attachment, when it could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<Box<Document>>,
+    /// Why it could not be read (e.g. `encrypted_document`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Builds a document element by element, keeping `text` in step.
+#[derive(Default)]
+pub struct Builder {
+    pub document: Document,
+}
+
+impl Builder {
+    pub fn push(&mut self, element: Element) {
+        let trimmed = element.text.trim();
+        if trimmed.is_empty() && element.kind != ElementKind::PageBreak {
+            return;
+        }
+        if !trimmed.is_empty() {
+            if !self.document.text.is_empty() {
+                self.document.text.push_str("\n\n");
+            }
+            self.document.text.push_str(trimmed);
+        }
+        self.document.elements.push(Element {
+            text: trimmed.to_string(),
+            ..element
+        });
+    }
+
+    pub fn push_table(&mut self, table: Table, page: Option<u32>) {
+        if table.rows.is_empty() && table.header.is_none() {
+            return;
+        }
+        let index = self.document.tables.len();
+        let text = table.to_text();
+        self.document.tables.push(table);
+        self.push(Element {
+            table: Some(index),
+            page,
+            ..Element::new(ElementKind::Table, text)
+        });
+    }
+
+    pub fn field(&mut self, key: &str, value: impl Into<serde_json::Value>) {
+        self.document.fields.insert(key.to_string(), value.into());
+    }
+
+    pub fn finish(self) -> Document {
+        self.document
+    }
+}

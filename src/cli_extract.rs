@@ -1,0 +1,51 @@
+//! `docsieve extract`: the extraction engine from the command line (offline).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use docsieve_actors::extractor_pool::engine;
+use docsieve_actors::extractor_pool::limits::Limits;
+
+#[derive(clap::Args)]
+pub struct ExtractArgs {
+    /// Print the whole document model as JSON (otherwise the text).
+    #[arg(long)]
+    pub json: bool,
+    /// The file to read.
+    pub file: PathBuf,
+}
+
+pub fn run(args: ExtractArgs) -> ExitCode {
+    let bytes = match std::fs::read(&args.file) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            eprintln!("docsieve extract: {}: {error}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    match engine::extract(&bytes, &Limits::default()) {
+        Ok(document) => {
+            if args.json {
+                match serde_json::to_string_pretty(&document) {
+                    Ok(json) => println!("{json}"),
+                    Err(error) => {
+                        eprintln!("docsieve extract: {error}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                println!("{}", document.text);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!(
+                "docsieve extract: {}: {} ({})",
+                args.file.display(),
+                error,
+                error.code()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
