@@ -91,7 +91,7 @@ pub fn run(args: MaskArgs) -> ExitCode {
             Ok((Format::Txt, Some(decoded))) => decoded.text,
             Ok(_) | Err(_) => match engine_extract::extract(&bytes, &Limits::default()) {
                 Ok(document) => {
-                    policy.known_names.extend(document.metadata.author.clone());
+                    policy.known_names.extend(document.person_hints());
                     document.text
                 }
                 Err(error) => {

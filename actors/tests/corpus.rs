@@ -11,7 +11,7 @@ fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
 }
 
-const READ_TODAY: &[&str] = &["csv", "docx", "pptx", "xlsx", "txt"];
+const READ_TODAY: &[&str] = &["csv", "docx", "pptx", "xlsx", "txt", "html", "xml", "eml"];
 
 #[test]
 fn every_row_of_the_supported_formats_holds() {
@@ -148,4 +148,51 @@ fn structure_of_office_documents() {
     )
     .expect("csv");
     assert!(utf16.text.contains("Stanley"), "{}", utf16.text);
+}
+
+#[test]
+fn ubl_tr_invoices_map_to_fields_without_the_embedded_xslt() {
+    let bytes = std::fs::read(corpus().join("tr/tr_efatura.xml")).expect("file");
+    let document = extract(&bytes, &Limits::default()).expect("invoice");
+    for key in [
+        "invoice.number",
+        "invoice.ettn",
+        "invoice.issue_date",
+        "invoice.profile",
+        "invoice.type",
+        "supplier.vkn",
+        "customer.tckn",
+        "totals.payable",
+    ] {
+        assert!(
+            document.fields.contains_key(key),
+            "{key} missing: {:?}",
+            document.fields.keys().collect::<Vec<_>>()
+        );
+    }
+    assert!(document.fields["lines"]
+        .as_array()
+        .is_some_and(|lines| !lines.is_empty()));
+    assert!(
+        !document.text.contains("xsl:stylesheet") && !document.text.contains("PD94bWwg"),
+        "embedded XSLT leaked into text"
+    );
+}
+
+#[test]
+fn mail_attachments_are_child_documents() {
+    let bytes = std::fs::read(corpus().join("eml/fake-email-attachment.eml")).expect("file");
+    let document = extract(&bytes, &Limits::default()).expect("eml");
+    assert!(document.fields.contains_key("email.subject"));
+    assert_eq!(document.attachments.len(), 1);
+    assert!(document.attachments[0].document.is_some());
+    let zipped = extract(
+        &std::fs::read(corpus().join("eml/testRFC822_encrypted_zip.eml")).expect("file"),
+        &Limits::default(),
+    )
+    .expect("eml");
+    assert!(
+        zipped.attachments.iter().any(|a| a.error.is_some()),
+        "the protected ZIP is reported"
+    );
 }

@@ -3,7 +3,7 @@
 
 use super::error::ExtractError;
 use super::formats::detect::{self, Format};
-use super::formats::{csv, docx, pptx, txt, xlsx};
+use super::formats::{csv, docx, eml, html, pptx, txt, xlsx, xml};
 use super::limits::Limits;
 use super::model::{Builder, Document};
 
@@ -11,9 +11,6 @@ use super::model::{Builder, Document};
 fn not_yet(format: Format) -> Option<&'static str> {
     match format {
         Format::Pdf => Some("PDF"),
-        Format::Html => Some("HTML"),
-        Format::Xml => Some("XML"),
-        Format::Eml => Some("e-mail"),
         Format::Png | Format::Jpeg | Format::Tiff => Some("image (OCR)"),
         _ => None,
     }
@@ -38,6 +35,31 @@ pub fn sniff(bytes: &[u8]) -> Result<(Format, Option<txt::Decoded>), ExtractErro
 }
 
 pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
+    extract_at(bytes, limits, 0)
+}
+
+/// Text decoded with the charset the document declares, when its bytes are not already UTF-8.
+fn decode_declared(bytes: &[u8], declared: Option<String>, fallback: txt::Decoded) -> txt::Decoded {
+    if fallback.encoding != "UTF-8" || std::str::from_utf8(bytes).is_err() {
+        if let Some(encoding) =
+            declared.and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
+        {
+            if encoding != encoding_rs::UTF_8 && encoding_rs::Encoding::for_bom(bytes).is_none() {
+                let (text, used, had_errors) = encoding.decode(bytes);
+                if !had_errors {
+                    return txt::Decoded {
+                        text: text.into_owned(),
+                        encoding: used.name(),
+                        had_errors,
+                    };
+                }
+            }
+        }
+    }
+    fallback
+}
+
+fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, ExtractError> {
     if bytes.len() as u64 > limits.max_bytes {
         return Err(ExtractError::LimitExceeded(format!(
             "larger than {} bytes",
@@ -62,13 +84,38 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> 
                 txt::extract(&decoded.text, &mut builder);
             }
         }
+        Format::Html => {
+            let decoded = decoded.ok_or(ExtractError::NoText)?;
+            let decoded = decode_declared(bytes, html::declared_charset(bytes), decoded);
+            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+            html::extract(&decoded.text, &mut builder)?;
+        }
+        Format::Xml => {
+            let decoded = decoded.ok_or(ExtractError::NoText)?;
+            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+            xml::extract(&decoded.text, limits, &mut builder)?;
+        }
+        Format::Eml => {
+            let decoded = decoded.ok_or(ExtractError::NoText)?;
+            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+            let child = |child: &[u8]| {
+                if depth + 1 > limits.max_attachment_depth {
+                    return Err(ExtractError::LimitExceeded(
+                        "attachments nested too deep".to_string(),
+                    ));
+                }
+                extract_at(child, limits, depth + 1)
+            };
+            eml::extract(decoded.text.as_bytes(), &mut builder, child)?;
+        }
         Format::Docx => docx::extract(bytes, limits, &mut builder)?,
         Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
         Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,
         _ => return Err(ExtractError::UnsupportedFormat(format.name().to_string())),
     }
     let document = builder.finish();
-    if document.text.trim().is_empty() {
+    let attachment_text = document.attachments.iter().any(|a| a.document.is_some());
+    if document.text.trim().is_empty() && !attachment_text {
         return Err(ExtractError::NoText);
     }
     Ok(document)

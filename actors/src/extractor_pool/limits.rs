@@ -15,6 +15,8 @@ pub struct Limits {
     pub max_xml_depth: usize,
     /// Most rows read from one table or sheet.
     pub max_rows: usize,
+    /// How deep attachments inside attachments are followed.
+    pub max_attachment_depth: u32,
 }
 
 impl Default for Limits {
@@ -25,6 +27,7 @@ impl Default for Limits {
             max_decompressed_bytes: 512 * 1024 * 1024,
             max_xml_depth: 256,
             max_rows: 1_000_000,
+            max_attachment_depth: 3,
         }
     }
 }

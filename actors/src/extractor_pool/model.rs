@@ -18,6 +18,45 @@ pub struct Document {
     pub attachments: Vec<Attachment>,
 }
 
+impl Document {
+    /// Names the document itself says are people: its author, e-mail senders and recipients, the
+    /// persons of an e-invoice. The masker masks them wherever they appear.
+    pub fn person_hints(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.metadata.author.iter().cloned().collect();
+        for key in ["email.from", "email.to", "email.cc"] {
+            if let Some(list) = self.fields.get(key).and_then(|v| v.as_str()) {
+                for entry in list.split(", ") {
+                    if let Some((name, _)) = entry.split_once(" <") {
+                        names.push(name.trim().trim_matches('"').to_string());
+                    }
+                }
+            }
+        }
+        for party in ["supplier", "customer"] {
+            let first = self
+                .fields
+                .get(&format!("{party}.person.first_name"))
+                .and_then(|v| v.as_str());
+            let family = self
+                .fields
+                .get(&format!("{party}.person.family_name"))
+                .and_then(|v| v.as_str());
+            if let (Some(first), Some(family)) = (first, family) {
+                names.push(format!("{first} {family}"));
+            }
+        }
+        for attachment in &self.attachments {
+            if let Some(document) = &attachment.document {
+                names.extend(document.person_hints());
+            }
+        }
+        names.retain(|name| !name.is_empty());
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ElementKind {

@@ -4,7 +4,10 @@
 pub mod csv;
 pub mod detect;
 pub mod docx;
+pub mod eml;
+pub mod html;
 mod ooxml;
 pub mod pptx;
 pub mod txt;
 pub mod xlsx;
+pub mod xml;

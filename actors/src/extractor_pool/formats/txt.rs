@@ -49,7 +49,22 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     }
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(bytes, true);
-    let encoding = detector.guess(Some(b"tr"), true);
+    // The Turkish hint decides between Latin code pages (windows-1254 for Turkish exports); it must
+    // not pull Arabic, Cyrillic or CJK text into a Latin code page.
+    let unbiased = detector.guess(None, true);
+    let latin = [
+        "windows-1252",
+        "windows-1254",
+        "ISO-8859-2",
+        "ISO-8859-15",
+        "windows-1250",
+        "ISO-8859-9",
+    ];
+    let encoding = if latin.contains(&unbiased.name()) {
+        detector.guess(Some(b"tr"), true)
+    } else {
+        unbiased
+    };
     with(encoding, bytes)
 }
 

@@ -206,9 +206,56 @@ impl<'t> Scanner<'t> {
         }
     }
 
+    /// "<Ad Soyad> tarafından" (Turkish "by <person>"): two or three capitalised words right before it.
+    fn agents(&mut self) {
+        let text = self.text;
+        for marker in ["tarafından", "tarafindan"] {
+            for (at, _) in text.match_indices(marker) {
+                let before = &text[text::floor_boundary(text, at.saturating_sub(80))..at];
+                let words: Vec<&str> = before.split(' ').rev().skip(1).take(3).collect();
+                let mut capitalised = words
+                    .iter()
+                    .take_while(|w| {
+                        w.chars().next().is_some_and(char::is_uppercase)
+                            && w.chars().all(char::is_alphabetic)
+                    })
+                    .count();
+                // Two words ("Şenkal Karadeniz"); a third only when it is a known first name
+                // ("Ayşe Gül Yılmaz"), so that "Fatura Şenkal Karadeniz" keeps "Fatura".
+                if capitalised == 3
+                    && !matches!(
+                        lexicon::lookup(&text::fold(words[2])),
+                        Some(Word::FirstName | Word::Either)
+                    )
+                {
+                    capitalised = 2;
+                }
+                if capitalised >= 2 {
+                    let length: usize = words[..capitalised]
+                        .iter()
+                        .map(|w| w.len() + 1)
+                        .sum::<usize>()
+                        - 1;
+                    let end = at - 1;
+                    let start = end - length;
+                    if text.is_char_boundary(start) {
+                        self.hit(
+                            start,
+                            end,
+                            PiiType::PersonName,
+                            D_GAZETTEER,
+                            "person_name_agent",
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// Runs the pass over the whole text.
     pub fn run(mut self) -> Vec<Hit> {
         self.tables();
+        self.agents();
         let b = self.b;
         let n = b.len();
         let mut i = 0;
@@ -498,7 +545,14 @@ impl<'t> Scanner<'t> {
             .skip_while(|c| *c == b' ')
             .collect();
         let label = label.trim_ascii_end();
-        if lexicon::NAME_LABELS.iter().any(|l| l.as_bytes() == label) {
+        // The label may be preceded by a qualifier: "Sorumlu personel:", "Teslimat adresi:".
+        let is_label = |labels: &[&str]| {
+            labels.iter().any(|l| {
+                let l = l.as_bytes();
+                label == l || (label.ends_with(l) && label[..label.len() - l.len()].ends_with(b" "))
+            })
+        };
+        if is_label(lexicon::NAME_LABELS) {
             if let Some((start, end)) = self.name_words(i + 1, 4) {
                 self.hit(
                     start,

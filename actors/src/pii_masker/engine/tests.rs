@@ -264,6 +264,10 @@ fn table_columns_and_key_value_rows_anchor_names() {
         masked("Hazırlayan: Lezize Korutürk\n"),
         "Hazırlayan: [MASKED_PERSON_NAME]\n"
     );
+    assert_eq!(
+        masked("Fatura Şenkal Karadeniz tarafından düzenlenmiştir."),
+        "Fatura [MASKED_PERSON_NAME] tarafından düzenlenmiştir."
+    );
     // Once known, a name is masked wherever else it appears.
     assert_eq!(
         masked("Ad Soyad: Umutcan Çetin\nÖncelikli müşteri Umutcan Çetin ile görüşüldü."),
