@@ -92,7 +92,7 @@ pub fn run(args: MaskArgs) -> ExitCode {
             Ok(_) | Err(_) => match engine_extract::extract(&bytes, &Limits::default()) {
                 Ok(document) => {
                     policy.known_names.extend(document.person_hints());
-                    document.text
+                    document.full_text()
                 }
                 Err(error) => {
                     eprintln!("docsieve mask: {name}: {error} ({})", error.code());

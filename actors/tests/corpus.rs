@@ -11,7 +11,9 @@ fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
 }
 
-const READ_TODAY: &[&str] = &["csv", "docx", "pptx", "xlsx", "txt", "html", "xml", "eml"];
+const READ_TODAY: &[&str] = &[
+    "csv", "docx", "pptx", "xlsx", "txt", "html", "xml", "eml", "pdf",
+];
 
 #[test]
 fn every_row_of_the_supported_formats_holds() {
@@ -27,7 +29,9 @@ fn every_row_of_the_supported_formats_holds() {
         let extension = path.rsplit('.').next().unwrap_or_default();
         let bytes = std::fs::read(corpus().join(path)).expect("corpus file");
         let result = extract(&bytes, &Limits::default());
-        let supported = READ_TODAY.contains(&extension) || path.starts_with("broken/");
+        // Scanned files need OCR, which is still to come.
+        let supported =
+            (READ_TODAY.contains(&extension) || path.starts_with("broken/")) && expect != "scanned";
         if !supported {
             pending.push(path);
             continue;
@@ -59,7 +63,7 @@ fn every_row_of_the_supported_formats_holds() {
         }
         checked += 1;
     }
-    assert!(checked >= 25, "only {checked} rows checked");
+    assert!(checked >= 40, "only {checked} rows checked");
     eprintln!("checked {checked} rows; formats still to come: {pending:?}");
 }
 

@@ -3,14 +3,13 @@
 
 use super::error::ExtractError;
 use super::formats::detect::{self, Format};
-use super::formats::{csv, docx, eml, html, pptx, txt, xlsx, xml};
+use super::formats::{csv, docx, eml, html, pdf, pptx, txt, xlsx, xml};
 use super::limits::Limits;
 use super::model::{Builder, Document};
 
 /// Formats whose reader is still to come: an honest error rather than a guess.
 fn not_yet(format: Format) -> Option<&'static str> {
     match format {
-        Format::Pdf => Some("PDF"),
         Format::Png | Format::Jpeg | Format::Tiff => Some("image (OCR)"),
         _ => None,
     }
@@ -108,6 +107,7 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             };
             eml::extract(decoded.text.as_bytes(), &mut builder, child)?;
         }
+        Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
         Format::Docx => docx::extract(bytes, limits, &mut builder)?,
         Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
         Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,

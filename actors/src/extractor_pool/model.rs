@@ -19,6 +19,21 @@ pub struct Document {
 }
 
 impl Document {
+    /// The text with the text of every readable attachment appended (attachments marked by name).
+    pub fn full_text(&self) -> String {
+        let mut text = self.text.clone();
+        for attachment in &self.attachments {
+            if let Some(document) = &attachment.document {
+                text.push_str(&format!(
+                    "\n\n--- attachment: {} ---\n",
+                    attachment.filename
+                ));
+                text.push_str(&document.full_text());
+            }
+        }
+        text
+    }
+
     /// Names the document itself says are people: its author, e-mail senders and recipients, the
     /// persons of an e-invoice. The masker masks them wherever they appear.
     pub fn person_hints(&self) -> Vec<String> {

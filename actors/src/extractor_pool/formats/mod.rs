@@ -7,6 +7,7 @@ pub mod docx;
 pub mod eml;
 pub mod html;
 mod ooxml;
+pub mod pdf;
 pub mod pptx;
 pub mod txt;
 pub mod xlsx;
