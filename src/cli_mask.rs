@@ -91,7 +91,12 @@ pub fn run(args: MaskArgs) -> ExitCode {
             Ok((Format::Txt, Some(decoded))) => decoded.text,
             Ok(_) | Err(_) => match engine_extract::extract(&bytes, &Limits::default()) {
                 Ok(document) => {
-                    policy.known_names.extend(document.person_hints());
+                    policy.known_values.extend(
+                        document
+                            .pii_hints()
+                            .into_iter()
+                            .filter_map(|(ty, value)| PiiType::from_name(ty).map(|ty| (ty, value))),
+                    );
                     document.full_text()
                 }
                 Err(error) => {

@@ -114,12 +114,17 @@ fn mask_options_types_no_mask_stdin_and_errors() {
 }
 
 #[test]
-fn mask_leaves_no_planted_value_in_office_and_csv_documents() {
+fn mask_leaves_no_planted_value_in_any_turkish_document() {
     for name in [
         "tr_ik_yazisi.docx",
         "tr_sunum.pptx",
         "tr_musteri_listesi.xlsx",
         "tr_musteri_listesi.csv",
+        "tr_efatura.xml",
+        "tr_kvkk_basvuru.html",
+        "tr_eposta.eml",
+        "tr_fatura_yazisi.pdf",
+        "tr_kimlik_notu.png",
     ] {
         let output = Command::new(binary())
             .args(["mask", "--json"])
@@ -139,6 +144,21 @@ fn mask_leaves_no_planted_value_in_office_and_csv_documents() {
         .expect("json");
         for item in sidecar["pii"].as_array().expect("pii") {
             let value = item["value"].as_str().expect("value");
+            for part in item["parts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str())
+            {
+                // Street, building and district parts of addresses must go; a city alone may stay.
+                if part.chars().any(|c| c.is_ascii_digit()) || part.contains(' ') {
+                    assert!(
+                        !text.contains(part),
+                        "{name}: a part of a {} is left",
+                        item["type"]
+                    );
+                }
+            }
             assert!(
                 !text.contains(value),
                 "{name}: a {} value is left",

@@ -3,17 +3,9 @@
 
 use super::error::ExtractError;
 use super::formats::detect::{self, Format};
-use super::formats::{csv, docx, eml, html, pdf, pptx, txt, xlsx, xml};
+use super::formats::{csv, docx, eml, html, ocr, pdf, pptx, txt, xlsx, xml};
 use super::limits::Limits;
 use super::model::{Builder, Document};
-
-/// Formats whose reader is still to come: an honest error rather than a guess.
-fn not_yet(format: Format) -> Option<&'static str> {
-    match format {
-        Format::Png | Format::Jpeg | Format::Tiff => Some("image (OCR)"),
-        _ => None,
-    }
-}
 
 fn is_binary_container(bytes: &[u8]) -> bool {
     bytes.starts_with(b"%PDF-")
@@ -66,9 +58,6 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
         )));
     }
     let (format, decoded) = sniff(bytes)?;
-    if let Some(name) = not_yet(format) {
-        return Err(ExtractError::FormatNotAvailable(name));
-    }
     let mut builder = Builder::default();
     builder.document.metadata.format = format.name().to_string();
     builder.document.metadata.mime = format.mime().to_string();
@@ -108,10 +97,10 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             eml::extract(decoded.text.as_bytes(), &mut builder, child)?;
         }
         Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
+        Format::Png | Format::Jpeg | Format::Tiff => ocr::extract_image(bytes, &mut builder)?,
         Format::Docx => docx::extract(bytes, limits, &mut builder)?,
         Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
         Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,
-        _ => return Err(ExtractError::UnsupportedFormat(format.name().to_string())),
     }
     let document = builder.finish();
     let attachment_text = document.attachments.iter().any(|a| a.document.is_some());

@@ -34,41 +34,63 @@ impl Document {
         text
     }
 
-    /// Names the document itself says are people: its author, e-mail senders and recipients, the
-    /// persons of an e-invoice. The masker masks them wherever they appear.
-    pub fn person_hints(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.metadata.author.iter().cloned().collect();
+    /// Personal values the document itself declares, as (type name, value): its author, e-mail senders
+    /// and recipients, the persons, tax numbers, phones, e-mails and IBAN of an e-invoice. The masker
+    /// masks them wherever they appear.
+    pub fn pii_hints(&self) -> Vec<(&'static str, String)> {
+        let mut hints: Vec<(&'static str, String)> = self
+            .metadata
+            .author
+            .iter()
+            .map(|a| ("person_name", a.clone()))
+            .collect();
         for key in ["email.from", "email.to", "email.cc"] {
             if let Some(list) = self.fields.get(key).and_then(|v| v.as_str()) {
                 for entry in list.split(", ") {
                     if let Some((name, _)) = entry.split_once(" <") {
-                        names.push(name.trim().trim_matches('"').to_string());
+                        hints.push(("person_name", name.trim().trim_matches('"').to_string()));
                     }
                 }
             }
         }
         for party in ["supplier", "customer"] {
-            let first = self
-                .fields
-                .get(&format!("{party}.person.first_name"))
-                .and_then(|v| v.as_str());
-            let family = self
-                .fields
-                .get(&format!("{party}.person.family_name"))
-                .and_then(|v| v.as_str());
-            if let (Some(first), Some(family)) = (first, family) {
-                names.push(format!("{first} {family}"));
+            let get = |key: &str| {
+                self.fields
+                    .get(&format!("{party}.{key}"))
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string)
+            };
+            if let (Some(first), Some(family)) =
+                (get("person.first_name"), get("person.family_name"))
+            {
+                hints.push(("person_name", format!("{first} {family}")));
             }
+            for (key, ty) in [
+                ("vkn", "tax_id_tr"),
+                ("tckn", "national_id_tr"),
+                ("contact.email", "email"),
+                ("contact.telephone", "phone_tr"),
+                ("address.street", "address"),
+                ("address.building", "address"),
+                ("address.postal_code", "address"),
+            ] {
+                if let Some(value) = get(key) {
+                    hints.push((ty, value));
+                }
+            }
+        }
+        if let Some(iban) = self.fields.get("payment.iban").and_then(|v| v.as_str()) {
+            hints.push(("iban_tr", iban.to_string()));
         }
         for attachment in &self.attachments {
             if let Some(document) = &attachment.document {
-                names.extend(document.person_hints());
+                hints.extend(document.pii_hints());
             }
         }
-        names.retain(|name| !name.is_empty());
-        names.sort();
-        names.dedup();
-        names
+        hints.retain(|(_, value)| !value.trim().is_empty());
+        hints.sort();
+        hints.dedup();
+        hints
     }
 }
 

@@ -6,6 +6,7 @@ pub mod detect;
 pub mod docx;
 pub mod eml;
 pub mod html;
+pub mod ocr;
 mod ooxml;
 pub mod pdf;
 pub mod pptx;

@@ -113,11 +113,108 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
             });
         }
     }
-    if text_pages == 0 {
-        if encrypted {
-            return Err(ExtractError::EncryptedDocument);
+    if text_pages == 0 && encrypted {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    // Pages with (almost) no text layer: OCR of the images drawn on them.
+    let mut confidences = Vec::new();
+    for (index, (_, page_id)) in document.get_pages().into_iter().enumerate() {
+        let has_text = pages
+            .get(index)
+            .is_some_and(|p| p.trim().chars().count() >= 10);
+        if has_text {
+            continue;
         }
-        return Err(ExtractError::FormatNotAvailable("OCR of scanned PDF pages"));
+        for image in page_images(&document, page_id) {
+            let result = super::ocr::recognise(&image)?;
+            confidences.push(result.confidence);
+            super::ocr::push_text(&result, index as u32 + 1, builder);
+        }
+    }
+    if !confidences.is_empty() {
+        let mean = confidences.iter().sum::<f32>() / confidences.len() as f32;
+        builder.field("ocr.confidence", f64::from(mean));
+        builder.field("ocr.pages", confidences.len() as u64);
     }
     Ok(())
+}
+
+/// The images drawn on a page, encoded so that Leptonica can read them: JPEG streams as they are,
+/// uncompressed/Flate grey, RGB and indexed images as PNM.
+fn page_images(document: &lopdf::Document, page_id: lopdf::ObjectId) -> Vec<Vec<u8>> {
+    let Ok(images) = document.get_page_images(page_id) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for image in images {
+        let filters = image.filters.clone().unwrap_or_default();
+        if filters.iter().any(|f| f == "DCTDecode") {
+            out.push(image.content.to_vec());
+            continue;
+        }
+        let Ok(object) = document.get_object(image.id) else {
+            continue;
+        };
+        let Ok(stream) = object.as_stream() else {
+            continue;
+        };
+        let pixels = stream
+            .decompressed_content()
+            .unwrap_or_else(|_| stream.content.clone());
+        let (width, height) = (image.width.max(0) as u32, image.height.max(0) as u32);
+        if width == 0 || height == 0 || image.bits_per_component.unwrap_or(8) != 8 {
+            continue;
+        }
+        let area = (width as usize) * (height as usize);
+        let color_space = stream.dict.get(b"ColorSpace").ok().cloned();
+        let color_space = match color_space {
+            Some(lopdf::Object::Reference(id)) => document.get_object(id).ok().cloned(),
+            other => other,
+        };
+        match color_space {
+            Some(lopdf::Object::Name(name)) if name == b"DeviceGray" && pixels.len() >= area => {
+                out.push(super::ocr::pnm(width, height, 1, &pixels[..area]));
+            }
+            Some(lopdf::Object::Name(name)) if name == b"DeviceRGB" && pixels.len() >= area * 3 => {
+                out.push(super::ocr::pnm(width, height, 3, &pixels[..area * 3]));
+            }
+            Some(lopdf::Object::Array(parts))
+                if parts.first().and_then(|p| p.as_name().ok()) == Some(b"Indexed".as_slice()) =>
+            {
+                let base_components = match parts.get(1) {
+                    Some(lopdf::Object::Name(name)) if name == b"DeviceGray" => 1,
+                    _ => 3,
+                };
+                let lookup = match parts.get(3) {
+                    Some(lopdf::Object::String(bytes, _)) => bytes.clone(),
+                    Some(lopdf::Object::Reference(id)) => document
+                        .get_object(*id)
+                        .ok()
+                        .and_then(|o| o.as_stream().ok())
+                        .map(|s| {
+                            s.decompressed_content()
+                                .unwrap_or_else(|_| s.content.clone())
+                        })
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                if pixels.len() < area {
+                    continue;
+                }
+                let mut rgb = Vec::with_capacity(area * 3);
+                for &index in &pixels[..area] {
+                    let at = usize::from(index) * base_components;
+                    if base_components == 1 {
+                        let grey = lookup.get(at).copied().unwrap_or(255);
+                        rgb.extend_from_slice(&[grey, grey, grey]);
+                    } else {
+                        rgb.extend_from_slice(lookup.get(at..at + 3).unwrap_or(&[255, 255, 255]));
+                    }
+                }
+                out.push(super::ocr::pnm(width, height, 3, &rgb));
+            }
+            _ => {}
+        }
+    }
+    out
 }

@@ -38,6 +38,9 @@ const UBL_FIELDS: &[(&str, &str)] = &[
     ),
     ("LegalMonetaryTotal/PayableAmount", "totals.payable"),
     ("Invoice/TaxTotal/TaxAmount", "totals.tax"),
+    ("PayeeFinancialAccount/ID", "payment.iban"),
+    ("PaymentMeans/PaymentMeansCode", "payment.means_code"),
+    ("PaymentMeans/PaymentDueDate", "payment.due_date"),
 ];
 
 /// Paths inside a party -> field names (prefixed with `supplier.` or `customer.`).
@@ -195,6 +198,10 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                 ));
             }
         }
+        // Whatever the mapping does not know still belongs to the text (and to masking).
+        for text in std::mem::take(&mut texts) {
+            builder.push(Element::new(ElementKind::Paragraph, text));
+        }
         builder.push_table(
             Table {
                 name: Some("lines".to_string()),
@@ -223,7 +230,7 @@ fn map_invoice(
     builder: &mut Builder,
     line: Option<&mut [String; 5]>,
     tax_entry: Option<&mut serde_json::Map<String, Value>>,
-) {
+) -> bool {
     if let Some(line) = line {
         let slot = if ends_with(path, "InvoiceLine/ID") {
             Some(0)
@@ -241,9 +248,10 @@ fn map_invoice(
         if let Some(slot) = slot {
             line[slot] = value.to_string();
         }
-        return;
+        return slot.is_some();
     }
     if let Some(entry) = tax_entry {
+        let mut mapped = false;
         for (suffix, key) in [
             ("TaxableAmount", "taxable"),
             ("TaxSubtotal/TaxAmount", "tax"),
@@ -253,15 +261,18 @@ fn map_invoice(
         ] {
             if ends_with(path, suffix) {
                 entry.insert(key.to_string(), Value::String(value.to_string()));
+                mapped = true;
             }
         }
-        return;
+        return mapped;
     }
+    let mut mapped = false;
     for (suffix, key) in UBL_FIELDS {
         // "Invoice/..." fields sit directly under the root; the others anywhere.
         let top_level = suffix.starts_with("Invoice/") && path.len() == suffix.split('/').count();
         if ends_with(path, suffix) && (top_level || !suffix.starts_with("Invoice/")) {
             builder.field(key, value);
+            mapped = true;
         }
     }
     let party = if path.iter().any(|p| p == "AccountingSupplierParty") {
@@ -275,11 +286,14 @@ fn map_invoice(
         if ends_with(path, "PartyIdentification/ID") {
             let scheme = scheme.unwrap_or("ID").to_ascii_lowercase();
             builder.field(&format!("{party}.{scheme}"), value);
+            mapped = true;
         }
         for (suffix, key) in PARTY_FIELDS {
             if ends_with(path, suffix) {
                 builder.field(&format!("{party}.{key}"), value);
+                mapped = true;
             }
         }
     }
+    mapped
 }

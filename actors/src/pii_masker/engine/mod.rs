@@ -27,9 +27,9 @@ pub struct Policy {
     pub context_before: usize,
     /// Bytes after a candidate searched for context keywords (default 24).
     pub context_after: usize,
-    /// Names known to be people from outside the text (a document's author, e-mail display names):
-    /// masked wherever they occur.
-    pub known_names: Vec<String>,
+    /// Values known from outside the text (a document's author, e-mail display names, the VKN of an
+    /// e-invoice party): masked as that type wherever they occur.
+    pub known_values: Vec<(PiiType, String)>,
 }
 
 impl Default for Policy {
@@ -39,7 +39,7 @@ impl Default for Policy {
             min_confidence: 0.0,
             context_before: 64,
             context_after: 24,
-            known_names: Vec::new(),
+            known_values: Vec::new(),
         }
     }
 }
@@ -125,24 +125,31 @@ fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
     kept
 }
 
-/// A name found once (behind a label, in a name column) is a name everywhere in the document: every
-/// other occurrence of the same words gets the same finding.
-fn propagate_names(text: &str, known: &[String], hits: &mut Vec<scanner::Hit>) {
-    let mut names: Vec<&str> = hits
+/// A name found once (behind a label, in a name column) is a name everywhere in the document, and a
+/// value the document itself declares (see [`Policy::known_values`]) is masked wherever it occurs.
+fn propagate(text: &str, known: &[(PiiType, String)], hits: &mut Vec<scanner::Hit>) {
+    let mut values: Vec<(PiiType, &str)> = hits
         .iter()
         .filter(|h| h.ty == PiiType::PersonName)
-        .map(|h| text[h.start..h.end].trim())
-        .chain(known.iter().map(|name| name.trim()))
-        .filter(|name| name.chars().count() >= 5 && name.contains(' ') && !name.contains('\n'))
+        .map(|h| (PiiType::PersonName, text[h.start..h.end].trim()))
+        .filter(|(_, name)| name.chars().count() >= 5 && name.contains(' ') && !name.contains('\n'))
+        .chain(
+            known
+                .iter()
+                .map(|(ty, value)| (*ty, value.trim()))
+                .filter(|(ty, value)| {
+                    value.chars().count() >= if *ty == PiiType::PersonName { 5 } else { 4 }
+                }),
+        )
         .collect();
-    if names.is_empty() {
+    if values.is_empty() {
         return;
     }
-    names.sort_unstable();
-    names.dedup();
+    values.sort_unstable();
+    values.dedup_by(|a, b| a.1 == b.1);
     let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(&names)
+        .build(values.iter().map(|(_, v)| v))
     else {
         return;
     };
@@ -156,18 +163,16 @@ fn propagate_names(text: &str, known: &[String], hits: &mut Vec<scanner::Hit>) {
         hits.push(scanner::Hit {
             start,
             end,
-            ty: PiiType::PersonName,
+            ty: values[found.pattern().as_usize()].0,
             confidence: 0.6,
-            detector: "person_name_propagated",
+            detector: "propagated",
         });
     }
 }
 
 fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
     let mut hits = scanner::Scanner::new(text, policy.context_before, policy.context_after).run();
-    if policy.enabled.contains(PiiType::PersonName) {
-        propagate_names(text, &policy.known_names, &mut hits);
-    }
+    propagate(text, &policy.known_values, &mut hits);
     // Offsets must fall on char boundaries: snap inwards defensively.
     resolve(
         hits.into_iter()

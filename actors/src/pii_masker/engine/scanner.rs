@@ -563,10 +563,7 @@ impl<'t> Scanner<'t> {
                 );
                 return end;
             }
-        } else if lexicon::ADDRESS_LABELS
-            .iter()
-            .any(|l| l.as_bytes() == label)
-        {
+        } else if is_label(lexicon::ADDRESS_LABELS) || label.windows(7).any(|w| w == b"address") {
             let mut start = i + 1;
             while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
                 start += 1;
