@@ -152,6 +152,18 @@ pub struct Table {
 }
 
 impl Table {
+    /// Takes the first row as the header when it is a row of labels: at least `min_width` cells, all
+    /// non-empty and none a number.
+    pub fn take_header(rows: &mut Vec<Vec<String>>, min_width: usize) -> Option<Vec<String>> {
+        let is_header = rows.first().is_some_and(|row| {
+            row.len() >= min_width
+                && row
+                    .iter()
+                    .all(|c| !c.is_empty() && c.parse::<f64>().is_err())
+        });
+        is_header.then(|| rows.remove(0))
+    }
+
     /// The table as tab-separated lines (for `text`).
     pub fn to_text(&self) -> String {
         self.header

@@ -35,19 +35,8 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
         return Err(ExtractError::NoText);
     }
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    // A first row of distinct non-empty labels is the header.
-    let header = rows
-        .first()
-        .filter(|row| {
-            row.len() == width
-                && row
-                    .iter()
-                    .all(|c| !c.is_empty() && c.parse::<f64>().is_err())
-        })
-        .cloned();
-    if header.is_some() {
-        rows.remove(0);
-    }
+    // A first row of labels as wide as the table is the header.
+    let header = Table::take_header(&mut rows, width.max(1));
     builder.field("delimiter", (delimiter as char).to_string());
     builder.push_table(
         Table {

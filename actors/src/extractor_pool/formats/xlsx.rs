@@ -75,18 +75,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         for row in &mut rows {
             row.truncate(width);
         }
-        let header = rows
-            .first()
-            .filter(|row| {
-                row.len() >= 2
-                    && row
-                        .iter()
-                        .all(|c| !c.is_empty() && c.parse::<f64>().is_err())
-            })
-            .cloned();
-        if header.is_some() {
-            rows.remove(0);
-        }
+        let header = Table::take_header(&mut rows, 2);
         builder.push_table(
             Table {
                 name: Some(name.clone()),
