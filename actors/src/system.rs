@@ -143,7 +143,7 @@ impl ActorSystem {
                 arbiters_ref,
             ),
             extractor_pool: start_on_own_arbiter(
-                ExtractorPool,
+                ExtractorPool::new(settings.extractor_pool.pool_size),
                 settings,
                 &settings.extractor_pool,
                 &registry,
@@ -249,6 +249,33 @@ mod tests {
         assert_eq!(masker_health.status.restarts, 1);
         assert_eq!(masker_health.status.panics, 1);
         assert!(health.iter().all(|(_, h)| h.error.is_none()));
+        system.shutdown().await;
+    }
+
+    #[actix::test]
+    async fn the_extractor_extracts_on_its_pool_and_enforces_the_time_limit() {
+        use crate::extractor_pool::limits::Limits;
+        use crate::extractor_pool::ExtractorPoolCommand;
+        let system = ActorSystem::start(&settings());
+        let extractor = system.handles().extractor_pool;
+        let document = extractor
+            .call(ExtractorPoolCommand::Extract {
+                bytes: b"Merhaba, bu bir deneme metnidir.".to_vec(),
+                limits: Limits::default(),
+            })
+            .await
+            .expect("answered")
+            .expect("extracted");
+        assert_eq!(document.metadata.format, "txt");
+        let error = extractor
+            .call(ExtractorPoolCommand::Extract {
+                bytes: Vec::new(),
+                limits: Limits::default(),
+            })
+            .await
+            .expect("answered")
+            .expect_err("empty");
+        assert_eq!(error.code(), "empty_document");
         system.shutdown().await;
     }
 

@@ -225,3 +225,29 @@ fn mail_attachments_are_child_documents() {
         "the protected ZIP is reported"
     );
 }
+
+#[test]
+fn language_and_grade_come_with_every_document() {
+    let letter = extract(
+        &std::fs::read(corpus().join("tr/tr_ik_yazisi.docx")).expect("file"),
+        &Limits::default(),
+    )
+    .expect("docx");
+    assert_eq!(letter.language.code, "tr");
+    assert!(letter.language.reliable);
+    assert_eq!(letter.quality.grade, "A", "{:?}", letter.quality);
+    let english = extract(
+        &std::fs::read(corpus().join("pdf/multi-column-2p.pdf")).expect("file"),
+        &Limits::default(),
+    )
+    .expect("pdf");
+    assert_eq!(english.language.code, "en");
+    assert_eq!(english.quality.signals.pages, 2);
+    let scanned = extract(
+        &std::fs::read(corpus().join("image/testOCR.jpg")).expect("file"),
+        &Limits::default(),
+    )
+    .expect("ocr");
+    assert!(scanned.quality.signals.ocr_confidence.is_some());
+    assert!(!scanned.language.reliable || scanned.text.chars().count() >= 20);
+}

@@ -1,11 +1,14 @@
 //! `extract(bytes) -> Document`: detects the format from content and runs its reader. Pure and
 //! synchronous; the extractor pool runs it on a CPU pool inside `catch_unwind`.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use super::error::ExtractError;
 use super::formats::detect::{self, Format};
 use super::formats::{csv, docx, eml, html, ocr, pdf, pptx, txt, xlsx, xml};
 use super::limits::Limits;
 use super::model::{Builder, Document};
+use super::quality;
 
 fn is_binary_container(bytes: &[u8]) -> bool {
     bytes.starts_with(b"%PDF-")
@@ -58,54 +61,79 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
         )));
     }
     let (format, decoded) = sniff(bytes)?;
+    let decoding_errors = decoded.as_ref().is_some_and(|d| d.had_errors);
     let mut builder = Builder::default();
     builder.document.metadata.format = format.name().to_string();
     builder.document.metadata.mime = format.mime().to_string();
     builder.document.metadata.bytes = bytes.len() as u64;
-    match format {
-        Format::Txt | Format::Csv => {
-            let decoded = decoded.ok_or(ExtractError::NoText)?;
-            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
-            if format == Format::Csv {
-                csv::extract(&decoded.text, limits, &mut builder)?;
-            } else {
-                txt::extract(&decoded.text, &mut builder);
-            }
-        }
-        Format::Html => {
-            let decoded = decoded.ok_or(ExtractError::NoText)?;
-            let decoded = decode_declared(bytes, html::declared_charset(bytes), decoded);
-            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
-            html::extract(&decoded.text, &mut builder)?;
-        }
-        Format::Xml => {
-            let decoded = decoded.ok_or(ExtractError::NoText)?;
-            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
-            xml::extract(&decoded.text, limits, &mut builder)?;
-        }
-        Format::Eml => {
-            let decoded = decoded.ok_or(ExtractError::NoText)?;
-            builder.document.metadata.encoding = Some(decoded.encoding.to_string());
-            let child = |child: &[u8]| {
-                if depth + 1 > limits.max_attachment_depth {
-                    return Err(ExtractError::LimitExceeded(
-                        "attachments nested too deep".to_string(),
-                    ));
+    // Every reader runs inside catch_unwind: a parser bug fails this document, never the caller.
+    let read = catch_unwind(AssertUnwindSafe(|| -> Result<(), ExtractError> {
+        match format {
+            Format::Txt | Format::Csv => {
+                let decoded = decoded.ok_or(ExtractError::NoText)?;
+                builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+                if format == Format::Csv {
+                    csv::extract(&decoded.text, limits, &mut builder)?;
+                } else {
+                    txt::extract(&decoded.text, &mut builder);
                 }
-                extract_at(child, limits, depth + 1)
-            };
-            eml::extract(decoded.text.as_bytes(), &mut builder, child)?;
+            }
+            Format::Html => {
+                let decoded = decoded.ok_or(ExtractError::NoText)?;
+                let decoded = decode_declared(bytes, html::declared_charset(bytes), decoded);
+                builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+                html::extract(&decoded.text, &mut builder)?;
+            }
+            Format::Xml => {
+                let decoded = decoded.ok_or(ExtractError::NoText)?;
+                builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+                xml::extract(&decoded.text, limits, &mut builder)?;
+            }
+            Format::Eml => {
+                let decoded = decoded.ok_or(ExtractError::NoText)?;
+                builder.document.metadata.encoding = Some(decoded.encoding.to_string());
+                let child = |child: &[u8]| {
+                    if depth + 1 > limits.max_attachment_depth {
+                        return Err(ExtractError::LimitExceeded(
+                            "attachments nested too deep".to_string(),
+                        ));
+                    }
+                    extract_at(child, limits, depth + 1)
+                };
+                eml::extract(decoded.text.as_bytes(), &mut builder, child)?;
+            }
+            Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
+            Format::Png | Format::Jpeg | Format::Tiff => ocr::extract_image(bytes, &mut builder)?,
+            Format::Docx => docx::extract(bytes, limits, &mut builder)?,
+            Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
+            Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,
         }
-        Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
-        Format::Png | Format::Jpeg | Format::Tiff => ocr::extract_image(bytes, &mut builder)?,
-        Format::Docx => docx::extract(bytes, limits, &mut builder)?,
-        Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
-        Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,
+        Ok(())
+    }));
+    match read {
+        Ok(result) => result?,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".to_string());
+            return Err(ExtractError::EngineFailure(format!(
+                "{} reader: {message}",
+                format.name()
+            )));
+        }
     }
-    let document = builder.finish();
+    let mut document = builder.finish();
     let attachment_text = document.attachments.iter().any(|a| a.document.is_some());
     if document.text.trim().is_empty() && !attachment_text {
         return Err(ExtractError::NoText);
     }
+    let ocr_confidence = document
+        .fields
+        .get("ocr.confidence")
+        .and_then(|v| v.as_f64());
+    document.language = quality::language(&document.text);
+    document.quality = quality::assess(&document, decoding_errors, ocr_confidence);
     Ok(document)
 }

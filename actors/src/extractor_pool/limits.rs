@@ -17,6 +17,8 @@ pub struct Limits {
     pub max_rows: usize,
     /// How deep attachments inside attachments are followed.
     pub max_attachment_depth: u32,
+    /// Time allowed for one document (all pages, OCR included), in seconds.
+    pub max_seconds: u64,
 }
 
 impl Default for Limits {
@@ -28,6 +30,7 @@ impl Default for Limits {
             max_xml_depth: 256,
             max_rows: 1_000_000,
             max_attachment_depth: 3,
+            max_seconds: 300,
         }
     }
 }

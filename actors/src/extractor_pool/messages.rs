@@ -1,5 +1,13 @@
 //! Commands of the extractor_pool actor.
 
-/// What the extractor_pool accepts. Its commands arrive with the extraction issue; until then it only answers the runtime's pings
-/// and takes part in supervision.
-pub enum ExtractorPoolCommand {}
+use super::error::ExtractError;
+use super::limits::Limits;
+use super::model::Document;
+
+/// What the extractor pool does.
+pub enum ExtractorPoolCommand {
+    /// Extract the document model from `bytes`, within `limits` (time included).
+    Extract { bytes: Vec<u8>, limits: Limits },
+}
+
+pub type ExtractorPoolReply = Result<Document, ExtractError>;

@@ -16,6 +16,12 @@ pub struct Document {
     pub fields: BTreeMap<String, serde_json::Value>,
     pub metadata: Metadata,
     pub attachments: Vec<Attachment>,
+    /// Main language (ISO 639-1) with its confidence.
+    #[serde(default)]
+    pub language: super::quality::Language,
+    /// Grade A-F and the signals it was computed from.
+    #[serde(default)]
+    pub quality: super::quality::Quality,
 }
 
 impl Document {

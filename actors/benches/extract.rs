@@ -1,0 +1,91 @@
+//! `cargo bench -p docsieve-actors --bench extract`: extraction speed over `shared/corpus`, one thread.
+//! Prints documents per second per format, pages per second for PDFs with a text layer, and seconds
+//! per OCR page.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use docsieve_actors::extractor_pool::engine::extract;
+use docsieve_actors::extractor_pool::limits::Limits;
+use docsieve_actors::extractor_pool::model::ElementKind;
+
+fn main() {
+    if std::env::var_os("OMP_THREAD_LIMIT").is_none() {
+        std::env::set_var("OMP_THREAD_LIMIT", "1");
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let table = std::fs::read_to_string(root.join("expectations.tsv")).expect("expectations.tsv");
+    let limits = Limits::default();
+    // format -> (documents, total time, pages)
+    let mut by_format: BTreeMap<String, (u32, Duration, u32)> = BTreeMap::new();
+    let mut ocr_pages = 0u32;
+    let mut ocr_time = Duration::ZERO;
+    for line in table.lines().skip(1) {
+        let mut columns = line.split('\t');
+        let (Some(path), Some(expect)) = (columns.next(), columns.next()) else {
+            continue;
+        };
+        if expect != "text" && expect != "scanned" {
+            continue;
+        }
+        let bytes = std::fs::read(root.join(path)).expect("file");
+        let runs = if expect == "scanned" { 1 } else { 5 };
+        let mut samples = Vec::new();
+        let mut last = None;
+        for _ in 0..runs {
+            let started = Instant::now();
+            last = Some(extract(&bytes, &limits));
+            samples.push(started.elapsed());
+        }
+        samples.sort();
+        let elapsed = samples[samples.len() / 2];
+        let Some(Ok(document)) = last else {
+            println!("  {path}: failed");
+            continue;
+        };
+        let pages = document.metadata.pages.unwrap_or(1);
+        if document
+            .elements
+            .iter()
+            .any(|e| e.kind == ElementKind::ImageText)
+        {
+            let ocr = document
+                .elements
+                .iter()
+                .filter_map(|e| e.page)
+                .max()
+                .unwrap_or(1);
+            ocr_pages += ocr;
+            ocr_time += elapsed;
+            println!(
+                "  {path}: {:.2} s, OCR of {ocr} page(s), grade {}",
+                elapsed.as_secs_f64(),
+                document.quality.grade
+            );
+            continue;
+        }
+        let entry = by_format
+            .entry(document.metadata.format.clone())
+            .or_default();
+        entry.0 += 1;
+        entry.1 += elapsed;
+        entry.2 += pages;
+    }
+    println!("extraction benchmark (median of 5 runs per file, one thread):");
+    for (format, (documents, time, pages)) in &by_format {
+        let seconds = time.as_secs_f64();
+        let extra = if format == "pdf" {
+            format!(", {:.0} pages/s", f64::from(*pages) / seconds)
+        } else {
+            String::new()
+        };
+        println!("  {format:<5} {documents:>2} files  {:>8.1} documents/s  ({:.2} ms per document{extra})", f64::from(*documents) / seconds, seconds * 1000.0 / f64::from(*documents));
+    }
+    if ocr_pages > 0 {
+        println!(
+            "  OCR   {ocr_pages} pages  {:.2} s per page",
+            ocr_time.as_secs_f64() / f64::from(ocr_pages)
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! Language and quality of an extracted document, from measurable signals.
+//!
+//! Grade rubric (score out of 100, starting at 100):
+//! - replacement characters / decoding errors: up to -40 (4 points per 0.1 % of characters);
+//! - OCR: minus (1 - mean confidence) x 60;
+//! - pages without text: up to -40 (share of empty pages x 40);
+//! - little text per page in paged formats (< 200 characters a page): -15;
+//! - ragged tables (rows whose width differs from the table's usual width): up to -15.
+//!
+//! Grades: A >= 90, B >= 80, C >= 70, D >= 60, E >= 50, F below.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{Document, ElementKind};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Signals {
+    pub characters: usize,
+    pub pages: u32,
+    pub characters_per_page: f64,
+    pub empty_pages: u32,
+    pub replacement_characters: usize,
+    pub decoding_errors: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr_confidence: Option<f64>,
+    /// Share of table rows as wide as their table's usual width (1.0 without tables).
+    pub table_consistency: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    pub grade: String,
+    pub score: f64,
+    pub signals: Signals,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Language {
+    /// ISO 639-1 code, or `und` when it cannot be told.
+    pub code: String,
+    pub confidence: f64,
+    /// False for short or mixed text: the code is a guess.
+    pub reliable: bool,
+}
+
+fn iso_639_1(lang: whatlang::Lang) -> &'static str {
+    use whatlang::Lang::*;
+    match lang {
+        Tur => "tr",
+        Eng => "en",
+        Deu => "de",
+        Fra => "fr",
+        Spa => "es",
+        Ita => "it",
+        Nld => "nl",
+        Pol => "pl",
+        Por => "pt",
+        Swe => "sv",
+        Dan => "da",
+        Fin => "fi",
+        Rus => "ru",
+        Ukr => "uk",
+        Ara => "ar",
+        Heb => "he",
+        Kor => "ko",
+        Jpn => "ja",
+        Cmn => "zh",
+        Ell => "el",
+        Bul => "bg",
+        Ces => "cs",
+        Ron => "ro",
+        Hun => "hu",
+        Aze => "az",
+        Pes => "fa",
+        Hin => "hi",
+        _ => "und",
+    }
+}
+
+/// The main language; short text (under ~20 characters) is reported as unreliable.
+pub fn language(text: &str) -> Language {
+    let sample: String = text.chars().take(20_000).collect();
+    let letters = sample.chars().filter(|c| c.is_alphabetic()).count();
+    match whatlang::detect(&sample) {
+        Some(info) => Language {
+            code: iso_639_1(info.lang()).to_string(),
+            confidence: (info.confidence() * 100.0).round() / 100.0,
+            reliable: info.is_reliable() && letters >= 20,
+        },
+        None => Language {
+            code: "und".to_string(),
+            confidence: 0.0,
+            reliable: false,
+        },
+    }
+}
+
+pub fn assess(document: &Document, decoding_errors: bool, ocr_confidence: Option<f64>) -> Quality {
+    let characters = document.text.chars().count();
+    let replacement_characters = document.text.chars().filter(|&c| c == '\u{fffd}').count();
+    let pages = document.metadata.pages.unwrap_or(1).max(1);
+    let mut text_per_page = vec![0usize; pages as usize];
+    for element in &document.elements {
+        if element.kind == ElementKind::PageBreak {
+            continue;
+        }
+        let page = element.page.unwrap_or(1).clamp(1, pages) as usize - 1;
+        text_per_page[page] += element.text.chars().count();
+    }
+    if document.elements.is_empty() {
+        text_per_page[0] = characters;
+    }
+    let empty_pages = text_per_page.iter().filter(|&&c| c == 0).count() as u32;
+    let (mut consistent, mut rows) = (0usize, 0usize);
+    for table in &document.tables {
+        let mut widths: Vec<usize> = table.rows.iter().map(Vec::len).collect();
+        widths.sort_unstable();
+        let usual = widths.get(widths.len() / 2).copied().unwrap_or(0);
+        consistent += table.rows.iter().filter(|r| r.len() == usual).count();
+        rows += table.rows.len();
+    }
+    let table_consistency = if rows == 0 {
+        1.0
+    } else {
+        consistent as f64 / rows as f64
+    };
+    let characters_per_page = characters as f64 / f64::from(pages);
+    let mut score = 100.0;
+    if characters > 0 {
+        score -= (replacement_characters as f64 / characters as f64 * 4000.0).min(40.0);
+    }
+    if decoding_errors && replacement_characters == 0 {
+        score -= 10.0;
+    }
+    if let Some(confidence) = ocr_confidence {
+        score -= (1.0 - confidence.clamp(0.0, 1.0)) * 60.0;
+    }
+    score -= f64::from(empty_pages) / f64::from(pages) * 40.0;
+    let paged = matches!(
+        document.metadata.format.as_str(),
+        "pdf" | "pptx" | "tiff" | "png" | "jpeg"
+    );
+    if paged && characters_per_page < 200.0 && document.metadata.format != "pptx" {
+        score -= 15.0;
+    }
+    score -= (1.0 - table_consistency) * 15.0;
+    let score = score.clamp(0.0, 100.0);
+    let grade = match score {
+        s if s >= 90.0 => "A",
+        s if s >= 80.0 => "B",
+        s if s >= 70.0 => "C",
+        s if s >= 60.0 => "D",
+        s if s >= 50.0 => "E",
+        _ => "F",
+    };
+    Quality {
+        grade: grade.to_string(),
+        score: (score * 10.0).round() / 10.0,
+        signals: Signals {
+            characters,
+            pages,
+            characters_per_page: (characters_per_page * 10.0).round() / 10.0,
+            empty_pages,
+            replacement_characters,
+            decoding_errors,
+            ocr_confidence,
+            table_consistency: (table_consistency * 1000.0).round() / 1000.0,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_and_short_text() {
+        let turkish = language("Bu belge, kişisel verilerin korunması kanunu kapsamında hazırlanmıştır ve müşterilerimize gönderilecektir.");
+        assert_eq!(turkish.code, "tr");
+        assert!(turkish.reliable);
+        let english = language(
+            "This document was prepared for our customers under the data protection regulation.",
+        );
+        assert_eq!(english.code, "en");
+        assert!(!language("Tamam").reliable);
+    }
+
+    #[test]
+    fn grades_fall_with_bad_signals() {
+        let mut good = Document {
+            text: "a".repeat(1000),
+            ..Document::default()
+        };
+        good.metadata.format = "docx".to_string();
+        assert_eq!(assess(&good, false, None).grade, "A");
+        assert_eq!(assess(&good, false, Some(0.5)).grade, "C");
+        let mut broken = good.clone();
+        broken.text = format!("{}{}", "a".repeat(990), "\u{fffd}".repeat(10));
+        assert!(assess(&broken, true, None).score <= 60.0);
+    }
+}

@@ -1,0 +1,118 @@
+//! Hostile input for the container formats: mutated real files (flipped bytes, truncation, inserted
+//! junk) never panic and never hang; zip bombs and deep XML stop at their limits. Bounded: a fixed
+//! number of cases per format, so CI time stays small.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use docsieve_actors::extractor_pool::engine::extract;
+use docsieve_actors::extractor_pool::limits::Limits;
+use proptest::prelude::*;
+
+fn corpus(path: &str) -> Vec<u8> {
+    std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/corpus")
+            .join(path),
+    )
+    .expect("corpus file")
+}
+
+fn mutate(mut bytes: Vec<u8>, edits: &[(usize, u8, u8)]) -> Vec<u8> {
+    for &(position, value, kind) in edits {
+        if bytes.is_empty() {
+            break;
+        }
+        let at = position % bytes.len();
+        match kind % 4 {
+            0 => bytes[at] = value,
+            1 => bytes.truncate(at.max(1)),
+            2 => bytes.insert(at, value),
+            _ => {
+                bytes.remove(at);
+            }
+        }
+    }
+    bytes
+}
+
+const SAMPLES: &[&str] = &[
+    "docx/docx-tables.docx",
+    "pptx/fake-power-point-table.pptx",
+    "xlsx/testEXCEL_dateFormats.xlsx",
+    "pdf/testPDF.pdf",
+    "eml/fake-email-attachment.eml",
+    "html/kvp_data_example.html",
+    "xml/invoice-valid.xml",
+    "csv/testCSV.csv",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_containers_fail_cleanly(
+        sample in 0..SAMPLES.len(),
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..6),
+    ) {
+        let bytes = mutate(corpus(SAMPLES[sample]), &edits);
+        // Ok or a named error; a panic fails the test.
+        if let Err(error) = extract(&bytes, &Limits::default()) {
+            prop_assert!(!error.code().is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_zip_bomb_stops_at_the_decompressed_budget() {
+    let mut buffer = std::io::Cursor::new(Vec::new());
+    {
+        let mut archive = zip::ZipWriter::new(&mut buffer);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        archive
+            .start_file("[Content_Types].xml", options)
+            .expect("entry");
+        archive.write_all(b"<Types/>").expect("write");
+        archive
+            .start_file("word/document.xml", options)
+            .expect("entry");
+        let zeros = vec![b' '; 1 << 20];
+        for _ in 0..64 {
+            archive.write_all(&zeros).expect("write");
+        }
+        archive.finish().expect("finish");
+    }
+    let bytes = buffer.into_inner();
+    assert!(
+        bytes.len() < 1 << 20,
+        "the bomb is small: {} bytes",
+        bytes.len()
+    );
+    let limits = Limits {
+        max_decompressed_bytes: 16 << 20,
+        ..Limits::default()
+    };
+    let error = extract(&bytes, &limits).expect_err("bomb refused");
+    assert_eq!(error.code(), "limit_exceeded");
+}
+
+#[test]
+fn deep_xml_and_entities_stay_harmless() {
+    let deep = format!(
+        "<?xml version=\"1.0\"?>{}x{}",
+        "<a>".repeat(5000),
+        "</a>".repeat(5000)
+    );
+    assert_eq!(
+        extract(deep.as_bytes(), &Limits::default())
+            .expect_err("too deep")
+            .code(),
+        "limit_exceeded"
+    );
+    let laughs = r#"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>"#;
+    // Entities are never expanded: the reference stays text (or fails), nothing explodes.
+    if let Ok(document) = extract(laughs.as_bytes(), &Limits::default()) {
+        assert!(document.text.len() < 100);
+    }
+}
