@@ -251,3 +251,17 @@ fn language_and_grade_come_with_every_document() {
     assert!(scanned.quality.signals.ocr_confidence.is_some());
     assert!(!scanned.language.reliable || scanned.text.chars().count() >= 20);
 }
+
+#[test]
+fn every_page_of_a_multi_page_tiff_is_read() {
+    let scan = extract(
+        &std::fs::read(corpus().join("image/2206.01062.tif")).expect("file"),
+        &Limits::default(),
+    )
+    .expect("tiff");
+    assert_eq!(scan.metadata.pages, Some(2));
+    assert!(
+        scan.elements.iter().any(|e| e.page == Some(2)),
+        "no text from page 2"
+    );
+}

@@ -29,12 +29,91 @@ pub fn recognise(image: &[u8]) -> Result<OcrText, ExtractError> {
     Ok(OcrText { text, confidence })
 }
 
-/// An image file: its OCR text as `image_text` elements.
+/// OCR of several page images side by side (at most one thread per core), results in page order.
+pub fn recognise_all(images: &[Vec<u8>]) -> Vec<Result<OcrText, ExtractError>> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .max(1);
+    let mut results = Vec::with_capacity(images.len());
+    for batch in images.chunks(threads) {
+        let batch_results: Vec<Result<OcrText, ExtractError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = batch
+                .iter()
+                .map(|image| scope.spawn(move || recognise(image)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle.join().unwrap_or_else(|_| {
+                        Err(ExtractError::EngineFailure(
+                            "OCR failed on a page".to_string(),
+                        ))
+                    })
+                })
+                .collect()
+        });
+        results.extend(batch_results);
+    }
+    results
+}
+
+/// The pages of a TIFF as PNM images (8-bit grey, RGB or RGBA), or None when the TIFF is of another
+/// kind (then Leptonica reads its first page).
+fn tiff_pages(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    use tiff::decoder::{Decoder, DecodingResult};
+    use tiff::ColorType;
+    let mut decoder = Decoder::new(std::io::Cursor::new(bytes)).ok()?;
+    let mut pages = Vec::new();
+    loop {
+        let (width, height) = decoder.dimensions().ok()?;
+        let color = decoder.colortype().ok()?;
+        let DecodingResult::U8(pixels) = decoder.read_image().ok()? else {
+            return None;
+        };
+        let area = width as usize * height as usize;
+        let page = match color {
+            ColorType::Gray(8) if pixels.len() >= area => pnm(width, height, 1, &pixels[..area]),
+            ColorType::RGB(8) if pixels.len() >= area * 3 => {
+                pnm(width, height, 3, &pixels[..area * 3])
+            }
+            ColorType::RGBA(8) if pixels.len() >= area * 4 => {
+                let rgb: Vec<u8> = pixels
+                    .chunks_exact(4)
+                    .flat_map(|p| [p[0], p[1], p[2]])
+                    .collect();
+                pnm(width, height, 3, &rgb)
+            }
+            _ => return None,
+        };
+        pages.push(page);
+        if pages.len() >= 2000 || !decoder.more_images() || decoder.next_image().is_err() {
+            break;
+        }
+    }
+    Some(pages)
+}
+
+/// An image file: its OCR text as `image_text` elements, every page of a multi-page TIFF included.
 pub fn extract_image(bytes: &[u8], builder: &mut Builder) -> Result<(), ExtractError> {
-    let result = recognise(bytes)?;
-    push_text(&result, 1, builder);
-    builder.document.metadata.pages = Some(1);
-    builder.field("ocr.confidence", f64::from(result.confidence));
+    let pages = if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") {
+        tiff_pages(bytes).filter(|pages| !pages.is_empty())
+    } else {
+        None
+    };
+    let results = match pages {
+        Some(pages) => recognise_all(&pages),
+        None => vec![recognise(bytes)],
+    };
+    let mut confidences = Vec::new();
+    for (index, result) in results.into_iter().enumerate() {
+        let result = result?;
+        confidences.push(result.confidence);
+        push_text(&result, index as u32 + 1, builder);
+    }
+    builder.document.metadata.pages = Some(confidences.len() as u32);
+    let mean = confidences.iter().sum::<f32>() / confidences.len().max(1) as f32;
+    builder.field("ocr.confidence", f64::from(mean));
     Ok(())
 }
 

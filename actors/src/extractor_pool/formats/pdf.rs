@@ -117,7 +117,8 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         return Err(ExtractError::EncryptedDocument);
     }
     // Pages with (almost) no text layer: OCR of the images drawn on them.
-    let mut confidences = Vec::new();
+    let mut images = Vec::new();
+    let mut image_pages = Vec::new();
     for (index, (_, page_id)) in document.get_pages().into_iter().enumerate() {
         let has_text = pages
             .get(index)
@@ -126,10 +127,19 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
             continue;
         }
         for image in page_images(&document, page_id) {
-            let result = super::ocr::recognise(&image)?;
-            confidences.push(result.confidence);
-            super::ocr::push_text(&result, index as u32 + 1, builder);
+            images.push(image);
+            image_pages.push(index as u32 + 1);
         }
+    }
+    // Pages are recognised side by side; Tesseract itself stays single-threaded.
+    let mut confidences = Vec::new();
+    for (result, page) in super::ocr::recognise_all(&images)
+        .into_iter()
+        .zip(image_pages)
+    {
+        let result = result?;
+        confidences.push(result.confidence);
+        super::ocr::push_text(&result, page, builder);
     }
     if !confidences.is_empty() {
         let mean = confidences.iter().sum::<f32>() / confidences.len() as f32;
