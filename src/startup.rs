@@ -213,6 +213,7 @@ impl Application {
                 .service(api::me::list_api_keys)
                 .service(api::me::revoke_api_key)
                 .service(api::usage::usage)
+                .service(api::process::preview)
                 .service(api::team::invite)
                 .service(api::team::accept)
                 .service(api::team::members)

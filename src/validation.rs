@@ -110,6 +110,24 @@ impl Query {
         }
     }
 
+    /// A boolean (`true`/`false`/`1`/`0`), `default` when absent.
+    pub fn boolean(&self, name: &str, default: bool, violations: &mut Violations) -> bool {
+        match self.0.get(name).map(|v| v.to_ascii_lowercase()) {
+            None => default,
+            Some(value) if matches!(value.as_str(), "true" | "1" | "yes") => true,
+            Some(value) if matches!(value.as_str(), "false" | "0" | "no") => false,
+            Some(_) => {
+                violations.push(ValidationDetail::new(
+                    "query",
+                    name,
+                    "value could not be parsed to a boolean",
+                    "type_error.bool",
+                ));
+                default
+            }
+        }
+    }
+
     /// One of `allowed`, `default` when absent.
     pub fn choice<'a>(
         &self,

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod auth;
 pub mod me;
+pub mod process;
 pub mod system;
 pub mod team;
 pub mod testing;
@@ -98,6 +99,7 @@ impl Modify for SecuritySchemes {
         (name = "auth", description = "Signup, verification, login, token refresh, password reset; no authentication"),
         (name = "account", description = "The caller, API keys and usage"),
         (name = "team", description = "Invitations and members"),
+        (name = "processing", description = "Extraction and masking of uploaded documents"),
         (name = "admin", description = "Internal operations; X-Internal-Token required"),
         (name = "testing", description = "Fault injection and clock control; only with testing.enabled")
     )

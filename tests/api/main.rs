@@ -8,5 +8,6 @@ mod support;
 mod accounts;
 mod cli_mask;
 mod config_cli;
+mod process;
 mod system;
 mod team;

@@ -1,6 +1,8 @@
 //! Commands of the pii_masker actor.
 
+use super::document::MaskedDocument;
 use super::engine::{Finding, LeakError, Masked, Policy};
+use crate::extractor_pool::model::Document;
 use crate::runtime::PoolError;
 
 /// What the pii_masker does.
@@ -9,6 +11,12 @@ pub enum PiiMaskerCommand {
     Mask { text: String, policy: Policy },
     /// Detect without masking.
     Detect { text: String, policy: Policy },
+    /// Mask every part of an extracted document (`mask = false`: only report the findings).
+    MaskDocument {
+        document: Box<Document>,
+        policy: Policy,
+        mask: bool,
+    },
 }
 
 /// Why masking did not produce a result.
@@ -23,4 +31,5 @@ pub enum MaskError {
 pub enum PiiMaskerReply {
     Masked(Result<Masked, MaskError>),
     Findings(Result<Vec<Finding>, MaskError>),
+    Document(Result<Box<MaskedDocument>, MaskError>),
 }

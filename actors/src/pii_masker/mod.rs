@@ -5,6 +5,7 @@
 //! [`CpuPool`] of `actors.pii_masker.pool_size` threads; the actor's thread never does the work.
 
 pub mod detectors;
+pub mod document;
 pub mod engine;
 pub mod messages;
 
@@ -41,6 +42,31 @@ impl Logic for PiiMasker {
             PiiMaskerCommand::Mask { text, policy } => Outcome::Pending(Box::pin(async move {
                 let result = pool.run(move || engine::mask(&text, &policy)).await;
                 PiiMaskerReply::Masked(match result {
+                    Ok(Ok(masked)) => Ok(masked),
+                    Ok(Err(leak)) => Err(MaskError::Leak(leak)),
+                    Err(error) => Err(MaskError::Engine(error)),
+                })
+            })),
+            PiiMaskerCommand::MaskDocument {
+                document,
+                policy,
+                mask,
+            } => Outcome::Pending(Box::pin(async move {
+                let result = pool
+                    .run(move || {
+                        if mask {
+                            document::mask_document(&document, &policy).map(Box::new)
+                        } else {
+                            let (findings, summary) = document::detect_document(&document, &policy);
+                            Ok(Box::new(document::MaskedDocument {
+                                document: *document,
+                                findings,
+                                summary,
+                            }))
+                        }
+                    })
+                    .await;
+                PiiMaskerReply::Document(match result {
                     Ok(Ok(masked)) => Ok(masked),
                     Ok(Err(leak)) => Err(MaskError::Leak(leak)),
                     Err(error) => Err(MaskError::Engine(error)),

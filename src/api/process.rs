@@ -1,0 +1,161 @@
+//! /v1/data-process/*: synchronous preview of one uploaded file through the extractor pool and the
+//! masker (under their bounds: a full pool answers 503 with Retry-After). Nothing is stored; the
+//! preview is audited without content.
+
+use actix_multipart::Multipart;
+use actix_web::{post, web, HttpResponse};
+use docsieve_actors::extractor_pool::error::ExtractError;
+use docsieve_actors::extractor_pool::limits::Limits;
+use docsieve_actors::extractor_pool::ExtractorPoolCommand;
+use docsieve_actors::pii_masker::engine::Policy;
+use docsieve_actors::pii_masker::{MaskError, PiiMaskerCommand, PiiMaskerReply};
+use docsieve_actors::store::AuditRecord;
+use futures_util::TryStreamExt;
+
+use crate::accounts;
+use crate::auth::Authenticated;
+use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::state::AppState;
+use crate::validation::{Query, Violations};
+
+fn missing_file() -> ApiError {
+    ApiError::validation(vec![ValidationDetail::new(
+        "body",
+        "file",
+        "field required: send the document as multipart form field 'file'",
+        "missing",
+    )])
+}
+
+/// The `file` field of a multipart body: its name and bytes.
+async fn read_file(mut payload: Multipart, limit: u64) -> Result<(String, Vec<u8>), ApiError> {
+    while let Some(mut field) = payload.try_next().await.map_err(|_| missing_file())? {
+        let is_file = field.name() == Some("file");
+        let filename = field
+            .content_disposition()
+            .and_then(|cd| cd.get_filename())
+            .unwrap_or("upload")
+            .to_string();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.try_next().await.map_err(|_| missing_file())? {
+            if is_file {
+                if (bytes.len() + chunk.len()) as u64 > limit {
+                    return Err(ApiError::payload_too_large(limit as usize));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+        }
+        if is_file {
+            return Ok((filename, bytes));
+        }
+    }
+    Err(missing_file())
+}
+
+pub fn extract_error(error: ExtractError) -> ApiError {
+    let kind = match &error {
+        ExtractError::UnsupportedFormat(_) => ErrorKind::UnsupportedMediaType,
+        ExtractError::LimitExceeded(_) => ErrorKind::PayloadTooLarge,
+        _ => ErrorKind::Validation,
+    };
+    if kind == ErrorKind::Validation {
+        return ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "file",
+            error.to_string(),
+            error.code(),
+        )]);
+    }
+    ApiError::new(kind, error.code(), error.to_string())
+}
+
+fn mask_error(error: MaskError) -> ApiError {
+    match error {
+        MaskError::Leak(_) => ApiError::new(
+            ErrorKind::Validation,
+            "masking_refused",
+            "masking was refused: the masked output would still contain personal data",
+        ),
+        MaskError::Engine(error) => ApiError::internal(&error),
+    }
+}
+
+/// Extracts the uploaded file and returns the document model with its personal-data findings;
+/// `masked=true` masks every text-bearing part.
+#[utoipa::path(post, path = "/v1/data-process/preview", tag = "processing",
+    params(("masked" = Option<bool>, Query, description = "Mask personal data in every part (default false)")),
+    request_body(content_type = "multipart/form-data", description = "Form field `file`: the document"),
+    responses(
+        (status = 200, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 413, body = crate::error::ErrorBody),
+        (status = 415, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 503, body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/data-process/preview")]
+pub async fn preview(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+    payload: Multipart,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let masked = query.boolean("masked", false, &mut violations);
+    violations.finish()?;
+    let limits = Limits::default();
+    let (filename, bytes) = read_file(payload, limits.max_bytes).await?;
+    let size = bytes.len();
+    let document = state
+        .actors
+        .extractor_pool
+        .call(ExtractorPoolCommand::Extract { bytes, limits })
+        .await?
+        .map_err(extract_error)?;
+    let reply = state
+        .actors
+        .pii_masker
+        .call(PiiMaskerCommand::MaskDocument {
+            document: Box::new(document),
+            policy: Policy::default(),
+            mask: masked,
+        })
+        .await?;
+    let PiiMaskerReply::Document(result) = reply else {
+        return Err(ApiError::internal(&std::io::Error::other(
+            "unexpected masker reply",
+        )));
+    };
+    let result = result.map_err(mask_error)?;
+    let pii_count: u64 = result.summary.values().sum();
+    let mut body = serde_json::to_value(&result.document).map_err(|e| ApiError::internal(&e))?;
+    if let Some(object) = body.as_object_mut() {
+        object.insert("masked".to_string(), masked.into());
+        object.insert(
+            "detected_language".to_string(),
+            result.document.language.code.clone().into(),
+        );
+        object.insert(
+            "pii".to_string(),
+            serde_json::json!({"findings": result.findings, "pii_type_summary": result.summary, "pii_count": pii_count}),
+        );
+    }
+    let (actor_type, actor_id) = auth.actor();
+    accounts::audit(
+        &state,
+        AuditRecord {
+            tenant_id: Some(auth.tenant_id),
+            actor_type,
+            actor_id: Some(actor_id),
+            action: "preview",
+            target_type: None,
+            target_id: None,
+            outcome: "success",
+            ip: None,
+            details: serde_json::json!({"format": result.document.metadata.format, "bytes": size, "masked": masked, "pii_count": pii_count, "file_extension": filename.rsplit('.').next().filter(|e| e.len() <= 5)}),
+        },
+    )
+    .await;
+    Ok(HttpResponse::Ok().json(serde_json::json!({"data": body})))
+}

@@ -1,0 +1,152 @@
+//! POST /v1/data-process/preview over HTTP: extraction plus findings, masking of every part.
+
+use reqwest::multipart::{Form, Part};
+use reqwest::Method;
+
+use crate::support::{json_of, TestServer};
+
+fn corpus(name: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpus")
+            .join(name),
+    )
+    .expect("corpus file")
+}
+
+fn upload(name: &str, bytes: Vec<u8>) -> Form {
+    Form::new().part("file", Part::bytes(bytes).file_name(name.to_string()))
+}
+
+#[tokio::test]
+async fn preview_extracts_reports_and_masks_every_part() {
+    let server = TestServer::start().await;
+    let (login, _, _) = server
+        .verified_account("preview@example.com", "password-1")
+        .await;
+    let token = login["access_token"].as_str().expect("token");
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&corpus("tr/tr_musteri_listesi.xlsx.pii.json")).expect("sidecar");
+    let planted: Vec<String> = sidecar["pii"]
+        .as_array()
+        .expect("pii")
+        .iter()
+        .map(|p| p["value"].as_str().expect("v").to_string())
+        .collect();
+
+    let (status, body) = json_of(
+        server
+            .bearer(Method::POST, "/v1/data-process/preview", token)
+            .multipart(upload("liste.xlsx", corpus("tr/tr_musteri_listesi.xlsx")))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let data = &body["data"];
+    assert_eq!(data["metadata"]["format"], "xlsx");
+    assert_eq!(data["detected_language"], "tr");
+    assert!(data["quality"]["grade"].is_string());
+    assert!(
+        data["pii"]["pii_count"].as_u64().unwrap_or(0) >= 50,
+        "{}",
+        data["pii"]["pii_type_summary"]
+    );
+    assert!(
+        planted
+            .iter()
+            .any(|v| data.to_string().contains(v.as_str())),
+        "unmasked preview keeps the values"
+    );
+
+    let (status, body) = json_of(
+        server
+            .bearer(Method::POST, "/v1/data-process/preview?masked=true", token)
+            .multipart(upload("liste.xlsx", corpus("tr/tr_musteri_listesi.xlsx")))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let text = body.to_string();
+    for value in &planted {
+        assert!(
+            !text.contains(value.as_str()),
+            "a planted value is in the masked preview"
+        );
+    }
+    assert!(text.contains("[MASKED_NATIONAL_ID_TR]"));
+    assert_eq!(body["data"]["masked"], true);
+}
+
+#[tokio::test]
+async fn preview_rejects_bad_requests_clearly() {
+    let server = TestServer::start().await;
+    let (login, _, _) = server
+        .verified_account("preview-errors@example.com", "password-1")
+        .await;
+    let token = login["access_token"].as_str().expect("token");
+    let response = server
+        .client
+        .post(server.url("/v1/data-process/preview"))
+        .multipart(upload("a.txt", b"hello world".to_vec()))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(response.status(), 401);
+
+    let (status, body) = json_of(
+        server
+            .bearer(Method::POST, "/v1/data-process/preview", token)
+            .multipart(Form::new().text("other", "x"))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["detail"][0]["loc"],
+        serde_json::json!(["body", "file"])
+    );
+
+    let (status, body) = json_of(
+        server
+            .bearer(Method::POST, "/v1/data-process/preview", token)
+            .multipart(upload("program.exe", b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00\xb8\x00\x00\x00\x00\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x00\x00\x00".to_vec()))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (415, Some("unsupported_format")),
+        "{body}"
+    );
+
+    let (status, body) = json_of(
+        server
+            .bearer(Method::POST, "/v1/data-process/preview", token)
+            .multipart(upload("locked.pdf", corpus("pdf/password.pdf")))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["detail"][0]["type"], "encrypted_document");
+
+    let (status, _) = json_of(
+        server
+            .bearer(Method::POST, "/v1/data-process/preview?masked=maybe", token)
+            .multipart(upload("a.txt", b"hello world".to_vec()))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 422);
+}
