@@ -2,7 +2,7 @@
 
 use actix_web::{delete, get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
-use docsieve_actors::store::{ApiKeyRecord, AuditRecord};
+use docsieve_actors::store::ApiKeyRecord;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -93,21 +93,6 @@ impl From<ApiKeyRecord> for ApiKeyView {
     }
 }
 
-fn key_audit(auth: &Authenticated, action: &'static str, key_id: i64) -> AuditRecord {
-    let (actor_type, actor_id) = auth.actor();
-    AuditRecord {
-        tenant_id: Some(auth.tenant_id),
-        actor_type,
-        actor_id: Some(actor_id),
-        action,
-        target_type: Some("api_key"),
-        target_id: Some(key_id.to_string()),
-        outcome: "success",
-        ip: None,
-        details: serde_json::json!({}),
-    }
-}
-
 /// Creates an API key for the caller's tenant (verified, active accounts only). Send it as
 /// `X-API-KEY`.
 #[utoipa::path(post, path = "/v1/me/api-keys", tag = "account", request_body(content = CreateApiKeyRequest, description = "Optional; may be empty"),
@@ -153,7 +138,15 @@ pub async fn create_api_key(
             state.clock.now(),
         )
         .await?;
-    accounts::audit(&state, key_audit(&auth, "api_key_created", record.id)).await;
+    accounts::audit(
+        &state,
+        auth.audit(
+            "api_key_created",
+            Some(("api_key", record.id.to_string())),
+            serde_json::json!({}),
+        ),
+    )
+    .await;
     Ok(HttpResponse::Created().json(Envelope {
         data: CreatedApiKey {
             id: record.id,
@@ -205,7 +198,15 @@ pub async fn revoke_api_key(
     {
         return Err(ApiError::not_found("api_key_not_found", "no such API key"));
     }
-    accounts::audit(&state, key_audit(&auth, "api_key_revoked", id)).await;
+    accounts::audit(
+        &state,
+        auth.audit(
+            "api_key_revoked",
+            Some(("api_key", id.to_string())),
+            serde_json::json!({}),
+        ),
+    )
+    .await;
     let key = state
         .store
         .list_api_keys(auth.tenant_id)

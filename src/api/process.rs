@@ -9,7 +9,6 @@ use docsieve_actors::extractor_pool::limits::Limits;
 use docsieve_actors::extractor_pool::ExtractorPoolCommand;
 use docsieve_actors::pii_masker::engine::Policy;
 use docsieve_actors::pii_masker::{MaskError, PiiMaskerCommand, PiiMaskerReply};
-use docsieve_actors::store::AuditRecord;
 use futures_util::TryStreamExt;
 
 use crate::accounts;
@@ -141,21 +140,13 @@ pub async fn preview(
             serde_json::json!({"findings": result.findings, "pii_type_summary": result.summary, "pii_count": pii_count}),
         );
     }
-    let (actor_type, actor_id) = auth.actor();
-    accounts::audit(
-        &state,
-        AuditRecord {
-            tenant_id: Some(auth.tenant_id),
-            actor_type,
-            actor_id: Some(actor_id),
-            action: "preview",
-            target_type: None,
-            target_id: None,
-            outcome: "success",
-            ip: None,
-            details: serde_json::json!({"format": result.document.metadata.format, "bytes": size, "masked": masked, "pii_count": pii_count, "file_extension": filename.rsplit('.').next().filter(|e| e.len() <= 5)}),
-        },
-    )
-    .await;
+    let details = serde_json::json!({
+        "format": result.document.metadata.format,
+        "bytes": size,
+        "masked": masked,
+        "pii_count": pii_count,
+        "file_extension": filename.rsplit('.').next().filter(|e| e.len() <= 5),
+    });
+    accounts::audit(&state, auth.audit("preview", None, details)).await;
     Ok(HttpResponse::Ok().json(serde_json::json!({"data": body})))
 }

@@ -70,27 +70,6 @@ pub struct Removed {
     pub removed: bool,
 }
 
-fn team_audit(
-    auth: &Authenticated,
-    action: &'static str,
-    target_type: &'static str,
-    target_id: i64,
-    details: serde_json::Value,
-) -> AuditRecord {
-    let (actor_type, actor_id) = auth.actor();
-    AuditRecord {
-        tenant_id: Some(auth.tenant_id),
-        actor_type,
-        actor_id: Some(actor_id),
-        action,
-        target_type: Some(target_type),
-        target_id: Some(target_id.to_string()),
-        outcome: "success",
-        ip: None,
-        details,
-    }
-}
-
 /// Invites an address to the caller's tenant (owner or admin). The link expires after 7 days.
 #[utoipa::path(post, path = "/v1/team/invite", tag = "team", request_body = InviteRequest,
     responses((status = 201, body = Envelope<Invitation>), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ValidationErrorBody)),
@@ -136,11 +115,9 @@ pub async fn invite(
     accounts::send_invitation(&state, &email, &body.role, &token);
     accounts::audit(
         &state,
-        team_audit(
-            &auth,
+        auth.audit(
             "member_invited",
-            "invitation",
-            invitation.id,
+            Some(("invitation", invitation.id.to_string())),
             serde_json::json!({"role": body.role}),
         ),
     )
@@ -184,19 +161,17 @@ pub async fn accept(
         .await?;
     match check {
         InvitationCheck::Accepted { tenant_id, role } => {
-            let (actor_type, actor_id) = auth.actor();
+            let record = auth.audit(
+                "invitation_accepted",
+                Some(("user", user.id.to_string())),
+                serde_json::json!({"role": role}),
+            );
+            // Recorded in the tenant joined, where the team's owners look.
             accounts::audit(
                 &state,
                 AuditRecord {
                     tenant_id: Some(tenant_id),
-                    actor_type,
-                    actor_id: Some(actor_id),
-                    action: "invitation_accepted",
-                    target_type: Some("user"),
-                    target_id: Some(user.id.to_string()),
-                    outcome: "success",
-                    ip: None,
-                    details: serde_json::json!({"role": role}),
+                    ..record
                 },
             )
             .await;
@@ -289,11 +264,9 @@ pub async fn remove_member(
         RemoveOutcome::Removed => {
             accounts::audit(
                 &state,
-                team_audit(
-                    &auth,
+                auth.audit(
                     "member_removed",
-                    "user",
-                    user_id,
+                    Some(("user", user_id.to_string())),
                     serde_json::json!({"role": target_role}),
                 ),
             )

@@ -41,6 +41,28 @@ impl Authenticated {
         }
     }
 
+    /// A successful audit entry of this caller in its tenant, on `target` (kind, id) when given.
+    pub fn audit(
+        &self,
+        action: &'static str,
+        target: Option<(&'static str, String)>,
+        details: serde_json::Value,
+    ) -> docsieve_actors::store::AuditRecord {
+        let (actor_type, actor_id) = self.actor();
+        let (target_type, target_id) = target.unzip();
+        docsieve_actors::store::AuditRecord {
+            tenant_id: Some(self.tenant_id),
+            actor_type,
+            actor_id: Some(actor_id),
+            action,
+            target_type,
+            target_id,
+            outcome: "success",
+            ip: None,
+            details,
+        }
+    }
+
     /// For audit entries: `("user", "<id>")` or `("api_key", "<id>")`.
     pub fn actor(&self) -> (&'static str, String) {
         match self.principal {
