@@ -114,6 +114,23 @@ fn anonymous(
     }
 }
 
+/// An audit entry about a known user, filed in the user's current tenant.
+async fn audit_user(
+    state: &AppState,
+    action: &'static str,
+    outcome: &'static str,
+    ip: Option<String>,
+    user_id: i64,
+) -> Result<(), ApiError> {
+    let tenant_id = state.store.user_by_id(user_id).await?.map(|u| u.tenant_id);
+    accounts::audit(
+        state,
+        anonymous(action, outcome, ip, tenant_id, Some(user_id)),
+    )
+    .await;
+    Ok(())
+}
+
 fn ip_of(state: &AppState, request: &HttpRequest) -> Option<String> {
     client_ip(request, &state.settings.auth.trusted_proxies).map(|ip| ip.to_string())
 }
@@ -226,18 +243,14 @@ pub async fn verify_email(
         return Err(bad_token(&check));
     };
     state.store.activate_user(user_id, now).await?;
-    let tenant_id = state.store.user_by_id(user_id).await?.map(|u| u.tenant_id);
-    accounts::audit(
+    audit_user(
         &state,
-        anonymous(
-            "email_verified",
-            "success",
-            ip_of(&state, &request),
-            tenant_id,
-            Some(user_id),
-        ),
+        "email_verified",
+        "success",
+        ip_of(&state, &request),
+        user_id,
     )
-    .await;
+    .await?;
     Ok(envelope(Verified {
         user_id,
         status: "active",
@@ -426,18 +439,7 @@ pub async fn refresh(
                 ip = ip.as_deref().unwrap_or(""),
                 "security: revoked refresh token presented again; its family is revoked"
             );
-            let tenant_id = state.store.user_by_id(user_id).await?.map(|u| u.tenant_id);
-            accounts::audit(
-                &state,
-                anonymous(
-                    "refresh_token_reused",
-                    "denied",
-                    ip,
-                    tenant_id,
-                    Some(user_id),
-                ),
-            )
-            .await;
+            audit_user(&state, "refresh_token_reused", "denied", ip, user_id).await?;
             Err(ApiError::new(ErrorKind::Unauthenticated, "refresh_token_reused", "this refresh token was already used; every session of this login is revoked, log in again"))
         }
         RefreshOutcome::Expired => Err(ApiError::new(
@@ -470,18 +472,14 @@ pub async fn logout(
         )
         .await?
     {
-        let tenant_id = state.store.user_by_id(user_id).await?.map(|u| u.tenant_id);
-        accounts::audit(
+        audit_user(
             &state,
-            anonymous(
-                "logout",
-                "success",
-                ip_of(&state, &request),
-                tenant_id,
-                Some(user_id),
-            ),
+            "logout",
+            "success",
+            ip_of(&state, &request),
+            user_id,
         )
-        .await;
+        .await?;
     }
     Ok(envelope(Message {
         message: "logged out",
@@ -555,18 +553,14 @@ pub async fn reset_password(
         return Err(bad_token(&check));
     };
     state.store.set_password(user_id, &hash, now).await?;
-    let tenant_id = state.store.user_by_id(user_id).await?.map(|u| u.tenant_id);
-    accounts::audit(
+    audit_user(
         &state,
-        anonymous(
-            "password_reset",
-            "success",
-            ip_of(&state, &request),
-            tenant_id,
-            Some(user_id),
-        ),
+        "password_reset",
+        "success",
+        ip_of(&state, &request),
+        user_id,
     )
-    .await;
+    .await?;
     Ok(envelope(Message {
         message: "password changed; every session was logged out",
     }))

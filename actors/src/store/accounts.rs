@@ -9,6 +9,24 @@ use super::entities::{
 };
 use super::{unique, Store, StoreError};
 
+fn new_email_token(
+    user_id: i64,
+    purpose: &str,
+    token_hash: &str,
+    expires_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> email_token::ActiveModel {
+    email_token::ActiveModel {
+        user_id: Set(user_id),
+        purpose: Set(purpose.to_string()),
+        token_hash: Set(token_hash.to_string()),
+        expires_at: Set(expires_at),
+        used_at: Set(None),
+        created_at: Set(now),
+        ..Default::default()
+    }
+}
+
 /// What signup created.
 #[derive(Clone, Debug)]
 pub struct CreatedAccount {
@@ -87,15 +105,13 @@ impl Store {
         }
         .insert(&txn)
         .await?;
-        email_token::ActiveModel {
-            user_id: Set(user.id),
-            purpose: Set("verify_email".to_string()),
-            token_hash: Set(verification_token_hash.to_string()),
-            expires_at: Set(token_expires_at),
-            used_at: Set(None),
-            created_at: Set(now),
-            ..Default::default()
-        }
+        new_email_token(
+            user.id,
+            "verify_email",
+            verification_token_hash,
+            token_expires_at,
+            now,
+        )
         .insert(&txn)
         .await?;
         txn.commit().await?;
@@ -141,17 +157,9 @@ impl Store {
             .filter(email_token::Column::UsedAt.is_null())
             .exec(&txn)
             .await?;
-        email_token::ActiveModel {
-            user_id: Set(user_id),
-            purpose: Set(purpose.to_string()),
-            token_hash: Set(token_hash.to_string()),
-            expires_at: Set(expires_at),
-            used_at: Set(None),
-            created_at: Set(now),
-            ..Default::default()
-        }
-        .insert(&txn)
-        .await?;
+        new_email_token(user_id, purpose, token_hash, expires_at, now)
+            .insert(&txn)
+            .await?;
         txn.commit().await?;
         Ok(())
     }
