@@ -6,7 +6,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
-use docsieve_actors::settings::ActorsSettings;
+use docsieve_actors::settings::{ActorsSettings, JobsSettings};
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
 use serde::{Deserialize, Serialize};
@@ -125,6 +125,7 @@ pub struct Settings {
     pub log: LogSettings,
     pub metrics: MetricsSettings,
     pub testing: TestingSettings,
+    pub jobs: JobsSettings,
     pub actors: ActorsSettings,
 }
 
@@ -301,6 +302,7 @@ impl Settings {
             ));
         }
         self.actors.validate().map_err(invalid)?;
+        self.jobs.validate().map_err(invalid)?;
         Ok(())
     }
 

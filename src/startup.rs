@@ -31,6 +31,7 @@ pub struct Application {
     actors: ActorSystem,
     store: Store,
     upkeep: tokio::task::JoinHandle<()>,
+    shutdown_timeout_seconds: u64,
 }
 
 /// The store settings derived from the config.
@@ -158,7 +159,15 @@ impl Application {
         .context("configuring the LLM client (llm.url)")?;
         let mailer = crate::mail::Mailer::start(&settings.mail, &settings.storage.data_dir)
             .context("configuring mail delivery (mail.smtp_url, mail.from)")?;
-        let actors = ActorSystem::start(&settings.actors);
+        let job_services = docsieve_actors::job_router::JobServices {
+            store: store.clone(),
+            blobs: blobs.clone(),
+            cache: cache.clone(),
+            clock: clock.clone(),
+            jobs: settings.jobs.clone(),
+            limits: docsieve_actors::extractor_pool::limits::Limits::default(),
+        };
+        let actors = ActorSystem::start_with(&settings.actors, Some(job_services));
         metrics::gauge!(
             metric_names::BUILD_INFO,
             "version" => env!("CARGO_PKG_VERSION"),
@@ -214,6 +223,18 @@ impl Application {
                 .service(api::me::revoke_api_key)
                 .service(api::usage::usage)
                 .service(api::process::preview)
+                .service(api::process::export_csv)
+                .service(api::uploads::submit)
+                .service(api::documents::list)
+                .service(api::documents::detail)
+                .service(api::documents::reprocess)
+                .service(api::executions::list)
+                .service(api::executions::detail)
+                .service(api::jobs::list)
+                // Before /v1/jobs/{job_id}, which would otherwise take "stuck" as an id.
+                .service(api::jobs::stuck)
+                .service(api::jobs::detail)
+                .service(api::audit::export)
                 .service(api::team::invite)
                 .service(api::team::accept)
                 .service(api::team::members)
@@ -270,6 +291,7 @@ impl Application {
             actors,
             store,
             upkeep,
+            shutdown_timeout_seconds: shutdown_timeout,
         })
     }
 
@@ -288,7 +310,9 @@ impl Application {
         });
         self.server.await.context("HTTP server failed")?;
         signals.abort();
-        self.actors.shutdown().await;
+        self.actors
+            .shutdown(Duration::from_secs(self.shutdown_timeout_seconds))
+            .await;
         self.upkeep.abort();
         self.store.close().await.context("closing the database")?;
         tracing::info!("stopped");

@@ -45,6 +45,11 @@ impl FromRequest for Query {
 }
 
 impl Query {
+    /// The raw value of a parameter, if given.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
     /// An integer in `min..=max`, `default` when absent.
     pub fn int(
         &self,

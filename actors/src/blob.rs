@@ -36,6 +36,16 @@ pub mod keys {
         format!("tenants/{tenant_id}/executions/{execution_id}/result.json")
     }
 
+    /// The result of a processing job (the same key on every attempt, so a retry overwrites it).
+    pub fn job_result(tenant_id: i64, job_id: &str) -> String {
+        format!("tenants/{tenant_id}/results/{job_id}.json")
+    }
+
+    /// An uploaded original, under a fresh random name (the document row is written after it).
+    pub fn upload(tenant_id: i64, name: &str) -> String {
+        format!("tenants/{tenant_id}/uploads/{name}")
+    }
+
     pub fn dataset_export(tenant_id: i64, dataset_id: &str, format: &str) -> String {
         format!("tenants/{tenant_id}/datasets/{dataset_id}/export.{format}")
     }

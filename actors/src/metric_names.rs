@@ -17,6 +17,22 @@ pub const ACTOR_POOL_SIZE: &str = "docsieve_actor_pool_size";
 pub const DATABASE_UP: &str = "docsieve_database_up";
 pub const DATABASE_PING_SECONDS: &str = "docsieve_database_ping_seconds";
 pub const REDIS_UP: &str = "docsieve_redis_up";
+pub const POOL_SIZE: &str = "docsieve_pool_size";
+pub const POOL_BUSY: &str = "docsieve_pool_busy";
+pub const JOBS_ENQUEUED_TOTAL: &str = "docsieve_jobs_enqueued_total";
+pub const JOBS_FINISHED_TOTAL: &str = "docsieve_jobs_finished_total";
+pub const JOB_DURATION_SECONDS: &str = "docsieve_job_duration_seconds";
+pub const JOBS_QUEUE_DEPTH: &str = "docsieve_jobs_queue_depth";
+pub const JOBS_OLDEST_QUEUED_AGE_SECONDS: &str = "docsieve_jobs_oldest_queued_age_seconds";
+pub const JOB_WORKERS: &str = "docsieve_job_workers";
+pub const JOB_WORKERS_BUSY: &str = "docsieve_job_workers_busy";
+pub const JOB_LEASES_REAPED_TOTAL: &str = "docsieve_job_leases_reaped_total";
+pub const UPLOADS_REJECTED_TOTAL: &str = "docsieve_uploads_rejected_total";
+
+/// Job durations (claim to completion): 10 ms to 10 min.
+pub const JOB_DURATION_BUCKETS: &[f64] = &[
+    0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 600.0,
+];
 
 /// Request latencies: 1 ms to 30 s.
 pub const HTTP_DURATION_BUCKETS: &[f64] = &[
@@ -31,4 +47,5 @@ pub const DATABASE_PING_BUCKETS: &[f64] =
 pub const HISTOGRAMS: &[(&str, &[f64])] = &[
     (HTTP_REQUEST_DURATION_SECONDS, HTTP_DURATION_BUCKETS),
     (DATABASE_PING_SECONDS, DATABASE_PING_BUCKETS),
+    (JOB_DURATION_SECONDS, JOB_DURATION_BUCKETS),
 ];

@@ -84,3 +84,71 @@ impl ActorsSettings {
         Ok(())
     }
 }
+
+/// The `[jobs]` section: how the job router shares the queue between tenants and survives crashes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsSettings {
+    /// Most jobs of one tenant running at once in this process (the round-robin takes the next tenant
+    /// when a tenant is at its cap).
+    pub per_tenant_concurrency: usize,
+    /// Most queued jobs one tenant may have; uploads beyond it get 429 with Retry-After.
+    pub max_queued_per_tenant: u64,
+    /// How long a claim is valid without renewal; a job whose lease expired is claimed again.
+    pub lease_seconds: u64,
+    /// How often a running job renews its lease, in milliseconds (well under `lease_seconds`).
+    pub lease_renew_interval_ms: u64,
+    /// Claims per job before it fails with `exhausted_retries`.
+    pub max_attempts: u32,
+    /// How often the router looks for work and expired leases when nothing woke it, in milliseconds.
+    pub poll_interval_ms: u64,
+    /// Largest single uploaded file, in bytes (bigger ones are listed in `rejected`).
+    pub max_file_bytes: u64,
+    /// Most files in one async upload request.
+    pub max_files_per_request: usize,
+}
+
+impl JobsSettings {
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(&str, u64, u64, u64); 7] = [
+            (
+                "per_tenant_concurrency",
+                self.per_tenant_concurrency as u64,
+                1,
+                1024,
+            ),
+            (
+                "max_queued_per_tenant",
+                self.max_queued_per_tenant,
+                1,
+                100_000_000,
+            ),
+            ("lease_seconds", self.lease_seconds, 2, 86_400),
+            ("max_attempts", u64::from(self.max_attempts), 1, 100),
+            ("poll_interval_ms", self.poll_interval_ms, 10, 600_000),
+            ("max_file_bytes", self.max_file_bytes, 1, 1 << 40),
+            (
+                "max_files_per_request",
+                self.max_files_per_request as u64,
+                1,
+                10_000,
+            ),
+        ];
+        for (key, value, min, max) in checks {
+            if value < min || value > max {
+                return Err(format!(
+                    "jobs.{key} must be between {min} and {max}, got {value}"
+                ));
+            }
+        }
+        if self.lease_renew_interval_ms == 0
+            || self.lease_renew_interval_ms >= self.lease_seconds * 1000
+        {
+            return Err(format!(
+                "jobs.lease_renew_interval_ms must be greater than 0 and smaller than jobs.lease_seconds * 1000, got {}",
+                self.lease_renew_interval_ms
+            ));
+        }
+        Ok(())
+    }
+}

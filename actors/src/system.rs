@@ -8,7 +8,7 @@ use actix::Arbiter;
 use crate::billing_clock::BillingClock;
 use crate::dataset_exporter::DatasetExporter;
 use crate::extractor_pool::ExtractorPool;
-use crate::job_router::JobRouter;
+use crate::job_router::{JobRouter, JobRouterCommand, JobServices};
 use crate::pii_masker::PiiMasker;
 use crate::runtime::{
     start_supervised, ActorError, ActorHandle, ActorRegistry, ActorStatus, Logic,
@@ -129,33 +129,54 @@ fn start_on_own_arbiter<L: Logic>(
 }
 
 impl ActorSystem {
-    /// Starts every actor. Must run inside an actix `System` (`#[actix_web::main]`).
+    /// Starts every actor without a job queue (the job router only answers pings). Must run inside an
+    /// actix `System` (`#[actix_web::main]`).
     pub fn start(settings: &ActorsSettings) -> ActorSystem {
+        ActorSystem::start_with(settings, None)
+    }
+
+    /// Starts every actor; with `jobs`, the job router claims and runs jobs from the store.
+    pub fn start_with(settings: &ActorsSettings, jobs: Option<JobServices>) -> ActorSystem {
         let registry = ActorRegistry::default();
         let mut arbiters = Vec::new();
         let arbiters_ref = &mut arbiters;
+        let extractor_pool = start_on_own_arbiter(
+            ExtractorPool::new(settings.extractor_pool.pool_size),
+            settings,
+            &settings.extractor_pool,
+            &registry,
+            arbiters_ref,
+        );
+        let pii_masker = start_on_own_arbiter(
+            PiiMasker::new(settings.pii_masker.pool_size),
+            settings,
+            &settings.pii_masker,
+            &registry,
+            arbiters_ref,
+        );
+        let router = match jobs {
+            Some(services) => JobRouter::new(
+                services,
+                extractor_pool.clone(),
+                pii_masker.clone(),
+                settings.job_router.pool_size,
+            ),
+            None => JobRouter::idle(),
+        };
+        let job_router = start_on_own_arbiter(
+            router,
+            settings,
+            &settings.job_router,
+            &registry,
+            arbiters_ref,
+        );
+        // The job router stops first, so nothing new is claimed while the pools wind down.
+        let router_arbiter = arbiters_ref.remove(arbiters_ref.len() - 1);
+        arbiters_ref.insert(0, router_arbiter);
         let handles = ActorHandles {
-            job_router: start_on_own_arbiter(
-                JobRouter,
-                settings,
-                &settings.job_router,
-                &registry,
-                arbiters_ref,
-            ),
-            extractor_pool: start_on_own_arbiter(
-                ExtractorPool::new(settings.extractor_pool.pool_size),
-                settings,
-                &settings.extractor_pool,
-                &registry,
-                arbiters_ref,
-            ),
-            pii_masker: start_on_own_arbiter(
-                PiiMasker::new(settings.pii_masker.pool_size),
-                settings,
-                &settings.pii_masker,
-                &registry,
-                arbiters_ref,
-            ),
+            job_router,
+            extractor_pool,
+            pii_masker,
             dataset_exporter: start_on_own_arbiter(
                 DatasetExporter,
                 settings,
@@ -195,7 +216,24 @@ impl ActorSystem {
 
     /// Stops the actors in start order (the job router first, so no new work is claimed) and waits for
     /// each arbiter thread to finish.
-    pub async fn shutdown(self) {
+    pub async fn shutdown(self, grace: Duration) {
+        // Running jobs get `grace` to finish; the leases of the others are given back at once, so
+        // another process (or the next start) picks them up without waiting for them to expire.
+        match self
+            .handles
+            .job_router
+            .call_within(
+                JobRouterCommand::Drain { grace },
+                grace + Duration::from_secs(5),
+            )
+            .await
+        {
+            Ok(reply) if reply.running > 0 => {
+                tracing::info!(unfinished = reply.running, "jobs handed back to the queue")
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "the job router did not drain"),
+        }
         for (name, arbiter) in self.arbiters {
             arbiter.stop();
             let joined = tokio::task::spawn_blocking(move || arbiter.join()).await;
@@ -249,7 +287,7 @@ mod tests {
         assert_eq!(masker_health.status.restarts, 1);
         assert_eq!(masker_health.status.panics, 1);
         assert!(health.iter().all(|(_, h)| h.error.is_none()));
-        system.shutdown().await;
+        system.shutdown(Duration::from_secs(1)).await;
     }
 
     #[actix::test]
@@ -276,7 +314,7 @@ mod tests {
             .expect("answered")
             .expect_err("empty");
         assert_eq!(error.code(), "empty_document");
-        system.shutdown().await;
+        system.shutdown(Duration::from_secs(1)).await;
     }
 
     #[actix::test]
@@ -298,6 +336,6 @@ mod tests {
             }
             _ => panic!("unexpected reply"),
         }
-        system.shutdown().await;
+        system.shutdown(Duration::from_secs(1)).await;
     }
 }

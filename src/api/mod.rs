@@ -2,12 +2,17 @@
 //! routes and wrong methods.
 
 pub mod admin;
+pub mod audit;
 pub mod auth;
+pub mod documents;
+pub mod executions;
+pub mod jobs;
 pub mod me;
 pub mod process;
 pub mod system;
 pub mod team;
 pub mod testing;
+pub mod uploads;
 pub mod usage;
 
 use actix_web::{web, HttpRequest};
@@ -48,6 +53,22 @@ impl<T> Page<T> {
             total,
         }
     }
+}
+
+/// `{"data": {"items", "page", "page_size", "total"}}` for a page the store already cut.
+pub fn page_response<T: Serialize>(
+    items: Vec<T>,
+    pagination: crate::validation::Pagination,
+    total: u64,
+) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::Ok().json(Envelope {
+        data: Page {
+            items,
+            page: pagination.page,
+            page_size: pagination.page_size,
+            total,
+        },
+    })
 }
 
 pub fn envelope<T: Serialize>(data: T) -> web::Json<Envelope<T>> {
@@ -99,7 +120,8 @@ impl Modify for SecuritySchemes {
         (name = "auth", description = "Signup, verification, login, token refresh, password reset; no authentication"),
         (name = "account", description = "The caller, API keys and usage"),
         (name = "team", description = "Invitations and members"),
-        (name = "processing", description = "Extraction and masking of uploaded documents"),
+        (name = "processing", description = "Extraction and masking: synchronous preview and CSV export, async jobs, documents, executions, jobs"),
+        (name = "audit", description = "The tenant's audit log"),
         (name = "admin", description = "Internal operations; X-Internal-Token required"),
         (name = "testing", description = "Fault injection and clock control; only with testing.enabled")
     )

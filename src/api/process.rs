@@ -7,6 +7,7 @@ use actix_web::{post, web, HttpResponse};
 use docsieve_actors::extractor_pool::error::ExtractError;
 use docsieve_actors::extractor_pool::limits::Limits;
 use docsieve_actors::extractor_pool::ExtractorPoolCommand;
+use docsieve_actors::pii_masker::document::MaskedDocument;
 use docsieve_actors::pii_masker::engine::Policy;
 use docsieve_actors::pii_masker::{MaskError, PiiMaskerCommand, PiiMaskerReply};
 use futures_util::TryStreamExt;
@@ -68,6 +69,66 @@ pub fn extract_error(error: ExtractError) -> ApiError {
     ApiError::new(kind, error.code(), error.to_string())
 }
 
+/// Extraction on the extractor pool, then detection (and masking when asked) on the masker pool.
+pub async fn extract_and_mask(
+    state: &AppState,
+    bytes: Vec<u8>,
+    limits: Limits,
+    masked: bool,
+) -> Result<Box<MaskedDocument>, ApiError> {
+    let document = state
+        .actors
+        .extractor_pool
+        .call(ExtractorPoolCommand::Extract { bytes, limits })
+        .await?
+        .map_err(extract_error)?;
+    let reply = state
+        .actors
+        .pii_masker
+        .call(PiiMaskerCommand::MaskDocument {
+            document: Box::new(document),
+            policy: Policy::default(),
+            mask: masked,
+        })
+        .await?;
+    let PiiMaskerReply::Document(result) = reply else {
+        return Err(ApiError::internal(&std::io::Error::other(
+            "unexpected masker reply",
+        )));
+    };
+    result.map_err(mask_error)
+}
+
+/// An uploaded file after extraction and detection (and masking when asked).
+struct Processed {
+    filename: String,
+    size: usize,
+    masked: bool,
+    result: Box<MaskedDocument>,
+}
+
+/// The shared front half of preview and CSV export: `masked` (default false), the `file` field, then
+/// [`extract_and_mask`].
+async fn process_upload(
+    state: &AppState,
+    query: &Query,
+    payload: Multipart,
+) -> Result<Processed, ApiError> {
+    let mut violations = Violations::default();
+    let masked = query.boolean("masked", false, &mut violations);
+    violations.finish()?;
+    let limits = Limits::default();
+    let (filename, bytes) = read_file(payload, limits.max_bytes).await?;
+    let size = bytes.len();
+    let result = extract_and_mask(state, bytes, limits, masked).await?;
+    Ok(Processed {
+        filename,
+        size,
+        masked,
+        result,
+    })
+}
+
 fn mask_error(error: MaskError) -> ApiError {
     match error {
         MaskError::Leak(_) => ApiError::new(
@@ -100,33 +161,12 @@ pub async fn preview(
     query: Query,
     payload: Multipart,
 ) -> Result<HttpResponse, ApiError> {
-    let mut violations = Violations::default();
-    let masked = query.boolean("masked", false, &mut violations);
-    violations.finish()?;
-    let limits = Limits::default();
-    let (filename, bytes) = read_file(payload, limits.max_bytes).await?;
-    let size = bytes.len();
-    let document = state
-        .actors
-        .extractor_pool
-        .call(ExtractorPoolCommand::Extract { bytes, limits })
-        .await?
-        .map_err(extract_error)?;
-    let reply = state
-        .actors
-        .pii_masker
-        .call(PiiMaskerCommand::MaskDocument {
-            document: Box::new(document),
-            policy: Policy::default(),
-            mask: masked,
-        })
-        .await?;
-    let PiiMaskerReply::Document(result) = reply else {
-        return Err(ApiError::internal(&std::io::Error::other(
-            "unexpected masker reply",
-        )));
-    };
-    let result = result.map_err(mask_error)?;
+    let Processed {
+        filename,
+        size,
+        masked,
+        result,
+    } = process_upload(&state, &query, payload).await?;
     let pii_count: u64 = result.summary.values().sum();
     let mut body = serde_json::to_value(&result.document).map_err(|e| ApiError::internal(&e))?;
     if let Some(object) = body.as_object_mut() {
@@ -149,4 +189,77 @@ pub async fn preview(
     });
     accounts::audit(&state, auth.audit("preview", None, details)).await;
     Ok(HttpResponse::Ok().json(serde_json::json!({"data": body})))
+}
+
+/// The stem of an uploaded file name, safe for a `Content-Disposition` header.
+fn download_name(filename: &str, extension: &str) -> String {
+    let base = filename.rsplit(['/', '\\']).next().unwrap_or(filename);
+    let stem = base.rsplit_once('.').map_or(base, |(stem, _)| stem);
+    let safe: String = stem
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ' '))
+        .take(100)
+        .collect();
+    let safe = safe.trim();
+    format!(
+        "{}.{extension}",
+        if safe.is_empty() { "document" } else { safe }
+    )
+}
+
+/// Extracts the uploaded file and returns it as CSV: table rows for tabular input (with a `sheet`
+/// column when there are several sheets), otherwise one row per element (`index, page, type, text`).
+#[utoipa::path(post, path = "/v1/data-process/export/csv", tag = "processing",
+    params(("masked" = Option<bool>, Query, description = "Mask personal data (default false)")),
+    request_body(content_type = "multipart/form-data", description = "Form field `file`: the document"),
+    responses(
+        (status = 200, content_type = "text/csv", description = "RFC 4180 CSV, UTF-8, as an attachment"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 413, body = crate::error::ErrorBody),
+        (status = 415, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 503, body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/data-process/export/csv")]
+pub async fn export_csv(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+    payload: Multipart,
+) -> Result<HttpResponse, ApiError> {
+    let Processed {
+        filename,
+        size,
+        masked,
+        result,
+    } = process_upload(&state, &query, payload).await?;
+    let document = result.document;
+    let csv = web::block(move || {
+        docsieve_actors::dataset_exporter::document_csv::document_csv(&document)
+            .map(|csv| (csv, document.metadata.format))
+    })
+    .await
+    .map_err(|e| ApiError::internal(&e))?
+    .map_err(|e| ApiError::internal(&e))?;
+    let (csv, format) = csv;
+    let pii_count: u64 = result.summary.values().sum();
+    let details = serde_json::json!({
+        "format": format,
+        "bytes": size,
+        "masked": masked,
+        "pii_count": pii_count,
+        "csv_bytes": csv.len(),
+    });
+    accounts::audit(&state, auth.audit("export_csv", None, details)).await;
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!(
+                "attachment; filename=\"{}\"",
+                download_name(&filename, "csv")
+            ),
+        ))
+        .body(csv))
 }

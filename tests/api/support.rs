@@ -237,6 +237,15 @@ impl TestServer {
         self.child = Some(child);
     }
 
+    /// The value this server was started with for an environment variable (the last one set).
+    pub fn env_value(&self, key: &str) -> Option<String> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url)
     }

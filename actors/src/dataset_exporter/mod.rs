@@ -3,6 +3,7 @@
 //! This actor only schedules, bounds and reports; the engine it runs is plain synchronous code in this
 //! folder, tested and benchmarked on its own. It must never block its arbiter thread.
 
+pub mod document_csv;
 pub mod messages;
 
 use actix::Context;

@@ -1,25 +1,408 @@
-//! The job_router actor: per-tenant fair queues over the jobs table, leases and retries.
+//! The job_router actor: per-tenant fair claims over the jobs table, leases and retries.
 //!
-//! This actor only schedules, bounds and reports; the engine it runs is plain synchronous code in this
-//! folder, tested and benchmarked on its own. It must never block its arbiter thread.
+//! The database is the queue. The router claims jobs tenant by tenant in round-robin order (see
+//! [`fair`]), at most `jobs.per_tenant_concurrency` per tenant and `actors.job_router.pool_size` in
+//! all, and runs each on its own task while a renewal loop keeps its lease alive. Claims happen when
+//! something wakes the router (an upload in any process, through the cache's wake-ups), when a job
+//! ends, and at every poll tick, which also gives expired leases back to the queue. The processing
+//! itself happens on the extractor and masker pools; nothing here blocks the arbiter thread.
 
+pub mod fair;
 pub mod messages;
+pub mod worker;
 
-use actix::Context;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
-use crate::runtime::{Cell, Logic, Outcome};
-pub use messages::JobRouterCommand;
+use actix::{AsyncContext, Context};
+
+use crate::blob::Blobs;
+use crate::cache::Cache;
+use crate::clock::Clock;
+use crate::extractor_pool::limits::Limits;
+use crate::extractor_pool::ExtractorPool;
+use crate::metric_names as names;
+use crate::pii_masker::PiiMasker;
+use crate::runtime::{ActorHandle, Cell, Logic, Outcome};
+use crate::settings::JobsSettings;
+use crate::store::{lease_until, ClaimedJob, Store};
+pub use messages::{JobRouterCommand, JobRouterReply};
+use worker::Finish;
+
+/// The wake-up channel uploads publish on.
+pub const WAKE_CHANNEL: &str = "jobs";
+
+/// What the router needs from the rest of the system.
+#[derive(Clone)]
+pub struct JobServices {
+    pub store: Store,
+    pub blobs: Blobs,
+    pub cache: Arc<dyn Cache>,
+    pub clock: Clock,
+    pub jobs: JobsSettings,
+    pub limits: Limits,
+}
+
+#[derive(Default)]
+struct DispatchState {
+    running: HashMap<i64, usize>,
+    total: usize,
+    last_served: Option<i64>,
+}
+
+/// The claim loop and the jobs it runs. Lives outside the actor's restartable state, so a restart of
+/// the actor never forgets jobs that are still running.
+pub struct Dispatcher {
+    services: JobServices,
+    extractor: ActorHandle<ExtractorPool>,
+    masker: ActorHandle<PiiMasker>,
+    /// This process's name in `jobs.lease_owner`.
+    worker_id: String,
+    workers: usize,
+    state: Mutex<DispatchState>,
+    pumping: AtomicBool,
+    again: AtomicBool,
+    closing: AtomicBool,
+    idle: tokio::sync::Notify,
+}
+
+impl Dispatcher {
+    fn state(&self) -> MutexGuard<'_, DispatchState> {
+        // A panic while holding this lock cannot leave the counters half-written (plain integer
+        // updates), so a poisoned lock is still usable.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn worker_id(&self) -> &str {
+        &self.worker_id
+    }
+
+    pub fn running(&self) -> usize {
+        self.state().total
+    }
+
+    /// Claims work until the workers are busy or nothing is claimable. Concurrent calls coalesce.
+    pub async fn pump(self: Arc<Self>) {
+        loop {
+            if self.pumping.swap(true, Ordering::AcqRel) {
+                self.again.store(true, Ordering::Release);
+                return;
+            }
+            self.again.store(false, Ordering::Release);
+            if let Err(error) = self.claim_round().await {
+                tracing::warn!(%error, "claiming jobs failed; retrying at the next poll");
+            }
+            self.pumping.store(false, Ordering::Release);
+            if !self.again.swap(false, Ordering::AcqRel) {
+                return;
+            }
+        }
+    }
+
+    fn kick(self: &Arc<Self>) {
+        let dispatcher = self.clone();
+        actix::spawn(async move { dispatcher.pump().await });
+    }
+
+    async fn claim_round(self: &Arc<Self>) -> Result<(), crate::store::StoreError> {
+        if self.closing.load(Ordering::Acquire) || self.state().total >= self.workers {
+            return Ok(());
+        }
+        let queued = self.services.store.tenants_with_queued_jobs().await?;
+        let cap = self.services.jobs.per_tenant_concurrency;
+        let mut candidates = {
+            let state = self.state();
+            fair::eligible(
+                &fair::rotation(&queued, state.last_served),
+                &state.running,
+                cap,
+            )
+        };
+        while !candidates.is_empty() {
+            let mut still_claimable = Vec::with_capacity(candidates.len());
+            for tenant_id in candidates {
+                if self.closing.load(Ordering::Acquire) || self.state().total >= self.workers {
+                    return Ok(());
+                }
+                let now = self.services.clock.now();
+                let until = lease_until(now, self.services.jobs.lease_seconds);
+                let Some(job) = self
+                    .services
+                    .store
+                    .claim_next(tenant_id, &self.worker_id, now, until)
+                    .await?
+                else {
+                    continue;
+                };
+                let at_cap = {
+                    let mut state = self.state();
+                    let running = state.running.entry(tenant_id).or_insert(0);
+                    *running += 1;
+                    let at_cap = *running >= cap;
+                    state.total += 1;
+                    state.last_served = Some(tenant_id);
+                    metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
+                    at_cap
+                };
+                self.spawn_job(job);
+                if !at_cap {
+                    still_claimable.push(tenant_id);
+                }
+            }
+            candidates = still_claimable;
+        }
+        Ok(())
+    }
+
+    fn spawn_job(self: &Arc<Self>, job: ClaimedJob) {
+        let dispatcher = self.clone();
+        actix::spawn(async move {
+            let _finish: Finish = dispatcher.run_with_lease(&job).await;
+            {
+                let mut state = dispatcher.state();
+                if let Some(running) = state.running.get_mut(&job.tenant_id) {
+                    *running = running.saturating_sub(1);
+                    if *running == 0 {
+                        state.running.remove(&job.tenant_id);
+                    }
+                }
+                state.total = state.total.saturating_sub(1);
+                metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
+            }
+            dispatcher.idle.notify_waiters();
+            dispatcher.kick();
+        });
+    }
+
+    /// Runs the job while a side loop renews its lease. A lost lease does not interrupt the work (its
+    /// final writes are guarded by the lease and will simply not happen).
+    async fn run_with_lease(&self, job: &ClaimedJob) -> Finish {
+        let renew = async {
+            let every = Duration::from_millis(self.services.jobs.lease_renew_interval_ms);
+            loop {
+                tokio::time::sleep(every).await;
+                let until =
+                    lease_until(self.services.clock.now(), self.services.jobs.lease_seconds);
+                match self
+                    .services
+                    .store
+                    .renew_lease(&job.id, &self.worker_id, until)
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(job_id = %job.id, "lease lost; the job's result will be discarded");
+                        std::future::pending::<()>().await;
+                    }
+                    Err(error) => tracing::warn!(job_id = %job.id, %error, "lease renewal failed"),
+                }
+            }
+        };
+        tokio::select! {
+            biased;
+            finish = self.run_job(job) => finish,
+            () = renew => Finish::LeaseLost,
+        }
+    }
+
+    /// Expired leases back to the queue (or failed), and the queue gauges.
+    pub async fn maintain(&self) {
+        let now = self.services.clock.now();
+        let event = |job: &crate::store::ExhaustedJob| {
+            Some(worker::failed_event(
+                &job.id,
+                &job.job_type,
+                job.document_id,
+                "exhausted_retries",
+                "the job was claimed the maximum number of times and its worker never finished it",
+                now,
+            ))
+        };
+        match self.services.store.reap_expired_leases(now, event).await {
+            Ok(reaped) => {
+                if reaped.requeued > 0 {
+                    tracing::warn!(
+                        count = reaped.requeued,
+                        "jobs whose lease expired were queued again"
+                    );
+                    metrics::counter!(names::JOB_LEASES_REAPED_TOTAL, "outcome" => "requeued")
+                        .increment(reaped.requeued);
+                }
+                for job in &reaped.exhausted {
+                    tracing::warn!(job_id = %job.id, "job failed: exhausted_retries");
+                    metrics::counter!(names::JOB_LEASES_REAPED_TOTAL, "outcome" => "exhausted")
+                        .increment(1);
+                    metrics::counter!(names::JOBS_FINISHED_TOTAL,
+                        "job_type" => job.job_type.clone(), "outcome" => "failed")
+                    .increment(1);
+                }
+            }
+            Err(error) => tracing::warn!(%error, "reaping expired leases failed"),
+        }
+        match self.services.store.queue_depth().await {
+            Ok(depth) => {
+                for status in ["queued", "running"] {
+                    let count = depth
+                        .by_status
+                        .iter()
+                        .find(|(name, _)| name == status)
+                        .map_or(0, |(_, count)| *count);
+                    metrics::gauge!(names::JOBS_QUEUE_DEPTH, "status" => status).set(count as f64);
+                }
+                let age = depth.oldest_queued.map_or(0.0, |oldest| {
+                    (now - oldest).num_milliseconds().max(0) as f64 / 1000.0
+                });
+                metrics::gauge!(names::JOBS_OLDEST_QUEUED_AGE_SECONDS).set(age);
+            }
+            Err(error) => tracing::warn!(%error, "reading the queue depth failed"),
+        }
+    }
+
+    /// Stops claiming, waits up to `grace` for running jobs, then gives back the leases still held.
+    pub async fn drain(&self, grace: Duration) -> usize {
+        self.closing.store(true, Ordering::Release);
+        let deadline = tokio::time::Instant::now() + grace;
+        while self.running() > 0 {
+            let notified = self.idle.notified();
+            if self.running() == 0 {
+                break;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                break;
+            }
+        }
+        let left = self.running();
+        if left > 0 {
+            match self
+                .services
+                .store
+                .release_leases(&self.worker_id, self.services.clock.now())
+                .await
+            {
+                Ok(released) => tracing::info!(released, "gave back the leases of unfinished jobs"),
+                Err(error) => tracing::warn!(%error, "cannot give back leases; they will expire"),
+            }
+        }
+        left
+    }
+}
+
+/// A process-unique worker name: host, pid and a random suffix.
+fn new_worker_id() -> String {
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".to_string());
+    format!(
+        "{host}:{}:{}",
+        std::process::id(),
+        crate::store::new_id("w")
+    )
+}
 
 /// State of the job_router actor.
-#[derive(Default)]
-pub struct JobRouter;
+pub struct JobRouter {
+    dispatcher: Option<Arc<Dispatcher>>,
+    poll_interval: Duration,
+}
+
+impl JobRouter {
+    /// A router without a queue (unit tests of the actor system): it answers pings and nothing else.
+    pub fn idle() -> JobRouter {
+        JobRouter {
+            dispatcher: None,
+            poll_interval: Duration::from_secs(3600),
+        }
+    }
+
+    pub fn new(
+        services: JobServices,
+        extractor: ActorHandle<ExtractorPool>,
+        masker: ActorHandle<PiiMasker>,
+        workers: usize,
+    ) -> JobRouter {
+        let poll_interval = Duration::from_millis(services.jobs.poll_interval_ms);
+        metrics::gauge!(names::JOB_WORKERS).set(workers as f64);
+        metrics::gauge!(names::JOB_WORKERS_BUSY).set(0.0);
+        JobRouter {
+            dispatcher: Some(Arc::new(Dispatcher {
+                services,
+                extractor,
+                masker,
+                worker_id: new_worker_id(),
+                workers: workers.max(1),
+                state: Mutex::new(DispatchState::default()),
+                pumping: AtomicBool::new(false),
+                again: AtomicBool::new(false),
+                closing: AtomicBool::new(false),
+                idle: tokio::sync::Notify::new(),
+            })),
+            poll_interval,
+        }
+    }
+
+    pub fn dispatcher(&self) -> Option<Arc<Dispatcher>> {
+        self.dispatcher.clone()
+    }
+}
 
 impl Logic for JobRouter {
     const NAME: &'static str = "job_router";
     type Command = JobRouterCommand;
-    type Reply = ();
+    type Reply = JobRouterReply;
 
-    fn handle(&mut self, command: JobRouterCommand, _ctx: &mut Context<Cell<Self>>) -> Outcome<()> {
-        match command {}
+    fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
+        let Some(dispatcher) = self.dispatcher.clone() else {
+            return;
+        };
+        let ticking = dispatcher.clone();
+        ctx.run_interval(self.poll_interval, move |_, _| {
+            let dispatcher = ticking.clone();
+            actix::spawn(async move {
+                dispatcher.maintain().await;
+                dispatcher.pump().await;
+            });
+        });
+        let mut wakeups = dispatcher.services.cache.wakeups();
+        let listener = dispatcher.clone();
+        ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(async move {
+            loop {
+                match wakeups.recv().await {
+                    Ok(channel) if channel == WAKE_CHANNEL => listener.kick(),
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => listener.kick(),
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        }));
+        // Work queued before this process started (or while the actor was restarting).
+        let startup = dispatcher.clone();
+        actix::spawn(async move {
+            startup.maintain().await;
+            startup.pump().await;
+        });
+    }
+
+    fn handle(
+        &mut self,
+        command: JobRouterCommand,
+        _ctx: &mut Context<Cell<Self>>,
+    ) -> Outcome<JobRouterReply> {
+        let Some(dispatcher) = self.dispatcher.clone() else {
+            return Outcome::Ready(JobRouterReply::default());
+        };
+        match command {
+            JobRouterCommand::Wake => {
+                dispatcher.kick();
+                Outcome::Ready(JobRouterReply {
+                    running: dispatcher.running(),
+                })
+            }
+            JobRouterCommand::Drain { grace } => Outcome::Pending(Box::pin(async move {
+                let running = dispatcher.drain(grace).await;
+                JobRouterReply { running }
+            })),
+        }
     }
 }

@@ -22,7 +22,7 @@ pub struct PiiMasker {
 impl PiiMasker {
     pub fn new(pool_size: usize) -> PiiMasker {
         PiiMasker {
-            pool: CpuPool::new(pool_size),
+            pool: CpuPool::new(pool_size).named(Self::NAME),
         }
     }
 }

@@ -19,6 +19,8 @@ pub enum PoolError {
 pub struct CpuPool {
     permits: Arc<Semaphore>,
     size: usize,
+    /// Label of the `docsieve_pool_busy` gauge.
+    name: &'static str,
 }
 
 impl CpuPool {
@@ -27,7 +29,15 @@ impl CpuPool {
         CpuPool {
             permits: Arc::new(Semaphore::new(size)),
             size,
+            name: "unnamed",
         }
+    }
+
+    /// The same pool, reporting its busy slots as `docsieve_pool_busy{pool=name}`.
+    pub fn named(mut self, name: &'static str) -> CpuPool {
+        self.name = name;
+        metrics::gauge!(crate::metric_names::POOL_SIZE, "pool" => name).set(self.size as f64);
+        self
     }
 
     pub fn size(&self) -> usize {
@@ -46,9 +56,12 @@ impl CpuPool {
             .acquire_owned()
             .await
             .map_err(|_| PoolError::Closed)?;
+        let busy = metrics::gauge!(crate::metric_names::POOL_BUSY, "pool" => self.name);
+        busy.increment(1.0);
         let outcome = tokio::task::spawn_blocking(move || {
             let result = catch_unwind(AssertUnwindSafe(job));
             drop(permit);
+            busy.decrement(1.0);
             result
         })
         .await

@@ -6,6 +6,8 @@
 mod accounts;
 mod audit;
 mod connect;
+mod jobs;
+mod processing;
 mod sessions;
 mod team;
 mod usage;
@@ -20,6 +22,11 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, State
 pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
 pub use connect::StoreSettings;
+pub use jobs::{
+    lease_until, new_id, ClaimedJob, ExhaustedJob, NewDocument, NewExecution, NewJob, OutboxEvent,
+    QueueDepth, Reaped,
+};
+pub use processing::{DocumentRecord, PageRequest};
 pub use quality::FlaggedExecution;
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};

@@ -1,0 +1,418 @@
+//! Runs one claimed `data_process` job: original blob → extractor pool → masker → result blob →
+//! execution, job state, webhook outbox (one transaction), usage counters, audit entry.
+//!
+//! Errors are sorted into two kinds: the document's own (it cannot be read, masking was refused), which
+//! fail the job at once with the engine's code, and the service's (storage, database, an overloaded
+//! pool), which give the job back to the queue until its attempts are used up.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use serde_json::json;
+
+use crate::blob::BlobError;
+use crate::extractor_pool::ExtractorPoolCommand;
+use crate::pii_masker::engine::Policy;
+use crate::pii_masker::{MaskError, PiiMaskerCommand, PiiMaskerReply};
+use crate::store::{AuditRecord, ClaimedJob, NewExecution, OutboxEvent, StoreError};
+
+use super::Dispatcher;
+
+/// The engine versions recorded in every execution's `result_meta`.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How a job ended.
+#[derive(Debug)]
+pub enum Finish {
+    Completed {
+        execution_id: i64,
+    },
+    /// The document's own problem: fail now.
+    Failed {
+        code: String,
+        message: String,
+    },
+    /// A problem of the service: try again (or fail with `exhausted_retries` on the last attempt).
+    Retry {
+        code: String,
+        message: String,
+    },
+    /// Another worker holds the job now; write nothing.
+    LeaseLost,
+}
+
+fn retry(code: &str, message: impl ToString) -> Finish {
+    Finish::Retry {
+        code: code.to_string(),
+        message: message.to_string(),
+    }
+}
+
+fn failed(code: &str, message: impl ToString) -> Finish {
+    Finish::Failed {
+        code: code.to_string(),
+        message: message.to_string(),
+    }
+}
+
+impl From<StoreError> for Finish {
+    fn from(error: StoreError) -> Finish {
+        retry("database_error", error)
+    }
+}
+
+/// The event payload of a job, per the interface: `event`, `job_id`, `status`, `quality_grade`,
+/// `pii_findings_count`, `timestamp`, plus `error` on failure and the ids it produced.
+pub fn job_event(
+    job: &ClaimedJob,
+    finish: &Finish,
+    meta: Option<&serde_json::Value>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<OutboxEvent> {
+    match finish {
+        Finish::Completed { execution_id } => {
+            let meta = meta.cloned().unwrap_or_default();
+            Some(OutboxEvent {
+                event: "job.completed",
+                payload: json!({
+                    "event": "job.completed",
+                    "job_id": job.id,
+                    "job_type": job.job_type,
+                    "status": "completed",
+                    "quality_grade": meta["quality"]["grade"],
+                    "pii_findings_count": meta["pii_findings_count"].as_u64().unwrap_or(0),
+                    "document_id": job.document_id,
+                    "execution_id": execution_id,
+                    "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                }),
+            })
+        }
+        Finish::Failed { code, message } | Finish::Retry { code, message } => Some(failed_event(
+            &job.id,
+            &job.job_type,
+            job.document_id,
+            code,
+            message,
+            now,
+        )),
+        Finish::LeaseLost => None,
+    }
+}
+
+/// `job.failed`: the shared fields plus `error {code, message}`.
+pub fn failed_event(
+    job_id: &str,
+    job_type: &str,
+    document_id: Option<i64>,
+    code: &str,
+    message: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> OutboxEvent {
+    OutboxEvent {
+        event: "job.failed",
+        payload: json!({
+            "event": "job.failed",
+            "job_id": job_id,
+            "job_type": job_type,
+            "status": "failed",
+            "quality_grade": null,
+            "pii_findings_count": 0,
+            "document_id": document_id,
+            "error": {"code": code, "message": message},
+            "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        }),
+    }
+}
+
+/// Who asked for the job, from its payload (for the audit entry).
+fn requested_by(job: &ClaimedJob) -> (&'static str, Option<String>) {
+    let kind = match job.payload["requested_by"]["type"].as_str() {
+        Some("user") => "user",
+        Some("api_key") => "api_key",
+        _ => "system",
+    };
+    let id = job.payload["requested_by"]["id"]
+        .as_str()
+        .map(str::to_string);
+    (kind, id)
+}
+
+impl Dispatcher {
+    /// Processes the job and records how it ended. Never panics the caller: every failure is a
+    /// [`Finish`].
+    pub(super) async fn run_job(&self, job: &ClaimedJob) -> Finish {
+        let started = Instant::now();
+        let started_at = self.services.clock.now();
+        let (finish, meta, usage) = match job.job_type.as_str() {
+            "data_process" => match self.process_document(job, started_at, started).await {
+                Ok((execution_id, meta, usage)) => {
+                    (Finish::Completed { execution_id }, Some(meta), Some(usage))
+                }
+                Err(finish) => (finish, None, None),
+            },
+            other => (
+                failed(
+                    "unsupported_job_type",
+                    format!("this version cannot run jobs of type {other}"),
+                ),
+                None,
+                None,
+            ),
+        };
+        let finish = self.record_failure(job, finish).await;
+        self.after(job, &finish, meta.as_ref(), usage).await;
+        metrics::histogram!(crate::metric_names::JOB_DURATION_SECONDS, "job_type" => job.job_type.clone())
+            .record(started.elapsed().as_secs_f64());
+        finish
+    }
+
+    /// Writes a failure or a retry to the job row; a retry on the last attempt becomes
+    /// `exhausted_retries`.
+    async fn record_failure(&self, job: &ClaimedJob, finish: Finish) -> Finish {
+        let now = self.services.clock.now();
+        let finish = match finish {
+            Finish::Retry { code, message } if job.attempts >= job.max_attempts => failed(
+                "exhausted_retries",
+                format!(
+                    "gave up after {} attempts; last error ({code}): {message}",
+                    job.attempts
+                ),
+            ),
+            other => other,
+        };
+        let written = match &finish {
+            Finish::Failed { code, message } => {
+                let event = job_event(job, &finish, None, now);
+                self.services
+                    .store
+                    .fail_job(
+                        job,
+                        &self.worker_id,
+                        code,
+                        message,
+                        event.into_iter().collect(),
+                        now,
+                    )
+                    .await
+            }
+            Finish::Retry { code, message } => {
+                tracing::warn!(job_id = %job.id, code, "job will be retried");
+                self.services
+                    .store
+                    .requeue_job(&job.id, &self.worker_id, code, message, now)
+                    .await
+            }
+            _ => return finish,
+        };
+        match written {
+            Ok(true) => finish,
+            Ok(false) => Finish::LeaseLost,
+            Err(error) => {
+                // The lease will expire and the job will be claimed again: nothing is lost.
+                tracing::error!(job_id = %job.id, %error, "cannot record the job's failure");
+                Finish::LeaseLost
+            }
+        }
+    }
+
+    /// Usage counters, audit entry and metrics once the outcome is durable.
+    async fn after(
+        &self,
+        job: &ClaimedJob,
+        finish: &Finish,
+        meta: Option<&serde_json::Value>,
+        usage: Option<(i64, i64)>,
+    ) {
+        let now = self.services.clock.now();
+        let outcome = match finish {
+            Finish::Completed { .. } => "completed",
+            Finish::Failed { .. } => "failed",
+            Finish::Retry { .. } => "retried",
+            Finish::LeaseLost => "lease_lost",
+        };
+        metrics::counter!(crate::metric_names::JOBS_FINISHED_TOTAL,
+            "job_type" => job.job_type.clone(), "outcome" => outcome)
+        .increment(1);
+        if let (Finish::Completed { .. }, Some((pages, bytes))) = (finish, usage) {
+            if let Err(error) = self
+                .services
+                .store
+                .add_usage(job.tenant_id, 1, pages, bytes, now)
+                .await
+            {
+                tracing::error!(job_id = %job.id, %error, "cannot update usage counters");
+            }
+        }
+        let details = match finish {
+            Finish::Completed { execution_id } => {
+                let meta = meta.cloned().unwrap_or_default();
+                json!({
+                    "document_id": job.document_id,
+                    "execution_id": execution_id,
+                    "attempt": job.attempts,
+                    "masked": meta["masked"],
+                    "format": meta["format"],
+                    "pii_count": meta["pii_count"],
+                    "pii_type_summary": meta["pii_type_summary"],
+                })
+            }
+            Finish::Failed { code, .. } => json!({
+                "document_id": job.document_id,
+                "attempt": job.attempts,
+                "error_code": code,
+            }),
+            Finish::Retry { .. } | Finish::LeaseLost => return,
+        };
+        let (actor_type, actor_id) = requested_by(job);
+        let record = AuditRecord {
+            tenant_id: Some(job.tenant_id),
+            actor_type,
+            actor_id,
+            action: "process",
+            target_type: Some("job"),
+            target_id: Some(job.id.clone()),
+            outcome: if matches!(finish, Finish::Completed { .. }) {
+                "success"
+            } else {
+                "failure"
+            },
+            ip: None,
+            details,
+        };
+        if let Err(error) = self.services.store.record_audit(record, now).await {
+            tracing::error!(job_id = %job.id, %error, "cannot write the audit entry");
+        }
+    }
+
+    /// The processing itself. Ok: the execution id, its `result_meta`, and (pages, bytes) for usage.
+    async fn process_document(
+        &self,
+        job: &ClaimedJob,
+        started_at: chrono::DateTime<chrono::Utc>,
+        started: Instant,
+    ) -> Result<(i64, serde_json::Value, (i64, i64)), Finish> {
+        let services = &self.services;
+        let Some(document_id) = job.document_id else {
+            return Err(failed("document_missing", "the job names no document"));
+        };
+        let Some(document) = services
+            .store
+            .document_for_job(job.tenant_id, document_id)
+            .await?
+        else {
+            return Err(failed("document_missing", "the document was deleted"));
+        };
+        let bytes: Bytes = match services.blobs.get(&document.blob_key).await {
+            Ok(bytes) => bytes,
+            Err(BlobError::NotFound(_)) => {
+                return Err(failed(
+                    "document_missing",
+                    "the stored original of the document is gone",
+                ))
+            }
+            Err(error) => return Err(retry("storage_error", error)),
+        };
+        let extracted = self
+            .extractor
+            .call(ExtractorPoolCommand::Extract {
+                bytes: bytes.to_vec(),
+                limits: services.limits.clone(),
+            })
+            .await
+            .map_err(|error| retry("extractor_unavailable", error))?
+            .map_err(|error| failed(error.code(), &error))?;
+        let masked = job.payload["masked"].as_bool().unwrap_or(true);
+        let reply = self
+            .masker
+            .call(PiiMaskerCommand::MaskDocument {
+                document: Box::new(extracted),
+                policy: Policy::default(),
+                mask: masked,
+            })
+            .await
+            .map_err(|error| retry("masker_unavailable", error))?;
+        let result = match reply {
+            PiiMaskerReply::Document(Ok(result)) => result,
+            PiiMaskerReply::Document(Err(MaskError::Leak(_))) => {
+                return Err(failed(
+                    "masking_refused",
+                    "masking was refused: the masked output would still contain personal data",
+                ))
+            }
+            PiiMaskerReply::Document(Err(MaskError::Engine(error))) => {
+                return Err(failed("masking_failed", error))
+            }
+            _ => return Err(retry("masker_unavailable", "unexpected masker reply")),
+        };
+        let pii_count: u64 = result.summary.values().sum();
+        let output = &result.document;
+        let meta = json!({
+            "masked": masked,
+            "filename": document.filename,
+            "format": output.metadata.format,
+            "mime": output.metadata.mime,
+            "pages": output.metadata.pages,
+            "bytes": document.size_bytes,
+            "pii_type_summary": result.summary,
+            "pii_count": pii_count,
+            "pii_findings_count": result.findings.len(),
+            "detected_language": output.language.code,
+            "language": output.language,
+            "quality": output.quality,
+            "fields": output.fields,
+            "engine": {
+                "docsieve": ENGINE_VERSION,
+                "extractor": format!("docsieve-extract/{ENGINE_VERSION}"),
+                "pii": format!("docsieve-pii/{ENGINE_VERSION}"),
+            },
+            "attempt": job.attempts,
+            "worker": self.worker_id,
+        });
+        let body = json!({
+            "document": output,
+            "pii": {
+                "findings": result.findings,
+                "pii_type_summary": result.summary,
+                "pii_count": pii_count,
+            },
+        });
+        let body = serde_json::to_vec(&body).map_err(|error| retry("serialization", error))?;
+        let result_key = crate::blob::keys::job_result(job.tenant_id, &job.id);
+        services
+            .blobs
+            .put(&result_key, Bytes::from(body))
+            .await
+            .map_err(|error| retry("storage_error", error))?;
+        let now = services.clock.now();
+        let pages = i64::from(output.metadata.pages.unwrap_or(1));
+        let execution = NewExecution {
+            document_id,
+            masked,
+            started_at,
+            duration_ms: started.elapsed().as_millis().min(i64::MAX as u128) as i64,
+            result_blob_key: result_key,
+            result_meta: meta.clone(),
+        };
+        // The store fills in the execution id inside the transaction that creates it.
+        let event = job_event(
+            job,
+            &Finish::Completed { execution_id: 0 },
+            Some(&meta),
+            now,
+        );
+        match services
+            .store
+            .complete_job(
+                job,
+                &self.worker_id,
+                execution,
+                event.into_iter().collect(),
+                now,
+            )
+            .await?
+        {
+            Some(execution_id) => Ok((execution_id, meta, (pages, document.size_bytes))),
+            None => Err(Finish::LeaseLost),
+        }
+    }
+}

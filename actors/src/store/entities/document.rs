@@ -1,0 +1,27 @@
+//! `documents`: one uploaded (or connector-fetched) original, stored as a blob.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "documents")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub tenant_id: i64,
+    pub filename: String,
+    pub mime: String,
+    pub format: String,
+    pub size_bytes: i64,
+    pub sha256: String,
+    /// `upload` or `connector`.
+    pub source: String,
+    pub connector_id: Option<i64>,
+    pub source_key: Option<String>,
+    pub blob_key: String,
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,596 @@
+//! The durable job queue: documents with their jobs go in together, workers claim jobs with a lease,
+//! renew it while they work, and finish a job only while they still hold it.
+//!
+//! Claims are one `UPDATE ... WHERE id = (SELECT ... LIMIT 1)`: on PostgreSQL the inner select takes
+//! `FOR UPDATE SKIP LOCKED`, so several processes never claim the same row; SQLite serialises writers,
+//! which gives the same guarantee. A completion writes the execution, the job's final state and the
+//! webhook outbox rows in one transaction guarded by the lease, so a job whose lease was lost (its
+//! process was presumed dead and someone else took it) can never add a second execution.
+
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::{
+    ActiveModelTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryResult, Set,
+    Statement, TransactionTrait, Value,
+};
+
+use super::entities::{document, job};
+use super::{Backend, Store, StoreError};
+
+/// A new time-ordered identifier: `<prefix>_` + 12 hex digits of milliseconds + 8 random hex digits,
+/// so ids sort by creation and never collide across processes.
+pub fn new_id(prefix: &str) -> String {
+    use ring::rand::SecureRandom;
+    let mut random = [0u8; 4];
+    // SystemRandom only fails when the OS has no entropy source; fall back to the clock's nanoseconds.
+    if ring::rand::SystemRandom::new().fill(&mut random).is_err() {
+        let nanos = Utc::now().timestamp_subsec_nanos();
+        random = nanos.to_le_bytes();
+    }
+    let millis = Utc::now().timestamp_millis().max(0) as u64;
+    format!(
+        "{prefix}_{:012x}{:08x}",
+        millis & 0xffff_ffff_ffff,
+        u32::from_le_bytes(random)
+    )
+}
+
+/// A stored original to register with its first job.
+#[derive(Clone, Debug)]
+pub struct NewDocument {
+    pub filename: String,
+    pub mime: String,
+    pub format: String,
+    pub size_bytes: i64,
+    pub sha256: String,
+    pub blob_key: String,
+}
+
+/// A job to queue.
+#[derive(Clone, Debug)]
+pub struct NewJob {
+    pub id: String,
+    pub job_type: &'static str,
+    pub payload: serde_json::Value,
+    pub max_attempts: i32,
+}
+
+/// A job this worker now holds.
+#[derive(Clone, Debug)]
+pub struct ClaimedJob {
+    pub id: String,
+    pub tenant_id: i64,
+    pub job_type: String,
+    pub document_id: Option<i64>,
+    pub dataset_id: Option<String>,
+    pub payload: serde_json::Value,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What a finished job produced, written as an execution.
+#[derive(Clone, Debug)]
+pub struct NewExecution {
+    pub document_id: i64,
+    pub masked: bool,
+    pub started_at: DateTime<Utc>,
+    pub duration_ms: i64,
+    pub result_blob_key: String,
+    pub result_meta: serde_json::Value,
+}
+
+/// An event to put in the webhook outbox in the same transaction as the state change it reports.
+#[derive(Clone, Debug)]
+pub struct OutboxEvent {
+    pub event: &'static str,
+    pub payload: serde_json::Value,
+}
+
+/// A job that the reaper failed because its lease expired once too often.
+#[derive(Clone, Debug)]
+pub struct ExhaustedJob {
+    pub id: String,
+    pub tenant_id: i64,
+    pub job_type: String,
+    pub document_id: Option<i64>,
+}
+
+/// What the lease reaper did.
+#[derive(Clone, Debug, Default)]
+pub struct Reaped {
+    pub requeued: u64,
+    pub exhausted: Vec<ExhaustedJob>,
+}
+
+/// Jobs by state, for the queue-depth gauges.
+#[derive(Clone, Debug, Default)]
+pub struct QueueDepth {
+    pub by_status: Vec<(String, i64)>,
+    pub oldest_queued: Option<DateTime<Utc>>,
+}
+
+fn claimed_columns() -> &'static str {
+    "id, tenant_id, job_type, document_id, dataset_id, payload, attempts, max_attempts, created_at"
+}
+
+fn claimed_from(row: &QueryResult) -> Result<ClaimedJob, StoreError> {
+    let payload: String = row.try_get("", "payload")?;
+    Ok(ClaimedJob {
+        id: row.try_get("", "id")?,
+        tenant_id: row.try_get("", "tenant_id")?,
+        job_type: row.try_get("", "job_type")?,
+        document_id: row.try_get("", "document_id")?,
+        dataset_id: row.try_get("", "dataset_id")?,
+        payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null),
+        attempts: row.try_get("", "attempts")?,
+        max_attempts: row.try_get("", "max_attempts")?,
+        created_at: row.try_get("", "created_at")?,
+    })
+}
+
+impl Store {
+    /// A statement written with `?` placeholders, numbered `$1, $2, ...` for PostgreSQL.
+    pub(crate) fn statement(&self, sql: &str, values: Vec<Value>) -> Statement {
+        let sql = match self.backend {
+            Backend::Sqlite => sql.to_string(),
+            Backend::Postgres => {
+                let mut numbered = String::with_capacity(sql.len() + 16);
+                let mut index = 0;
+                for character in sql.chars() {
+                    if character == '?' {
+                        index += 1;
+                        numbered.push('$');
+                        numbered.push_str(&index.to_string());
+                    } else {
+                        numbered.push(character);
+                    }
+                }
+                numbered
+            }
+        };
+        Statement::from_sql_and_values(self.db.get_database_backend(), sql, values)
+    }
+
+    /// Stores the document row and queues its first job, atomically. Returns the document id.
+    pub async fn enqueue_upload(
+        &self,
+        tenant_id: i64,
+        new_document: NewDocument,
+        new_job: NewJob,
+        now: DateTime<Utc>,
+    ) -> Result<i64, StoreError> {
+        let txn = self.connection().begin().await?;
+        let document = document::ActiveModel {
+            tenant_id: Set(tenant_id),
+            filename: Set(new_document.filename),
+            mime: Set(new_document.mime),
+            format: Set(new_document.format),
+            size_bytes: Set(new_document.size_bytes),
+            sha256: Set(new_document.sha256),
+            source: Set("upload".to_string()),
+            connector_id: Set(None),
+            source_key: Set(None),
+            blob_key: Set(new_document.blob_key),
+            created_at: Set(now),
+            ..Default::default()
+        }
+        .insert(&txn)
+        .await?;
+        insert_job(&txn, tenant_id, Some(document.id), new_job, now).await?;
+        txn.commit().await?;
+        Ok(document.id)
+    }
+
+    /// Queues another processing job for a stored document.
+    pub async fn enqueue_job(
+        &self,
+        tenant_id: i64,
+        document_id: Option<i64>,
+        new_job: NewJob,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        insert_job(self.connection(), tenant_id, document_id, new_job, now).await
+    }
+
+    /// How many jobs of the tenant wait in the queue.
+    pub async fn queued_count(&self, tenant_id: i64) -> Result<u64, StoreError> {
+        let row = self
+            .connection()
+            .query_one(self.statement(
+                "SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ? AND status = 'queued'",
+                vec![tenant_id.into()],
+            ))
+            .await?;
+        let count: i64 = match row {
+            Some(row) => row.try_get("", "n")?,
+            None => 0,
+        };
+        Ok(count.max(0) as u64)
+    }
+
+    /// Tenants that have queued jobs, in id order.
+    pub async fn tenants_with_queued_jobs(&self) -> Result<Vec<i64>, StoreError> {
+        let rows = self
+            .connection()
+            .query_all(self.statement(
+                "SELECT DISTINCT tenant_id FROM jobs WHERE status = 'queued' ORDER BY tenant_id",
+                vec![],
+            ))
+            .await?;
+        rows.iter()
+            .map(|row| row.try_get("", "tenant_id").map_err(StoreError::from))
+            .collect()
+    }
+
+    /// Claims the tenant's oldest queued job for `worker` until `lease_until`, or None when another
+    /// worker was faster or the tenant has nothing queued.
+    pub async fn claim_next(
+        &self,
+        tenant_id: i64,
+        worker: &str,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
+        let lock = match self.backend {
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        let sql = format!(
+            "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
+             attempts = attempts + 1, started_at = ?, updated_at = ? \
+             WHERE status = 'queued' AND id = (SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' \
+             ORDER BY created_at, id LIMIT 1{lock}) RETURNING {}",
+            claimed_columns()
+        );
+        let row = self
+            .connection()
+            .query_one(self.statement(
+                &sql,
+                vec![
+                    worker.into(),
+                    lease_until.into(),
+                    now.into(),
+                    now.into(),
+                    tenant_id.into(),
+                ],
+            ))
+            .await?;
+        row.as_ref().map(claimed_from).transpose()
+    }
+
+    /// Extends the lease; false when the worker no longer holds the job.
+    pub async fn renew_lease(
+        &self,
+        job_id: &str,
+        worker: &str,
+        lease_until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .connection()
+            .execute(self.statement(
+                "UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                vec![lease_until.into(), job_id.into(), worker.into()],
+            ))
+            .await?;
+        Ok(result.rows_affected() == 1)
+    }
+
+    /// Writes the execution, marks the job completed and queues the events, all or nothing. None when
+    /// the worker had lost the lease (nothing is written then).
+    pub async fn complete_job(
+        &self,
+        job: &ClaimedJob,
+        worker: &str,
+        execution: NewExecution,
+        events: Vec<OutboxEvent>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<i64>, StoreError> {
+        use super::entities::execution as execution_entity;
+        let txn = self.connection().begin().await?;
+        let row = execution_entity::ActiveModel {
+            tenant_id: Set(job.tenant_id),
+            document_id: Set(execution.document_id),
+            job_id: Set(Some(job.id.clone())),
+            status: Set("completed".to_string()),
+            masked: Set(execution.masked),
+            started_at: Set(execution.started_at),
+            finished_at: Set(Some(now)),
+            duration_ms: Set(Some(execution.duration_ms)),
+            result_blob_key: Set(Some(execution.result_blob_key)),
+            result_meta: Set(execution.result_meta.to_string()),
+            cross_validation_flag: Set(false),
+            created_at: Set(now),
+            ..Default::default()
+        }
+        .insert(&txn)
+        .await?;
+        let updated = txn
+            .execute(self.statement(
+                "UPDATE jobs SET status = 'completed', execution_id = ?, finished_at = ?, updated_at = ?, \
+                 lease_owner = NULL, lease_expires_at = NULL, error_code = NULL, error_message = NULL \
+                 WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                vec![row.id.into(), now.into(), now.into(), job.id.as_str().into(), worker.into()],
+            ))
+            .await?;
+        if updated.rows_affected() != 1 {
+            txn.rollback().await?;
+            return Ok(None);
+        }
+        let events = events
+            .into_iter()
+            .map(|mut event| {
+                if event.payload.get("execution_id").is_some() {
+                    event.payload["execution_id"] = row.id.into();
+                }
+                event
+            })
+            .collect();
+        self.queue_events(&txn, job.tenant_id, events, now).await?;
+        txn.commit().await?;
+        Ok(Some(row.id))
+    }
+
+    /// Fails the job for good (a bad document, a refused masking). False when the lease was lost.
+    pub async fn fail_job(
+        &self,
+        job: &ClaimedJob,
+        worker: &str,
+        code: &str,
+        message: &str,
+        events: Vec<OutboxEvent>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.connection().begin().await?;
+        let updated = txn
+            .execute(self.statement(
+                "UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, finished_at = ?, \
+                 updated_at = ?, lease_owner = NULL, lease_expires_at = NULL \
+                 WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                vec![
+                    code.into(),
+                    message.into(),
+                    now.into(),
+                    now.into(),
+                    job.id.as_str().into(),
+                    worker.into(),
+                ],
+            ))
+            .await?;
+        if updated.rows_affected() != 1 {
+            txn.rollback().await?;
+            return Ok(false);
+        }
+        self.queue_events(&txn, job.tenant_id, events, now).await?;
+        txn.commit().await?;
+        Ok(true)
+    }
+
+    /// Gives the job back to the queue after a transient failure (it keeps its attempt count).
+    pub async fn requeue_job(
+        &self,
+        job_id: &str,
+        worker: &str,
+        code: &str,
+        message: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let updated = self
+            .connection()
+            .execute(self.statement(
+                "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
+                 error_code = ?, error_message = ?, updated_at = ? \
+                 WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                vec![
+                    code.into(),
+                    message.into(),
+                    now.into(),
+                    job_id.into(),
+                    worker.into(),
+                ],
+            ))
+            .await?;
+        Ok(updated.rows_affected() == 1)
+    }
+
+    /// Puts back the jobs `worker` holds without counting the attempt (a clean shutdown).
+    pub async fn release_leases(
+        &self,
+        worker: &str,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let updated = self
+            .connection()
+            .execute(self.statement(
+                "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
+                 attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, updated_at = ? \
+                 WHERE lease_owner = ? AND status = 'running'",
+                vec![now.into(), worker.into()],
+            ))
+            .await?;
+        Ok(updated.rows_affected())
+    }
+
+    /// Jobs whose lease expired: queued again, or failed with `exhausted_retries` once they used all
+    /// their attempts (with a `job.failed` event each).
+    pub async fn reap_expired_leases(
+        &self,
+        now: DateTime<Utc>,
+        event: impl Fn(&ExhaustedJob) -> Option<OutboxEvent>,
+    ) -> Result<Reaped, StoreError> {
+        let txn = self.connection().begin().await?;
+        let exhausted_rows = txn
+            .query_all(self.statement(
+                "UPDATE jobs SET status = 'failed', error_code = 'exhausted_retries', \
+                 error_message = 'the job was claimed the maximum number of times and its worker never finished it', \
+                 finished_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL \
+                 WHERE status = 'running' AND lease_expires_at < ? AND attempts >= max_attempts \
+                 RETURNING id, tenant_id, job_type, document_id",
+                vec![now.into(), now.into(), now.into()],
+            ))
+            .await?;
+        let mut exhausted = Vec::with_capacity(exhausted_rows.len());
+        for row in &exhausted_rows {
+            exhausted.push(ExhaustedJob {
+                id: row.try_get("", "id")?,
+                tenant_id: row.try_get("", "tenant_id")?,
+                job_type: row.try_get("", "job_type")?,
+                document_id: row.try_get("", "document_id")?,
+            });
+        }
+        for job in &exhausted {
+            if let Some(outbox) = event(job) {
+                self.queue_events(&txn, job.tenant_id, vec![outbox], now)
+                    .await?;
+            }
+        }
+        let requeued = txn
+            .execute(self.statement(
+                "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
+                 error_code = 'lease_expired', error_message = 'the worker holding the job stopped renewing its lease', \
+                 updated_at = ? WHERE status = 'running' AND lease_expires_at < ?",
+                vec![now.into(), now.into()],
+            ))
+            .await?
+            .rows_affected();
+        txn.commit().await?;
+        Ok(Reaped {
+            requeued,
+            exhausted,
+        })
+    }
+
+    /// Jobs by state and the oldest queued job's creation time, over every tenant.
+    pub async fn queue_depth(&self) -> Result<QueueDepth, StoreError> {
+        let rows = self
+            .connection()
+            .query_all(self.statement(
+                "SELECT status, COUNT(*) AS n FROM jobs WHERE status IN ('queued', 'running') GROUP BY status",
+                vec![],
+            ))
+            .await?;
+        let mut by_status = Vec::new();
+        for row in &rows {
+            by_status.push((row.try_get("", "status")?, row.try_get("", "n")?));
+        }
+        let oldest = self
+            .connection()
+            .query_one(self.statement(
+                "SELECT MIN(created_at) AS oldest FROM jobs WHERE status = 'queued'",
+                vec![],
+            ))
+            .await?;
+        let oldest_queued = match oldest {
+            Some(row) => row
+                .try_get::<Option<DateTime<Utc>>>("", "oldest")
+                .unwrap_or(None),
+            None => None,
+        };
+        Ok(QueueDepth {
+            by_status,
+            oldest_queued,
+        })
+    }
+
+    /// Adds one processed document to the tenant's usage counters.
+    pub async fn add_usage(
+        &self,
+        tenant_id: i64,
+        documents: i64,
+        pages: i64,
+        bytes: i64,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.connection()
+            .execute(self.statement(
+                "UPDATE tenant_usage SET documents_processed = documents_processed + ?, \
+                 pages_processed = pages_processed + ?, bytes_processed = bytes_processed + ?, updated_at = ? \
+                 WHERE tenant_id = ?",
+                vec![documents.into(), pages.into(), bytes.into(), now.into(), tenant_id.into()],
+            ))
+            .await?;
+        Ok(())
+    }
+
+    /// Writes one outbox row per active webhook of the tenant subscribed to each event.
+    async fn queue_events(
+        &self,
+        txn: &DatabaseTransaction,
+        tenant_id: i64,
+        events: Vec<OutboxEvent>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let hooks = txn
+            .query_all(self.statement(
+                "SELECT id, events FROM webhooks WHERE tenant_id = ? AND active = ?",
+                vec![tenant_id.into(), true.into()],
+            ))
+            .await?;
+        for hook in &hooks {
+            let webhook_id: i64 = hook.try_get("", "id")?;
+            let subscribed: String = hook.try_get("", "events")?;
+            let subscribed: Vec<String> = serde_json::from_str(&subscribed).unwrap_or_default();
+            for event in &events {
+                if !subscribed.iter().any(|name| name == event.event) {
+                    continue;
+                }
+                txn.execute(self.statement(
+                    "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event, payload, status, attempts, \
+                     next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)",
+                    vec![
+                        tenant_id.into(),
+                        webhook_id.into(),
+                        event.event.into(),
+                        event.payload.to_string().into(),
+                        now.into(),
+                        now.into(),
+                        now.into(),
+                    ],
+                ))
+                .await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+async fn insert_job<C: ConnectionTrait>(
+    connection: &C,
+    tenant_id: i64,
+    document_id: Option<i64>,
+    new_job: NewJob,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let row = job::ActiveModel {
+        id: Set(new_job.id),
+        tenant_id: Set(tenant_id),
+        job_type: Set(new_job.job_type.to_string()),
+        status: Set("queued".to_string()),
+        document_id: Set(document_id),
+        dataset_id: Set(None),
+        execution_id: Set(None),
+        payload: Set(new_job.payload.to_string()),
+        attempts: Set(0),
+        max_attempts: Set(new_job.max_attempts),
+        lease_owner: Set(None),
+        lease_expires_at: Set(None),
+        error_code: Set(None),
+        error_message: Set(None),
+        created_at: Set(now),
+        started_at: Set(None),
+        finished_at: Set(None),
+        updated_at: Set(now),
+    };
+    // The id is ours: no need to read the row back.
+    job::Entity::insert(row)
+        .exec_without_returning(connection)
+        .await?;
+    Ok(())
+}
+
+/// `now + seconds`, for leases.
+pub fn lease_until(now: DateTime<Utc>, seconds: u64) -> DateTime<Utc> {
+    now + Duration::seconds(seconds.min(i64::MAX as u64) as i64)
+}

@@ -1,0 +1,392 @@
+//! Load benchmark: starts a release `docsieve serve` on a temporary SQLite data dir, creates an account,
+//! then
+//! 1. uploads `--docs` small text documents at `--concurrency` concurrent clients (batches of
+//!    `--batch` files per request) and waits until every job is completed: documents/s end to end and
+//!    upload latency percentiles;
+//! 2. sends `--preview-requests` previews of a DOCX from `--concurrency-preview` clients: latency
+//!    percentiles;
+//! 3. with `--soak-seconds N`, keeps uploading for N seconds and prints the server's RSS every 30 s.
+//!
+//! ```sh
+//! cargo build --release && cargo run --release --example load -- --docs 2000 --concurrency 16
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::multipart::{Form, Part};
+use serde_json::{json, Value};
+
+struct Args {
+    docs: usize,
+    concurrency: usize,
+    batch: usize,
+    preview_requests: usize,
+    preview_concurrency: usize,
+    soak_seconds: u64,
+    binary: PathBuf,
+}
+
+fn args() -> Args {
+    let mut args = Args {
+        docs: 2000,
+        concurrency: 16,
+        batch: 10,
+        preview_requests: 2000,
+        preview_concurrency: 32,
+        soak_seconds: 0,
+        binary: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/docsieve"),
+    };
+    if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
+        args.binary = PathBuf::from(dir).join("release/docsieve");
+    }
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i + 1 < raw.len() {
+        let value = raw[i + 1].clone();
+        match raw[i].as_str() {
+            "--docs" => args.docs = value.parse().expect("--docs N"),
+            "--concurrency" => args.concurrency = value.parse().expect("--concurrency N"),
+            "--batch" => args.batch = value.parse().expect("--batch N"),
+            "--preview-requests" => args.preview_requests = value.parse().expect("N"),
+            "--concurrency-preview" => args.preview_concurrency = value.parse().expect("N"),
+            "--soak-seconds" => args.soak_seconds = value.parse().expect("N"),
+            "--binary" => args.binary = PathBuf::from(value),
+            other => panic!("unknown argument {other}"),
+        }
+        i += 2;
+    }
+    args
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index].as_secs_f64() * 1000.0
+}
+
+fn report(name: &str, mut latencies: Vec<Duration>) {
+    latencies.sort();
+    println!(
+        "{name}: n={} p50={:.1} ms p90={:.1} ms p99={:.1} ms max={:.1} ms",
+        latencies.len(),
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.9),
+        percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0)
+    );
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|line| line.starts_with("VmRSS:"))
+                .and_then(|line| line.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(binary: &Path, data_dir: &Path) -> Server {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(binary)
+        .arg("serve")
+        .env("DOCSIEVE__SERVER__BIND", "127.0.0.1:0")
+        .env("DOCSIEVE__STORAGE__DATA_DIR", data_dir)
+        .env("DOCSIEVE__LOG__LEVEL", "warn")
+        .env("DOCSIEVE__JOBS__MAX_QUEUED_PER_TENANT", "1000000")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot start {}: {e} (cargo build --release first)",
+                binary.display()
+            )
+        });
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let base = loop {
+        let line = lines.next().expect("server output").expect("line");
+        if let Some(address) = line.strip_prefix("docsieve listening on ") {
+            break address.trim().to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    Server { child, base }
+}
+
+async fn api_key(client: &reqwest::Client, base: &str, data_dir: &Path) -> String {
+    let email = "load@example.com";
+    let password = "load-password-1";
+    let response = client
+        .post(format!("{base}/v1/auth/signup"))
+        .json(&json!({"email": email, "password": password}))
+        .send()
+        .await
+        .expect("signup");
+    assert_eq!(response.status(), 201);
+    let token = loop {
+        let found = std::fs::read_dir(data_dir.join("outbox"))
+            .ok()
+            .and_then(|entries| {
+                entries.filter_map(Result::ok).find_map(|entry| {
+                    let text = std::fs::read_to_string(entry.path()).ok()?;
+                    let text = text
+                        .replace("=\r\n", "")
+                        .replace("=\n", "")
+                        .replace("=3D", "=");
+                    text.lines()
+                        .map(str::trim)
+                        .find(|l| l.len() == 64 && l.bytes().all(|b| b.is_ascii_hexdigit()))
+                        .map(str::to_string)
+                })
+            });
+        if let Some(token) = found {
+            break token;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    client
+        .post(format!("{base}/v1/auth/verify-email"))
+        .json(&json!({"token": token}))
+        .send()
+        .await
+        .expect("verify");
+    let login: Value = client
+        .post(format!("{base}/v1/auth/login"))
+        .json(&json!({"email": email, "password": password}))
+        .send()
+        .await
+        .expect("login")
+        .json()
+        .await
+        .expect("json");
+    let access = login["data"]["access_token"].as_str().expect("token");
+    let key: Value = client
+        .post(format!("{base}/v1/me/api-keys"))
+        .bearer_auth(access)
+        .json(&json!({"name": "load"}))
+        .send()
+        .await
+        .expect("key")
+        .json()
+        .await
+        .expect("json");
+    key["data"]["key"].as_str().expect("api key").to_string()
+}
+
+fn small_doc(i: usize) -> Vec<u8> {
+    format!(
+        "Sipariş {i}: müşteri temsilcisi ile görüşüldü. İletişim: destek{i}@ornek.com.tr, \
+         telefon 0532 123 45 67. Teslimat {} gün içinde yapılacaktır; tutar {},50 TL.\n",
+        i % 30,
+        1000 + i
+    )
+    .into_bytes()
+}
+
+async fn upload_batch(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    first: usize,
+    n: usize,
+) -> usize {
+    let mut form = Form::new();
+    for i in first..first + n {
+        form = form.part(
+            "files",
+            Part::bytes(small_doc(i)).file_name(format!("d{i}.txt")),
+        );
+    }
+    let response = client
+        .post(format!("{base}/v1/data-process/async"))
+        .header("X-API-KEY", key)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(response.status(), 202, "upload refused");
+    let body: Value = response.json().await.expect("json");
+    body["data"]["job_ids"].as_array().map_or(0, Vec::len)
+}
+
+async fn completed(client: &reqwest::Client, base: &str, key: &str) -> u64 {
+    let body: Value = client
+        .get(format!("{base}/v1/executions?page_size=1"))
+        .header("X-API-KEY", key)
+        .send()
+        .await
+        .expect("executions")
+        .json()
+        .await
+        .expect("json");
+    body["data"]["total"].as_u64().unwrap_or(0)
+}
+
+#[tokio::main]
+async fn main() {
+    let args = args();
+    let data_dir = tempfile::tempdir().expect("temp dir");
+    let server = start(&args.binary, data_dir.path());
+    let pid = server.child.id();
+    let base = server.base.clone();
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(64)
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("client");
+    let key = api_key(&client, &base, data_dir.path()).await;
+    println!(
+        "server {base}, pid {pid}, RSS at start {} KiB",
+        rss_kib(pid)
+    );
+
+    // 1. Async uploads, end to end.
+    let started = Instant::now();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..args.concurrency {
+        let (client, base, key, next) = (client.clone(), base.clone(), key.clone(), next.clone());
+        let (docs, batch) = (args.docs, args.batch);
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            loop {
+                let first = next.fetch_add(batch, std::sync::atomic::Ordering::SeqCst);
+                if first >= docs {
+                    return latencies;
+                }
+                let n = batch.min(docs - first);
+                let t = Instant::now();
+                upload_batch(&client, &base, &key, first, n).await;
+                latencies.push(t.elapsed());
+            }
+        }));
+    }
+    let mut upload_latencies = Vec::new();
+    for task in tasks {
+        upload_latencies.extend(task.await.expect("task"));
+    }
+    let uploaded_in = started.elapsed();
+    while completed(&client, &base, &key).await < args.docs as u64 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let total = started.elapsed();
+    println!(
+        "async: {} small text documents uploaded in {:.2} s, all completed in {:.2} s → {:.0} documents/s end to end",
+        args.docs,
+        uploaded_in.as_secs_f64(),
+        total.as_secs_f64(),
+        args.docs as f64 / total.as_secs_f64()
+    );
+    report(
+        &format!("upload request ({} files each)", args.batch),
+        upload_latencies,
+    );
+    println!("RSS after the async run: {} KiB", rss_kib(pid));
+
+    // 2. Preview latency.
+    let docx = Arc::new(
+        std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/tr/tr_ik_yazisi.docx"),
+        )
+        .expect("corpus docx"),
+    );
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..args.preview_concurrency {
+        let (client, base, key, next, docx) = (
+            client.clone(),
+            base.clone(),
+            key.clone(),
+            next.clone(),
+            docx.clone(),
+        );
+        let requests = args.preview_requests;
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut refused = 0;
+            while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < requests {
+                let form =
+                    Form::new().part("file", Part::bytes(docx.to_vec()).file_name("ik.docx"));
+                let t = Instant::now();
+                let response = client
+                    .post(format!("{base}/v1/data-process/preview?masked=true"))
+                    .header("X-API-KEY", &key)
+                    .multipart(form)
+                    .send()
+                    .await
+                    .expect("preview");
+                let status = response.status();
+                let _ = response.bytes().await;
+                if status == 200 {
+                    latencies.push(t.elapsed());
+                } else {
+                    refused += 1;
+                }
+            }
+            (latencies, refused)
+        }));
+    }
+    let mut preview_latencies = Vec::new();
+    let mut refused = 0;
+    for task in tasks {
+        let (latencies, r) = task.await.expect("task");
+        preview_latencies.extend(latencies);
+        refused += r;
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "preview: {} requests of a {} KB DOCX at {} clients in {:.2} s ({:.0}/s), {refused} answered non-200",
+        args.preview_requests,
+        docx.len() / 1024,
+        args.preview_concurrency,
+        elapsed.as_secs_f64(),
+        args.preview_requests as f64 / elapsed.as_secs_f64()
+    );
+    report("preview", preview_latencies);
+    println!("RSS after the preview run: {} KiB", rss_kib(pid));
+
+    // 3. Soak: steady uploads, RSS sampled.
+    if args.soak_seconds > 0 {
+        let started = Instant::now();
+        let mut last_print = Instant::now();
+        let mut sent = args.docs;
+        while started.elapsed() < Duration::from_secs(args.soak_seconds) {
+            sent += upload_batch(&client, &base, &key, sent, args.batch).await;
+            while completed(&client, &base, &key).await + 200 < sent as u64 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if last_print.elapsed() >= Duration::from_secs(30) {
+                println!(
+                    "soak t={:>4} s documents={sent} RSS={} KiB",
+                    started.elapsed().as_secs(),
+                    rss_kib(pid)
+                );
+                last_print = Instant::now();
+            }
+        }
+        println!("soak done: RSS {} KiB", rss_kib(pid));
+    }
+}

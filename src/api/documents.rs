@@ -1,0 +1,212 @@
+//! GET /v1/documents, /v1/documents/{document_id} and POST /v1/documents/{document_id}/reprocess.
+
+use actix_web::{get, post, web, HttpResponse};
+use docsieve_actors::job_router::WAKE_CHANNEL;
+use docsieve_actors::metric_names as names;
+use docsieve_actors::store::{new_id, DocumentRecord, NewJob};
+use serde_json::{json, Value};
+
+use crate::accounts;
+use crate::api::executions::{page_request, rfc3339};
+use crate::auth::Authenticated;
+use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::state::AppState;
+use crate::validation::{path_id, Pagination, Query, Violations};
+
+fn document_view(record: &DocumentRecord) -> Value {
+    let document = &record.document;
+    json!({
+        "id": document.id,
+        "document_id": document.id,
+        "filename": document.filename,
+        "mime": document.mime,
+        "format": document.format,
+        "size": document.size_bytes,
+        "sha256": document.sha256,
+        "source": document.source,
+        "connector_id": document.connector_id,
+        "source_key": document.source_key,
+        "created_at": rfc3339(document.created_at),
+        "latest_job": record.latest_job.as_ref().map(|job| json!({
+            "job_id": job.id,
+            "status": job.status,
+            "created_at": rfc3339(job.created_at),
+        })),
+        "latest_execution": record.latest_execution.as_ref().map(|execution| json!({
+            "execution_id": execution.id,
+            "status": execution.status,
+            "masked": execution.masked,
+            "created_at": rfc3339(execution.created_at),
+        })),
+    })
+}
+
+fn not_found(document_id: i64) -> ApiError {
+    ApiError::not_found(
+        "document_not_found",
+        format!("document {document_id} does not exist"),
+    )
+}
+
+/// The tenant's documents, newest first.
+#[utoipa::path(get, path = "/v1/documents", tag = "processing",
+    params(
+        ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
+        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
+    ),
+    responses(
+        (status = 200, description = "`{items: [document], page, page_size, total}`; a document has id, filename, mime, format, size, sha256, source (upload|connector), created_at, latest_job, latest_execution"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/documents")]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    violations.finish()?;
+    let (records, total) = state
+        .store
+        .documents_page(auth.tenant_id, page_request(pagination))
+        .await?;
+    Ok(crate::api::page_response(
+        records.iter().map(document_view).collect::<Vec<_>>(),
+        pagination,
+        total,
+    ))
+}
+
+/// One document with its latest job and execution.
+#[utoipa::path(get, path = "/v1/documents/{document_id}", tag = "processing",
+    params(("document_id" = i64, Path, description = "Document id")),
+    responses(
+        (status = 200, description = "The document"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/documents/{document_id}")]
+pub async fn detail(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let document_id = path_id(&path, "document_id")?;
+    let record = state
+        .store
+        .document(auth.tenant_id, document_id)
+        .await?
+        .ok_or_else(|| not_found(document_id))?;
+    Ok(HttpResponse::Ok().json(json!({"data": document_view(&record)})))
+}
+
+/// `masked` from the optional reprocess body (`{}` or empty: the default, true).
+fn reprocess_masked(body: &[u8]) -> Result<bool, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(true);
+    }
+    let invalid = |message: String, kind: &str| {
+        ApiError::validation(vec![ValidationDetail::new("body", "masked", message, kind)])
+    };
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| invalid(format!("the body is not valid JSON: {e}"), "json_invalid"))?;
+    let Some(object) = value.as_object() else {
+        return Err(invalid(
+            "the body must be a JSON object".to_string(),
+            "model_type",
+        ));
+    };
+    match object.get("masked") {
+        None | Some(Value::Null) => Ok(true),
+        Some(Value::Bool(masked)) => Ok(*masked),
+        Some(_) => Err(invalid("masked must be a boolean".to_string(), "bool_type")),
+    }
+}
+
+/// Queues the stored original again (optionally with a different `masked`). Documents that came
+/// from a storage connector are not stored locally: 400 `reprocess_not_local`.
+#[utoipa::path(post, path = "/v1/documents/{document_id}/reprocess", tag = "processing",
+    params(("document_id" = i64, Path, description = "Document id")),
+    request_body(content_type = "application/json", description = "Optional ReprocessRequest: `{}` or `{\"masked\": false}` (default masked true)"),
+    responses(
+        (status = 202, description = "`{job_id, status: queued, document_id}`"),
+        (status = 400, description = "reprocess_not_local", body = crate::error::ErrorBody),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 429, body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/documents/{document_id}/reprocess")]
+pub async fn reprocess(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let document_id = path_id(&path, "document_id")?;
+    let masked = reprocess_masked(&body)?;
+    let record = state
+        .store
+        .document(auth.tenant_id, document_id)
+        .await?
+        .ok_or_else(|| not_found(document_id))?;
+    if record.document.source != "upload" {
+        return Err(ApiError::new(
+            ErrorKind::BadRequest,
+            "reprocess_not_local",
+            "this document came from a storage connector and is not stored locally; trigger the connector's schedule to fetch it again",
+        ));
+    }
+    let jobs = &state.settings.jobs;
+    let queued = state.store.queued_count(auth.tenant_id).await?;
+    if queued >= jobs.max_queued_per_tenant {
+        return Err(ApiError::too_many_requests(
+            "queue_full",
+            format!(
+                "this account has {queued} queued jobs; at most {} may wait at once",
+                jobs.max_queued_per_tenant
+            ),
+            30,
+        ));
+    }
+    let (actor_type, actor_id) = auth.actor();
+    let job_id = new_id("job");
+    state
+        .store
+        .enqueue_job(
+            auth.tenant_id,
+            Some(document_id),
+            NewJob {
+                id: job_id.clone(),
+                job_type: "data_process",
+                payload: json!({"masked": masked, "reprocess": true, "requested_by": {"type": actor_type, "id": actor_id}}),
+                max_attempts: jobs.max_attempts as i32,
+            },
+            state.clock.now(),
+        )
+        .await?;
+    metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "data_process").increment(1);
+    if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
+        tracing::warn!(%error, "cannot wake the job router");
+    }
+    accounts::audit(
+        &state,
+        auth.audit(
+            "reprocess",
+            Some(("document", document_id.to_string())),
+            json!({"job_id": job_id, "masked": masked}),
+        ),
+    )
+    .await;
+    Ok(HttpResponse::Accepted().json(json!({"data": {
+        "job_id": job_id,
+        "status": "queued",
+        "document_id": document_id,
+    }})))
+}

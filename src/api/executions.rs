@@ -1,0 +1,121 @@
+//! GET /v1/executions and /v1/executions/{execution_id}: the tenant's processing runs, with their
+//! `result_meta`; the detail adds the result document (masked when the run was masked).
+
+use actix_web::{get, web, HttpResponse};
+use docsieve_actors::store::entities::execution;
+use docsieve_actors::store::PageRequest;
+use serde_json::{json, Value};
+
+use crate::auth::Authenticated;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::validation::{path_id, Pagination, Query, Violations};
+
+pub fn rfc3339(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The stored `result_meta`, parsed (an empty object if it cannot be).
+pub fn meta_of(execution: &execution::Model) -> Value {
+    serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| json!({}))
+}
+
+pub fn execution_view(execution: &execution::Model) -> Value {
+    let meta = meta_of(execution);
+    json!({
+        "execution_id": execution.id,
+        "id": execution.id,
+        "document_id": execution.document_id,
+        "job_id": execution.job_id,
+        "status": execution.status,
+        "masked": execution.masked,
+        "started_at": rfc3339(execution.started_at),
+        "finished_at": execution.finished_at.map(rfc3339),
+        "duration_ms": execution.duration_ms,
+        "created_at": rfc3339(execution.created_at),
+        "cross_validation_flag": execution.cross_validation_flag,
+        "quality_grade": meta["quality"]["grade"],
+        "pii_count": meta["pii_count"],
+        "detected_language": meta["detected_language"],
+        "result_meta": meta,
+    })
+}
+
+pub fn page_request(pagination: Pagination) -> PageRequest {
+    PageRequest {
+        offset: pagination.offset(),
+        limit: pagination.page_size,
+    }
+}
+
+/// The tenant's executions, newest first.
+#[utoipa::path(get, path = "/v1/executions", tag = "processing",
+    params(
+        ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
+        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
+    ),
+    responses(
+        (status = 200, description = "`{items: [execution], page, page_size, total}`; each has execution_id, document_id, job_id, status, started_at, finished_at, duration_ms, masked, result_meta {pii_type_summary, pii_count, detected_language, quality, engine, ...}"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/executions")]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    violations.finish()?;
+    let (items, total) = state
+        .store
+        .executions_page(auth.tenant_id, page_request(pagination))
+        .await?;
+    Ok(crate::api::page_response(
+        items.iter().map(execution_view).collect::<Vec<_>>(),
+        pagination,
+        total,
+    ))
+}
+
+/// One execution with its result document (`result`: `{document, pii}`).
+#[utoipa::path(get, path = "/v1/executions/{execution_id}", tag = "processing",
+    params(("execution_id" = i64, Path, description = "Execution id")),
+    responses(
+        (status = 200, description = "The execution plus `result` {document, pii {findings, pii_type_summary, pii_count}}"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/executions/{execution_id}")]
+pub async fn detail(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let execution_id = path_id(&path, "execution_id")?;
+    let execution = state
+        .store
+        .execution(auth.tenant_id, execution_id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::not_found(
+                "execution_not_found",
+                format!("execution {execution_id} does not exist"),
+            )
+        })?;
+    let mut view = execution_view(&execution);
+    let result = match &execution.result_blob_key {
+        Some(key) => match state.blobs.get(key).await {
+            Ok(bytes) => serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
+            Err(docsieve_actors::blob::BlobError::NotFound(_)) => Value::Null,
+            Err(error) => return Err(error.into()),
+        },
+        None => Value::Null,
+    };
+    view["result"] = result;
+    Ok(HttpResponse::Ok().json(json!({"data": view})))
+}

@@ -1,0 +1,435 @@
+//! POST /v1/data-process/async: files (multipart `files`) or connector objects (`source`) become
+//! stored documents with queued `data_process` jobs. Invalid items are listed in `rejected`, valid
+//! ones are stored and queued; nothing is processed here. Never keeps file content outside the blob
+//! store, never logs it.
+
+use actix_multipart::Multipart;
+use actix_web::{post, web, HttpRequest, HttpResponse};
+use bytes::Bytes;
+use docsieve_actors::blob::keys;
+use docsieve_actors::extractor_pool::engine::sniff;
+use docsieve_actors::extractor_pool::error::ExtractError;
+use docsieve_actors::job_router::WAKE_CHANNEL;
+use docsieve_actors::metric_names as names;
+use docsieve_actors::store::{new_id, NewDocument, NewJob};
+use futures_util::TryStreamExt;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::accounts;
+use crate::auth::Authenticated;
+use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::state::AppState;
+use crate::validation::{Query, Violations};
+
+/// One item that was not queued, and why.
+#[derive(Serialize, Debug, utoipa::ToSchema)]
+pub struct Rejected {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    pub code: String,
+    pub reason: String,
+}
+
+/// An accepted file: its document and job.
+#[derive(Serialize, Debug, utoipa::ToSchema)]
+pub struct Accepted {
+    pub filename: String,
+    pub document_id: i64,
+    pub job_id: String,
+}
+
+/// Extensions of programs and archives: refused by name even before their content is looked at.
+const REFUSED_EXTENSIONS: &[&str] = &[
+    "exe", "dll", "so", "dylib", "bin", "msi", "com", "bat", "cmd", "sh", "ps1", "apk", "dmg",
+    "iso", "jar", "class", "scr", "app", "deb", "rpm",
+];
+
+fn reject(filename: &str, code: &str, reason: impl Into<String>) -> Rejected {
+    metrics::counter!(names::UPLOADS_REJECTED_TOTAL, "code" => code.to_string()).increment(1);
+    Rejected {
+        filename: Some(filename.to_string()),
+        key: None,
+        code: code.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// The file name without any path, trimmed to 255 characters.
+fn clean_filename(raw: &str) -> String {
+    let base = raw.rsplit(['/', '\\']).next().unwrap_or(raw).trim();
+    let name: String = base.chars().filter(|c| !c.is_control()).take(255).collect();
+    if name.is_empty() {
+        "upload".to_string()
+    } else {
+        name
+    }
+}
+
+/// A file read from the request, or the reason it cannot be queued.
+struct Upload {
+    filename: String,
+    bytes: Result<Vec<u8>, Rejected>,
+}
+
+/// What the multipart body held.
+#[derive(Default)]
+struct Parts {
+    uploads: Vec<Upload>,
+    source: Option<String>,
+}
+
+fn multipart_error(message: String) -> ApiError {
+    ApiError::validation(vec![ValidationDetail::new(
+        "body",
+        "files",
+        format!("the multipart body cannot be read: {message}"),
+        "multipart",
+    )])
+}
+
+async fn read_parts(
+    mut payload: Multipart,
+    max_file_bytes: u64,
+    max_files: usize,
+) -> Result<Parts, ApiError> {
+    let mut parts = Parts::default();
+    while let Some(mut field) = payload
+        .try_next()
+        .await
+        .map_err(|e| multipart_error(e.to_string()))?
+    {
+        let name = field.name().unwrap_or_default().to_string();
+        let is_file = name == "files" || name == "file";
+        let filename = clean_filename(
+            field
+                .content_disposition()
+                .and_then(|cd| cd.get_filename())
+                .unwrap_or("upload"),
+        );
+        let mut bytes = Vec::new();
+        let mut too_large = false;
+        while let Some(chunk) = field
+            .try_next()
+            .await
+            .map_err(|e| multipart_error(e.to_string()))?
+        {
+            if too_large || !(is_file || name == "source") {
+                continue;
+            }
+            if (bytes.len() + chunk.len()) as u64 > max_file_bytes {
+                too_large = true;
+                bytes = Vec::new();
+                continue;
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if name == "source" {
+            parts.source = Some(String::from_utf8_lossy(&bytes).into_owned());
+        } else if is_file {
+            let bytes = if too_large {
+                Err(reject(
+                    &filename,
+                    "file_too_large",
+                    format!("the file is larger than the limit of {max_file_bytes} bytes"),
+                ))
+            } else if parts.uploads.len() >= max_files {
+                Err(reject(
+                    &filename,
+                    "too_many_files",
+                    format!("at most {max_files} files are accepted per request"),
+                ))
+            } else {
+                Ok(bytes)
+            };
+            parts.uploads.push(Upload { filename, bytes });
+        }
+    }
+    Ok(parts)
+}
+
+/// The format of a file, or why it is refused.
+fn classify(filename: &str, bytes: &[u8]) -> Result<(&'static str, &'static str), Rejected> {
+    let extension = filename
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase());
+    if let Some(extension) = extension.filter(|ext| REFUSED_EXTENSIONS.contains(&ext.as_str())) {
+        return Err(reject(
+            filename,
+            "unsupported_format",
+            format!("files of type .{extension} are not documents this service reads"),
+        ));
+    }
+    match sniff(bytes) {
+        Ok((format, _)) => Ok((format.name(), format.mime())),
+        Err(ExtractError::Empty) => Err(reject(filename, "empty_file", "the file is empty")),
+        Err(error) => Err(reject(filename, error.code(), error.to_string())),
+    }
+}
+
+/// `{connector_id, keys}` from the `source` field or body.
+fn parse_source(raw: &serde_json::Value) -> Result<(i64, Vec<String>), ApiError> {
+    let source = raw.get("source").unwrap_or(raw);
+    let mut details = Vec::new();
+    let connector_id = match &source["connector_id"] {
+        serde_json::Value::Number(n) => n.as_i64(),
+        serde_json::Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    if connector_id.is_none() {
+        details.push(ValidationDetail::new(
+            "body",
+            "connector_id",
+            "source.connector_id must be an integer",
+            "int_parsing",
+        ));
+    }
+    let keys: Option<Vec<String>> = source["keys"].as_array().and_then(|keys| {
+        keys.iter()
+            .map(|key| key.as_str().filter(|k| !k.is_empty()).map(str::to_string))
+            .collect()
+    });
+    let keys = keys.filter(|keys| !keys.is_empty());
+    if keys.is_none() {
+        details.push(ValidationDetail::new(
+            "body",
+            "keys",
+            "source.keys must be a non-empty list of object keys",
+            "list_type",
+        ));
+    }
+    match (connector_id, keys) {
+        (Some(id), Some(keys)) if details.is_empty() => Ok((id, keys)),
+        _ => Err(ApiError::validation(details)),
+    }
+}
+
+fn one_mode_error(message: &str) -> ApiError {
+    ApiError::validation(vec![ValidationDetail::new(
+        "body",
+        "files",
+        message,
+        "value_error",
+    )])
+}
+
+/// Queues documents for processing: multipart `files` (one or more), or `source` `{connector_id,
+/// keys}` as a form field holding JSON or as the JSON body. Exactly one mode per request.
+#[utoipa::path(post, path = "/v1/data-process/async", tag = "processing",
+    params(("masked" = Option<bool>, Query, description = "Store masked results (default true)")),
+    request_body(content_type = "multipart/form-data",
+        description = "Form fields `files` (repeatable) or `source` (JSON {connector_id, keys}); or a JSON body {\"source\": {...}}"),
+    responses(
+        (status = 202, description = "`{job_ids, status: queued, rejected: [{filename|key, code, reason}], accepted: [{filename, document_id, job_id}]}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, description = "The connector does not exist", body = crate::error::ErrorBody),
+        (status = 413, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 429, description = "Too many queued jobs for this tenant", body = crate::error::ErrorBody),
+        (status = 501, description = "Fetching from connectors is not available yet", body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/data-process/async")]
+pub async fn submit(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+    request: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let masked = query.boolean("masked", true, &mut violations);
+    violations.finish()?;
+    let content_type = request
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let jobs = &state.settings.jobs;
+    if content_type.starts_with("application/json") {
+        let bytes = body
+            .to_bytes_limited(1024 * 1024)
+            .await
+            .map_err(|_| ApiError::payload_too_large(1024 * 1024))?
+            .map_err(|e| one_mode_error(&format!("the body cannot be read: {e}")))?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|error| {
+            ApiError::validation(vec![ValidationDetail::new(
+                "body",
+                "source",
+                format!("the body is not valid JSON: {error}"),
+                "json_invalid",
+            )])
+        })?;
+        return submit_source(&state, &auth, &value).await;
+    }
+    if !content_type.starts_with("multipart/form-data") {
+        return Err(ApiError::new(
+            ErrorKind::UnsupportedMediaType,
+            "unsupported_media_type",
+            "send multipart/form-data with `files`, or application/json with `source`",
+        ));
+    }
+    let multipart = Multipart::new(request.headers(), body);
+    let parts = read_parts(multipart, jobs.max_file_bytes, jobs.max_files_per_request).await?;
+    match (parts.uploads.is_empty(), &parts.source) {
+        (false, Some(_)) => {
+            return Err(one_mode_error(
+                "send either `files` or `source`, not both in one request",
+            ))
+        }
+        (true, None) => {
+            return Err(one_mode_error(
+                "field required: send one or more `files`, or a `source` {connector_id, keys}",
+            ))
+        }
+        (true, Some(raw)) => {
+            let value: serde_json::Value = serde_json::from_str(raw).map_err(|error| {
+                ApiError::validation(vec![ValidationDetail::new(
+                    "body",
+                    "source",
+                    format!("source is not valid JSON: {error}"),
+                    "json_invalid",
+                )])
+            })?;
+            return submit_source(&state, &auth, &value).await;
+        }
+        (false, None) => {}
+    }
+    submit_files(&state, &auth, parts.uploads, masked).await
+}
+
+async fn submit_source(
+    state: &AppState,
+    auth: &Authenticated,
+    value: &serde_json::Value,
+) -> Result<HttpResponse, ApiError> {
+    let (connector_id, keys) = parse_source(value)?;
+    if !state
+        .store
+        .connector_exists(auth.tenant_id, connector_id)
+        .await?
+    {
+        return Err(ApiError::not_found(
+            "connector_not_found",
+            format!("connector {connector_id} does not exist"),
+        ));
+    }
+    Err(ApiError::new(
+        ErrorKind::NotImplemented,
+        "not_implemented",
+        format!(
+            "fetching objects from storage connectors is not available in this version yet; \
+             {} key(s) of connector {connector_id} were not queued. Upload the files with `files` instead.",
+            keys.len()
+        ),
+    ))
+}
+
+async fn submit_files(
+    state: &AppState,
+    auth: &Authenticated,
+    uploads: Vec<Upload>,
+    masked: bool,
+) -> Result<HttpResponse, ApiError> {
+    let jobs = &state.settings.jobs;
+    let mut rejected = Vec::new();
+    let mut valid = Vec::new();
+    for upload in uploads {
+        let bytes = match upload.bytes {
+            Ok(bytes) => bytes,
+            Err(rejection) => {
+                rejected.push(rejection);
+                continue;
+            }
+        };
+        let filename = upload.filename;
+        let checked = web::block(move || {
+            let verdict = classify(&filename, &bytes);
+            (filename, bytes, verdict)
+        })
+        .await
+        .map_err(|e| ApiError::internal(&e))?;
+        match checked {
+            (filename, bytes, Ok((format, mime))) => valid.push((filename, bytes, format, mime)),
+            (_, _, Err(rejection)) => rejected.push(rejection),
+        }
+    }
+    if !valid.is_empty() {
+        let queued = state.store.queued_count(auth.tenant_id).await?;
+        if queued + valid.len() as u64 > jobs.max_queued_per_tenant {
+            return Err(ApiError::too_many_requests(
+                "queue_full",
+                format!(
+                    "this account has {queued} queued jobs; at most {} may wait at once. Retry when some have finished.",
+                    jobs.max_queued_per_tenant
+                ),
+                30,
+            ));
+        }
+    }
+    let (actor_type, actor_id) = auth.actor();
+    let mut accepted = Vec::with_capacity(valid.len());
+    for (filename, bytes, format, mime) in valid {
+        let sha256 = hex::encode(ring::digest::digest(&ring::digest::SHA256, &bytes));
+        let size = bytes.len() as i64;
+        let blob_key = keys::upload(auth.tenant_id, &new_id("u"));
+        state.blobs.put(&blob_key, Bytes::from(bytes)).await?;
+        let job_id = new_id("job");
+        let document = NewDocument {
+            filename: filename.clone(),
+            mime: mime.to_string(),
+            format: format.to_string(),
+            size_bytes: size,
+            sha256,
+            blob_key: blob_key.clone(),
+        };
+        let job = NewJob {
+            id: job_id.clone(),
+            job_type: "data_process",
+            payload: json!({"masked": masked, "requested_by": {"type": actor_type, "id": actor_id}}),
+            max_attempts: jobs.max_attempts as i32,
+        };
+        let document_id = match state
+            .store
+            .enqueue_upload(auth.tenant_id, document, job, state.clock.now())
+            .await
+        {
+            Ok(id) => id,
+            Err(error) => {
+                // The row never existed: do not leave its blob behind.
+                let _ = state.blobs.delete(&blob_key).await;
+                return Err(error.into());
+            }
+        };
+        metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "data_process").increment(1);
+        accepted.push(Accepted {
+            filename,
+            document_id,
+            job_id,
+        });
+    }
+    if !accepted.is_empty() {
+        if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
+            // The router's poll finds the jobs anyway.
+            tracing::warn!(%error, "cannot wake the job router");
+        }
+    }
+    let job_ids: Vec<&str> = accepted.iter().map(|a| a.job_id.as_str()).collect();
+    let details = json!({
+        "accepted": accepted.len(),
+        "rejected": rejected.len(),
+        "rejected_codes": rejected.iter().map(|r| r.code.as_str()).collect::<Vec<_>>(),
+        "job_ids": job_ids,
+        "masked": masked,
+    });
+    accounts::audit(state, auth.audit("upload", None, details)).await;
+    Ok(HttpResponse::Accepted().json(json!({"data": {
+        "job_ids": job_ids,
+        "status": "queued",
+        "rejected": rejected,
+        "accepted": accepted,
+    }})))
+}
