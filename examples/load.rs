@@ -192,7 +192,10 @@ async fn api_key(client: &reqwest::Client, base: &str, data_dir: &Path) -> Strin
         .json()
         .await
         .expect("json");
-    key["data"]["key"].as_str().expect("api key").to_string()
+    key["data"]["api_key"]
+        .as_str()
+        .expect("api key")
+        .to_string()
 }
 
 fn small_doc(i: usize) -> Vec<u8> {

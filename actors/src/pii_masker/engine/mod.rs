@@ -147,26 +147,43 @@ fn propagate(text: &str, known: &[(PiiType, String)], hits: &mut Vec<scanner::Hi
     }
     values.sort_unstable();
     values.dedup_by(|a, b| a.1 == b.1);
-    let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(values.iter().map(|(_, v)| v))
-    else {
-        return;
-    };
     let b = text.as_bytes();
     let letter = |c: u8| c.is_ascii_alphanumeric() || c >= 0x80;
-    for found in automaton.find_iter(text) {
-        let (start, end) = (found.start(), found.end());
+    let mut push = |start: usize, end: usize, ty: PiiType| {
         if (start > 0 && letter(b[start - 1])) || b.get(end).is_some_and(|&c| letter(c)) {
-            continue;
+            return;
         }
         hits.push(scanner::Hit {
             start,
             end,
-            ty: values[found.pattern().as_usize()].0,
+            ty,
             confidence: 0.6,
             detector: "propagated",
         });
+    };
+    // A document masks every element and cell with the same values: for the many short parts a direct
+    // search per value is cheaper than building an automaton each time; long texts get one automaton.
+    if text.len().saturating_mul(values.len()) <= 64 * 1024 {
+        for (ty, value) in &values {
+            for (start, found) in text.match_indices(value) {
+                push(start, start + found.len(), *ty);
+            }
+        }
+        return;
+    }
+    let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+        .build(values.iter().map(|(_, v)| v))
+    else {
+        return;
+    };
+    for found in automaton.find_iter(text) {
+        push(
+            found.start(),
+            found.end(),
+            values[found.pattern().as_usize()].0,
+        );
     }
 }
 
