@@ -6,7 +6,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
-use docsieve_actors::settings::{ActorsSettings, JobsSettings};
+use docsieve_actors::settings::{ActorsSettings, DatasetsSettings, JobsSettings};
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
 use serde::{Deserialize, Serialize};
@@ -126,6 +126,7 @@ pub struct Settings {
     pub metrics: MetricsSettings,
     pub testing: TestingSettings,
     pub jobs: JobsSettings,
+    pub datasets: DatasetsSettings,
     pub actors: ActorsSettings,
 }
 
@@ -303,6 +304,7 @@ impl Settings {
         }
         self.actors.validate().map_err(invalid)?;
         self.jobs.validate().map_err(invalid)?;
+        self.datasets.validate().map_err(invalid)?;
         Ok(())
     }
 

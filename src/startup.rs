@@ -167,7 +167,15 @@ impl Application {
             jobs: settings.jobs.clone(),
             limits: docsieve_actors::extractor_pool::limits::Limits::default(),
         };
-        let actors = ActorSystem::start_with(&settings.actors, Some(job_services));
+        let export_services = docsieve_actors::dataset_exporter::ExportServices {
+            store: store.clone(),
+            blobs: blobs.clone(),
+            clock: clock.clone(),
+            settings: settings.datasets.clone(),
+            scratch_dir: settings.storage.data_dir.join("tmp"),
+        };
+        let actors =
+            ActorSystem::start_with(&settings.actors, Some(job_services), Some(export_services));
         metrics::gauge!(
             metric_names::BUILD_INFO,
             "version" => env!("CARGO_PKG_VERSION"),
@@ -235,6 +243,11 @@ impl Application {
                 .service(api::jobs::stuck)
                 .service(api::jobs::detail)
                 .service(api::audit::export)
+                .service(api::datasets::create)
+                .service(api::datasets::list)
+                .service(api::datasets::export)
+                .service(api::datasets::detail)
+                .service(api::datasets::remove)
                 .service(api::team::invite)
                 .service(api::team::accept)
                 .service(api::team::members)

@@ -115,6 +115,67 @@ impl Blobs {
         }
     }
 
+    /// The object as a stream of chunks (downloads of large exports never sit in memory whole).
+    pub async fn stream(
+        &self,
+        key: &str,
+    ) -> Result<
+        futures_util::stream::BoxStream<'static, Result<Bytes, object_store::Error>>,
+        BlobError,
+    > {
+        match self.store.get(&ObjectPath::from(key)).await {
+            Ok(result) => Ok(result.into_stream()),
+            Err(object_store::Error::NotFound { .. }) => Err(BlobError::NotFound(key.to_string())),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// Copies the object into a local file, chunk by chunk.
+    pub async fn download_to(&self, key: &str, path: &Path) -> Result<u64, BlobError> {
+        use futures_util::StreamExt;
+        use tokio::io::AsyncWriteExt;
+        let mut stream = self.stream(key).await?;
+        let io = |error: std::io::Error| BlobError::Folder {
+            path: path.display().to_string(),
+            source: error,
+        };
+        let mut file = tokio::fs::File::create(path).await.map_err(io)?;
+        let mut written = 0;
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            written += chunk.len() as u64;
+            file.write_all(&chunk).await.map_err(io)?;
+        }
+        file.flush().await.map_err(io)?;
+        Ok(written)
+    }
+
+    /// Uploads a local file in parts of 8 MiB; returns its size.
+    pub async fn upload_from(&self, key: &str, path: &Path) -> Result<u64, BlobError> {
+        use object_store::WriteMultipart;
+        use tokio::io::AsyncReadExt;
+        let io = |error: std::io::Error| BlobError::Folder {
+            path: path.display().to_string(),
+            source: error,
+        };
+        let mut file = tokio::fs::File::open(path).await.map_err(io)?;
+        let upload = self.store.put_multipart(&ObjectPath::from(key)).await?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, 8 * 1024 * 1024);
+        let mut buffer = vec![0u8; 1024 * 1024];
+        let mut total = 0;
+        loop {
+            let read = file.read(&mut buffer).await.map_err(io)?;
+            if read == 0 {
+                break;
+            }
+            total += read as u64;
+            writer.wait_for_capacity(4).await?;
+            writer.write(&buffer[..read]);
+        }
+        writer.finish().await?;
+        Ok(total)
+    }
+
     /// Deletes `key`; deleting a missing object is not an error.
     pub async fn delete(&self, key: &str) -> Result<(), BlobError> {
         match self.store.delete(&ObjectPath::from(key)).await {

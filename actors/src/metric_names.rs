@@ -28,6 +28,10 @@ pub const JOB_WORKERS: &str = "docsieve_job_workers";
 pub const JOB_WORKERS_BUSY: &str = "docsieve_job_workers_busy";
 pub const JOB_LEASES_REAPED_TOTAL: &str = "docsieve_job_leases_reaped_total";
 pub const UPLOADS_REJECTED_TOTAL: &str = "docsieve_uploads_rejected_total";
+pub const DATASET_EXPORTS_TOTAL: &str = "docsieve_dataset_exports_total";
+pub const DATASET_EXPORT_BYTES_TOTAL: &str = "docsieve_dataset_export_bytes_total";
+pub const DATASET_EXPORTS_EXPIRED_TOTAL: &str = "docsieve_dataset_exports_expired_total";
+pub const DATASET_BUILD_DURATION_SECONDS: &str = "docsieve_dataset_build_duration_seconds";
 
 /// Job durations (claim to completion): 10 ms to 10 min.
 pub const JOB_DURATION_BUCKETS: &[f64] = &[
@@ -48,4 +52,5 @@ pub const HISTOGRAMS: &[(&str, &[f64])] = &[
     (HTTP_REQUEST_DURATION_SECONDS, HTTP_DURATION_BUCKETS),
     (DATABASE_PING_SECONDS, DATABASE_PING_BUCKETS),
     (JOB_DURATION_SECONDS, JOB_DURATION_BUCKETS),
+    (DATASET_BUILD_DURATION_SECONDS, JOB_DURATION_BUCKETS),
 ];

@@ -152,3 +152,55 @@ impl JobsSettings {
         Ok(())
     }
 }
+
+/// The `[datasets]` section: build limits and export retention per plan.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetsSettings {
+    /// Most executions in one dataset.
+    pub max_executions: usize,
+    /// Days an export file is kept, per plan; the cleanup deletes it afterwards (a new export request
+    /// writes it again).
+    pub retention_days_trial: u32,
+    pub retention_days_starter: u32,
+    pub retention_days_pro: u32,
+    pub retention_days_enterprise: u32,
+    /// How often the billing clock runs the export cleanup, in seconds (default daily).
+    pub cleanup_interval_seconds: u64,
+}
+
+impl DatasetsSettings {
+    pub fn retention_days(&self, plan: &str) -> u32 {
+        match plan {
+            "starter" => self.retention_days_starter,
+            "pro" => self.retention_days_pro,
+            "enterprise" => self.retention_days_enterprise,
+            _ => self.retention_days_trial,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_executions == 0 || self.max_executions > 10_000_000 {
+            return Err(format!(
+                "datasets.max_executions must be between 1 and 10000000, got {}",
+                self.max_executions
+            ));
+        }
+        for (plan, days) in [
+            ("trial", self.retention_days_trial),
+            ("starter", self.retention_days_starter),
+            ("pro", self.retention_days_pro),
+            ("enterprise", self.retention_days_enterprise),
+        ] {
+            if days == 0 || days > 3650 {
+                return Err(format!(
+                    "datasets.retention_days_{plan} must be between 1 and 3650, got {days}"
+                ));
+            }
+        }
+        if self.cleanup_interval_seconds < 60 {
+            return Err("datasets.cleanup_interval_seconds must be at least 60".to_string());
+        }
+        Ok(())
+    }
+}

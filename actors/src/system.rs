@@ -6,7 +6,7 @@ use std::time::Duration;
 use actix::Arbiter;
 
 use crate::billing_clock::BillingClock;
-use crate::dataset_exporter::DatasetExporter;
+use crate::dataset_exporter::{DatasetExporter, ExportServices};
 use crate::extractor_pool::ExtractorPool;
 use crate::job_router::{JobRouter, JobRouterCommand, JobServices};
 use crate::pii_masker::PiiMasker;
@@ -132,11 +132,15 @@ impl ActorSystem {
     /// Starts every actor without a job queue (the job router only answers pings). Must run inside an
     /// actix `System` (`#[actix_web::main]`).
     pub fn start(settings: &ActorsSettings) -> ActorSystem {
-        ActorSystem::start_with(settings, None)
+        ActorSystem::start_with(settings, None, None)
     }
 
     /// Starts every actor; with `jobs`, the job router claims and runs jobs from the store.
-    pub fn start_with(settings: &ActorsSettings, jobs: Option<JobServices>) -> ActorSystem {
+    pub fn start_with(
+        settings: &ActorsSettings,
+        jobs: Option<JobServices>,
+        exports: Option<ExportServices>,
+    ) -> ActorSystem {
         let registry = ActorRegistry::default();
         let mut arbiters = Vec::new();
         let arbiters_ref = &mut arbiters;
@@ -154,11 +158,22 @@ impl ActorSystem {
             &registry,
             arbiters_ref,
         );
+        let dataset_exporter = start_on_own_arbiter(
+            match &exports {
+                Some(services) => DatasetExporter::new(services.clone()),
+                None => DatasetExporter::default(),
+            },
+            settings,
+            &settings.dataset_exporter,
+            &registry,
+            arbiters_ref,
+        );
         let router = match jobs {
             Some(services) => JobRouter::new(
                 services,
                 extractor_pool.clone(),
                 pii_masker.clone(),
+                dataset_exporter.clone(),
                 settings.job_router.pool_size,
             ),
             None => JobRouter::idle(),
@@ -177,13 +192,7 @@ impl ActorSystem {
             job_router,
             extractor_pool,
             pii_masker,
-            dataset_exporter: start_on_own_arbiter(
-                DatasetExporter,
-                settings,
-                &settings.dataset_exporter,
-                &registry,
-                arbiters_ref,
-            ),
+            dataset_exporter,
             scheduler: start_on_own_arbiter(
                 Scheduler,
                 settings,
@@ -199,7 +208,7 @@ impl ActorSystem {
                 arbiters_ref,
             ),
             billing_clock: start_on_own_arbiter(
-                BillingClock,
+                BillingClock::new(exports),
                 settings,
                 &settings.billing_clock,
                 &registry,

@@ -9,6 +9,7 @@ pub use sea_orm_migration::prelude::*;
 mod columns;
 mod m20261121_000001_initial;
 mod m20261122_000002_tenant_usage;
+mod m20261122_000003_dataset_exports;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -19,6 +20,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261121_000001_initial::Migration),
             Box::new(m20261122_000002_tenant_usage::Migration),
+            Box::new(m20261122_000003_dataset_exports::Migration),
         ]
     }
 }

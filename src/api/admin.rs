@@ -60,6 +60,38 @@ pub async fn quality_flagged(
     }))
 }
 
+/// Deletes dataset export files past their plan's retention time; answers what it deleted. The
+/// datasets stay, and the next export request writes the file again.
+#[utoipa::path(
+    post,
+    path = "/system/admin/storage/cleanup",
+    tag = "admin",
+    responses(
+        (status = 200, description = "`{deleted, bytes}`: export files removed and their total size"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[post("/system/admin/storage/cleanup")]
+pub async fn storage_cleanup(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let report = docsieve_actors::dataset_exporter::cleanup_expired_exports(
+        &state.store,
+        &state.blobs,
+        state.clock.now(),
+    )
+    .await?;
+    tracing::info!(
+        deleted = report.deleted,
+        bytes = report.bytes,
+        "export cleanup"
+    );
+    Ok(HttpResponse::Ok().json(serde_json::json!({"data": report})))
+}
+
 macro_rules! not_yet {
     ($name:ident, $method:ident, $path:literal, $feature:literal $(, |$arg:ident: $ty:ty| $check:expr)?) => {
         #[doc = concat!("Not available in this version: ", $feature, ". Answers 501 after authentication and validation.")]
@@ -119,12 +151,6 @@ not_yet!(
     post,
     "/system/billing/cycle",
     "the monthly billing cycle"
-);
-not_yet!(
-    storage_cleanup,
-    post,
-    "/system/admin/storage/cleanup",
-    "export retention cleanup"
 );
 not_yet!(
     tenant_data_export,

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod datasets;
 pub mod documents;
 pub mod executions;
 pub mod jobs;
@@ -121,6 +122,7 @@ impl Modify for SecuritySchemes {
         (name = "account", description = "The caller, API keys and usage"),
         (name = "team", description = "Invitations and members"),
         (name = "processing", description = "Extraction and masking: synchronous preview and CSV export, async jobs, documents, executions, jobs"),
+        (name = "datasets", description = "Datasets built from executions and their exports in seven formats"),
         (name = "audit", description = "The tenant's audit log"),
         (name = "admin", description = "Internal operations; X-Internal-Token required"),
         (name = "testing", description = "Fault injection and clock control; only with testing.enabled")

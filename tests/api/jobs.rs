@@ -697,8 +697,16 @@ async fn a_tenant_with_a_backlog_does_not_starve_a_newcomer() {
     let server = TestServer::start().await;
     let alice = tenant(&server, "alice-fair@example.com").await;
     let bob = tenant(&server, "bob-fair@example.com").await;
-    let backlog = queue_many(&server, &alice, &small_docs("a", 200)).await;
+    // ~50 KB each: slower to process than to upload, so a real backlog stands when bob arrives.
+    let docs: Vec<(String, Vec<u8>)> = (0..200)
+        .map(|i| (format!("a-{i}.txt"), heavy_doc(i)[..50_000].to_vec()))
+        .collect();
+    let backlog = queue_many(&server, &alice, &docs).await;
     assert_eq!(backlog.len(), 200);
+    let completed_sql = format!(
+        "SELECT COUNT(*) FROM jobs WHERE tenant_id = {} AND status = 'completed'",
+        alice.tenant_id
+    );
     let bobs = bob
         .queue(
             &server,
@@ -708,6 +716,12 @@ async fn a_tenant_with_a_backlog_does_not_starve_a_newcomer() {
                 .collect(),
         )
         .await;
+    let before = count(&server, &completed_sql).await;
+    let waiting = 200 - before;
+    assert!(
+        waiting >= 40,
+        "alice's backlog was nearly done before bob arrived ({before} of 200): the test proves nothing"
+    );
     let started = std::time::Instant::now();
     loop {
         let mut done = 0;
@@ -726,17 +740,10 @@ async fn a_tenant_with_a_backlog_does_not_starve_a_newcomer() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let alice_done = count(
-        &server,
-        &format!(
-            "SELECT COUNT(*) FROM jobs WHERE tenant_id = {} AND status = 'completed'",
-            alice.tenant_id
-        ),
-    )
-    .await;
+    let during = count(&server, &completed_sql).await - before;
     assert!(
-        alice_done < 100,
-        "bob's 3 jobs finished only after {alice_done} of alice's 200"
+        during < waiting / 2,
+        "bob's 3 jobs finished only after {during} of alice's {waiting} waiting jobs"
     );
     alice
         .wait_for(&server, &backlog, Duration::from_secs(300))

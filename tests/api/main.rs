@@ -8,6 +8,7 @@ mod support;
 mod accounts;
 mod cli_mask;
 mod config_cli;
+mod datasets;
 mod jobs;
 mod process;
 mod system;

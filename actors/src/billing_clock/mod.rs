@@ -5,19 +5,55 @@
 
 pub mod messages;
 
-use actix::Context;
+use std::time::Duration;
 
+use actix::{AsyncContext, Context};
+
+use crate::dataset_exporter::{cleanup_expired_exports, ExportServices};
 use crate::runtime::{Cell, Logic, Outcome};
 pub use messages::BillingClockCommand;
 
-/// State of the billing_clock actor.
+/// State of the billing_clock actor. With storage it deletes expired export files at start and then
+/// every `datasets.cleanup_interval_seconds` (the cleanup is idempotent, so several processes may run
+/// it).
 #[derive(Default)]
-pub struct BillingClock;
+pub struct BillingClock {
+    exports: Option<ExportServices>,
+}
+
+impl BillingClock {
+    pub fn new(exports: Option<ExportServices>) -> BillingClock {
+        BillingClock { exports }
+    }
+}
+
+async fn cleanup(services: ExportServices) {
+    match cleanup_expired_exports(&services.store, &services.blobs, services.clock.now()).await {
+        Ok(report) if report.deleted > 0 => tracing::info!(
+            deleted = report.deleted,
+            bytes = report.bytes,
+            "expired export files deleted"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "export cleanup failed; retrying at the next run"),
+    }
+}
 
 impl Logic for BillingClock {
     const NAME: &'static str = "billing_clock";
     type Command = BillingClockCommand;
     type Reply = ();
+
+    fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
+        let Some(services) = self.exports.clone() else {
+            return;
+        };
+        actix::spawn(cleanup(services.clone()));
+        let every = Duration::from_secs(services.settings.cleanup_interval_seconds);
+        ctx.run_interval(every, move |_, _| {
+            actix::spawn(cleanup(services.clone()));
+        });
+    }
 
     fn handle(
         &mut self,

@@ -1,30 +1,358 @@
 //! The dataset_exporter actor: builds datasets from executions and writes the export formats.
 //!
-//! This actor only schedules, bounds and reports; the engine it runs is plain synchronous code in this
-//! folder, tested and benchmarked on its own. It must never block its arbiter thread.
+//! A build reads each execution's result (masked when the execution was) and writes one canonical JSON
+//! Lines file of [`rows::DatasetRow`]s to blob storage. An export streams those rows through one of
+//! the [`formats`] writers into a scratch file, uploads it, and records it with its retention time.
+//! Parsing and writing run on blocking threads; the actor's own thread only schedules and awaits.
 
 pub mod document_csv;
+pub mod formats;
 pub mod messages;
+pub mod rows;
+
+use std::path::PathBuf;
+use std::time::Instant;
 
 use actix::Context;
 
+use crate::blob::{keys, Blobs};
+use crate::clock::Clock;
+use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome};
-pub use messages::DatasetExporterCommand;
+use crate::settings::DatasetsSettings;
+use crate::store::Store;
+use formats::ExportFormat;
+pub use messages::{Built, DatasetExporterCommand, DatasetExporterReply, Exported};
+use rows::DatasetRow;
+
+/// What the exporter needs from the rest of the system.
+#[derive(Clone)]
+pub struct ExportServices {
+    pub store: Store,
+    pub blobs: Blobs,
+    pub clock: Clock,
+    pub settings: DatasetsSettings,
+    /// Where scratch files are written (under the data dir).
+    pub scratch_dir: PathBuf,
+}
 
 /// State of the dataset_exporter actor.
 #[derive(Default)]
-pub struct DatasetExporter;
+pub struct DatasetExporter {
+    services: Option<ExportServices>,
+}
+
+impl DatasetExporter {
+    pub fn new(services: ExportServices) -> DatasetExporter {
+        DatasetExporter {
+            services: Some(services),
+        }
+    }
+}
 
 impl Logic for DatasetExporter {
     const NAME: &'static str = "dataset_exporter";
     type Command = DatasetExporterCommand;
-    type Reply = ();
+    type Reply = DatasetExporterReply;
 
     fn handle(
         &mut self,
         command: DatasetExporterCommand,
         _ctx: &mut Context<Cell<Self>>,
-    ) -> Outcome<()> {
-        match command {}
+    ) -> Outcome<DatasetExporterReply> {
+        let Some(services) = self.services.clone() else {
+            let unavailable = "the dataset exporter runs without storage".to_string();
+            return Outcome::Ready(match command {
+                DatasetExporterCommand::Build { .. } => {
+                    DatasetExporterReply::Built(Err(unavailable))
+                }
+                DatasetExporterCommand::Export { .. } => {
+                    DatasetExporterReply::Exported(Err(unavailable))
+                }
+            });
+        };
+        match command {
+            DatasetExporterCommand::Build {
+                tenant_id,
+                dataset_id,
+            } => Outcome::Pending(Box::pin(async move {
+                let started = Instant::now();
+                let result = build(&services, tenant_id, &dataset_id).await;
+                metrics::histogram!(names::DATASET_BUILD_DURATION_SECONDS)
+                    .record(started.elapsed().as_secs_f64());
+                DatasetExporterReply::Built(result)
+            })),
+            DatasetExporterCommand::Export {
+                tenant_id,
+                dataset_id,
+                format,
+            } => Outcome::Pending(Box::pin(async move {
+                let result = export(&services, tenant_id, &dataset_id, format).await;
+                let outcome = if result.is_ok() { "success" } else { "failure" };
+                metrics::counter!(names::DATASET_EXPORTS_TOTAL,
+                    "format" => format.name(), "outcome" => outcome)
+                .increment(1);
+                if let Ok(exported) = &result {
+                    metrics::counter!(names::DATASET_EXPORT_BYTES_TOTAL, "format" => format.name())
+                        .increment(exported.size_bytes.max(0) as u64);
+                }
+                DatasetExporterReply::Exported(result)
+            })),
+        }
     }
+}
+
+/// A scratch file removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(services: &ExportServices, name: &str) -> Result<Scratch, String> {
+        std::fs::create_dir_all(&services.scratch_dir)
+            .map_err(|e| format!("cannot create the scratch folder: {e}"))?;
+        Ok(Scratch(
+            services
+                .scratch_dir
+                .join(format!("{}-{name}", crate::store::new_id("tmp"))),
+        ))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn rows_key(tenant_id: i64, dataset_id: &str) -> String {
+    format!("tenants/{tenant_id}/datasets/{dataset_id}/rows.jsonl")
+}
+
+/// One execution's result blob as a dataset row.
+fn row_of(input: &crate::store::BuildInput, result: &[u8]) -> Result<DatasetRow, String> {
+    let result: serde_json::Value = serde_json::from_slice(result).map_err(|e| {
+        format!(
+            "the result of execution {} is unreadable: {e}",
+            input.execution.id
+        )
+    })?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&input.execution.result_meta).unwrap_or_default();
+    let document = &result["document"];
+    Ok(DatasetRow {
+        execution_id: input.execution.id,
+        document_id: input.execution.document_id,
+        filename: input.filename.clone(),
+        format: meta["format"].as_str().unwrap_or(&input.format).to_string(),
+        language: meta["detected_language"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        quality_grade: meta["quality"]["grade"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        pii_count: meta["pii_count"].as_i64().unwrap_or(0),
+        pii_type_summary: serde_json::from_value(meta["pii_type_summary"].clone())
+            .unwrap_or_default(),
+        text: document["text"].as_str().unwrap_or_default().to_string(),
+        fields: if document["fields"].is_object() {
+            document["fields"].clone()
+        } else {
+            serde_json::json!({})
+        },
+        tables: if document["tables"].is_array() {
+            document["tables"].clone()
+        } else {
+            serde_json::json!([])
+        },
+        masked: input.execution.masked,
+        created_at: input
+            .execution
+            .created_at
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    })
+}
+
+fn store_error(error: crate::store::StoreError) -> String {
+    format!("database error: {error}")
+}
+
+async fn load_dataset(
+    services: &ExportServices,
+    tenant_id: i64,
+    dataset_id: &str,
+) -> Result<crate::store::entities::dataset::Model, String> {
+    services
+        .store
+        .dataset(tenant_id, dataset_id)
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| "the dataset was deleted".to_string())
+}
+
+async fn build(
+    services: &ExportServices,
+    tenant_id: i64,
+    dataset_id: &str,
+) -> Result<Built, String> {
+    use std::io::Write;
+    let dataset = load_dataset(services, tenant_id, dataset_id).await?;
+    services
+        .store
+        .set_dataset_status(dataset_id, "building", None, None)
+        .await
+        .map_err(store_error)?;
+    let ids: Vec<i64> = serde_json::from_str(&dataset.execution_ids).unwrap_or_default();
+    let scratch = Scratch::new(services, "rows.jsonl")?;
+    let file = std::fs::File::create(&scratch.0).map_err(|e| format!("scratch file: {e}"))?;
+    let mut writer = Some(std::io::BufWriter::with_capacity(256 * 1024, file));
+    let mut count: i64 = 0;
+    for chunk in ids.chunks(500) {
+        let inputs = services
+            .store
+            .build_inputs(tenant_id, chunk)
+            .await
+            .map_err(store_error)?;
+        let mut results = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            let key =
+                input.execution.result_blob_key.clone().ok_or_else(|| {
+                    format!("execution {} has no stored result", input.execution.id)
+                })?;
+            let bytes = services.blobs.get(&key).await.map_err(|e| {
+                format!(
+                    "the result of execution {} cannot be read: {e}",
+                    input.execution.id
+                )
+            })?;
+            results.push((input, bytes));
+        }
+        let mut out = writer.take().ok_or("writer lost")?;
+        let (back, written) = tokio::task::spawn_blocking(move || {
+            let mut written = 0_i64;
+            for (input, bytes) in &results {
+                let row = row_of(input, bytes)?;
+                serde_json::to_writer(&mut out, &row).map_err(|e| e.to_string())?;
+                out.write_all(b"\n").map_err(|e| e.to_string())?;
+                written += 1;
+            }
+            Ok::<_, String>((out, written))
+        })
+        .await
+        .map_err(|e| format!("the build thread failed: {e}"))??;
+        writer = Some(back);
+        count += written;
+    }
+    let mut out = writer.take().ok_or("writer lost")?;
+    out.flush().map_err(|e| format!("scratch file: {e}"))?;
+    drop(out);
+    let key = rows_key(tenant_id, dataset_id);
+    services
+        .blobs
+        .upload_from(&key, &scratch.0)
+        .await
+        .map_err(|e| format!("storing the rows failed: {e}"))?;
+    Ok(Built {
+        row_count: count,
+        schema: serde_json::json!({"columns": rows::schema_json(), "rows_blob_key": key}),
+    })
+}
+
+async fn export(
+    services: &ExportServices,
+    tenant_id: i64,
+    dataset_id: &str,
+    format: ExportFormat,
+) -> Result<Exported, String> {
+    let dataset = load_dataset(services, tenant_id, dataset_id).await?;
+    let schema: serde_json::Value = dataset
+        .schema_json
+        .as_deref()
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or_default();
+    let rows_key = schema["rows_blob_key"]
+        .as_str()
+        .ok_or("the dataset has not been built")?
+        .to_string();
+    let canonical = Scratch::new(services, "rows.jsonl")?;
+    services
+        .blobs
+        .download_to(&rows_key, &canonical.0)
+        .await
+        .map_err(|e| format!("reading the rows failed: {e}"))?;
+    let output = Scratch::new(services, &format!("export.{}", format.extension()))?;
+    let (canonical_path, output_path) = (canonical.0.clone(), output.0.clone());
+    let name = dataset.name.clone();
+    let scratch_dir = services.scratch_dir.clone();
+    tokio::task::spawn_blocking(move || {
+        formats::write_export(format, &canonical_path, &output_path, &name, &scratch_dir)
+    })
+    .await
+    .map_err(|e| format!("the export thread failed: {e}"))?
+    .map_err(|e| e.to_string())?;
+    let key = keys::dataset_export(tenant_id, dataset_id, format.extension());
+    let size = services
+        .blobs
+        .upload_from(&key, &output.0)
+        .await
+        .map_err(|e| format!("storing the export failed: {e}"))?;
+    let now = services.clock.now();
+    let plan = services
+        .store
+        .tenant_plan(tenant_id)
+        .await
+        .map_err(store_error)?;
+    let expires_at =
+        now + chrono::Duration::days(i64::from(services.settings.retention_days(&plan)));
+    services
+        .store
+        .record_dataset_export(crate::store::NewExport {
+            tenant_id,
+            dataset_id,
+            format: format.name(),
+            blob_key: &key,
+            size_bytes: size as i64,
+            created_at: now,
+            expires_at,
+        })
+        .await
+        .map_err(store_error)?;
+    Ok(Exported {
+        blob_key: key,
+        size_bytes: size as i64,
+    })
+}
+
+/// What a cleanup removed.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct CleanupReport {
+    pub deleted: u64,
+    pub bytes: u64,
+}
+
+/// Deletes every export file past its retention time (the datasets stay; exports are written again on
+/// request).
+pub async fn cleanup_expired_exports(
+    store: &Store,
+    blobs: &Blobs,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<CleanupReport, crate::store::StoreError> {
+    let mut report = CleanupReport::default();
+    loop {
+        let expired = store.expired_exports(now, 500).await?;
+        if expired.is_empty() {
+            break;
+        }
+        for export in expired {
+            if let Err(error) = blobs.delete(&export.blob_key).await {
+                tracing::warn!(%error, key = %export.blob_key, "cannot delete an expired export; will retry");
+                return Ok(report);
+            }
+            store.forget_export(export.id).await?;
+            report.deleted += 1;
+            report.bytes += export.size_bytes.max(0) as u64;
+        }
+    }
+    metrics::counter!(names::DATASET_EXPORTS_EXPIRED_TOTAL).increment(report.deleted);
+    Ok(report)
 }

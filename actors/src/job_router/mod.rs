@@ -21,6 +21,7 @@ use actix::{AsyncContext, Context};
 use crate::blob::Blobs;
 use crate::cache::Cache;
 use crate::clock::Clock;
+use crate::dataset_exporter::DatasetExporter;
 use crate::extractor_pool::limits::Limits;
 use crate::extractor_pool::ExtractorPool;
 use crate::metric_names as names;
@@ -58,6 +59,7 @@ pub struct Dispatcher {
     services: JobServices,
     extractor: ActorHandle<ExtractorPool>,
     masker: ActorHandle<PiiMasker>,
+    exporter: ActorHandle<DatasetExporter>,
     /// This process's name in `jobs.lease_owner`.
     worker_id: String,
     workers: usize,
@@ -320,6 +322,7 @@ impl JobRouter {
         services: JobServices,
         extractor: ActorHandle<ExtractorPool>,
         masker: ActorHandle<PiiMasker>,
+        exporter: ActorHandle<DatasetExporter>,
         workers: usize,
     ) -> JobRouter {
         let poll_interval = Duration::from_millis(services.jobs.poll_interval_ms);
@@ -330,6 +333,7 @@ impl JobRouter {
                 services,
                 extractor,
                 masker,
+                exporter,
                 worker_id: new_worker_id(),
                 workers: workers.max(1),
                 state: Mutex::new(DispatchState::default()),

@@ -27,6 +27,10 @@ pub enum Finish {
     Completed {
         execution_id: i64,
     },
+    /// A dataset build finished: the dataset is ready.
+    Built {
+        row_count: i64,
+    },
     /// The document's own problem: fail now.
     Failed {
         code: String,
@@ -95,7 +99,7 @@ pub fn job_event(
             message,
             now,
         )),
-        Finish::LeaseLost => None,
+        Finish::Built { .. } | Finish::LeaseLost => None,
     }
 }
 
@@ -150,6 +154,7 @@ impl Dispatcher {
                 }
                 Err(finish) => (finish, None, None),
             },
+            "dataset_build" => (self.build_dataset(job).await, None, None),
             other => (
                 failed(
                     "unsupported_job_type",
@@ -204,6 +209,21 @@ impl Dispatcher {
             }
             _ => return finish,
         };
+        if let (Ok(true), Some(dataset_id)) = (&written, &job.dataset_id) {
+            let (status, error) = match &finish {
+                Finish::Failed { message, .. } => ("failed", Some(message.as_str())),
+                _ => ("queued", None),
+            };
+            let finished = matches!(finish, Finish::Failed { .. }).then_some(now);
+            if let Err(error) = self
+                .services
+                .store
+                .set_dataset_status(dataset_id, status, error, finished)
+                .await
+            {
+                tracing::error!(job_id = %job.id, %error, "cannot record the dataset's state");
+            }
+        }
         match written {
             Ok(true) => finish,
             Ok(false) => Finish::LeaseLost,
@@ -225,7 +245,7 @@ impl Dispatcher {
     ) {
         let now = self.services.clock.now();
         let outcome = match finish {
-            Finish::Completed { .. } => "completed",
+            Finish::Completed { .. } | Finish::Built { .. } => "completed",
             Finish::Failed { .. } => "failed",
             Finish::Retry { .. } => "retried",
             Finish::LeaseLost => "lease_lost",
@@ -256,8 +276,14 @@ impl Dispatcher {
                     "pii_type_summary": meta["pii_type_summary"],
                 })
             }
+            Finish::Built { row_count } => json!({
+                "dataset_id": job.dataset_id,
+                "row_count": row_count,
+                "attempt": job.attempts,
+            }),
             Finish::Failed { code, .. } => json!({
                 "document_id": job.document_id,
+                "dataset_id": job.dataset_id,
                 "attempt": job.attempts,
                 "error_code": code,
             }),
@@ -268,10 +294,14 @@ impl Dispatcher {
             tenant_id: Some(job.tenant_id),
             actor_type,
             actor_id,
-            action: "process",
+            action: if job.job_type == "dataset_build" {
+                "dataset_build"
+            } else {
+                "process"
+            },
             target_type: Some("job"),
             target_id: Some(job.id.clone()),
-            outcome: if matches!(finish, Finish::Completed { .. }) {
+            outcome: if matches!(finish, Finish::Completed { .. } | Finish::Built { .. }) {
                 "success"
             } else {
                 "failure"
@@ -281,6 +311,74 @@ impl Dispatcher {
         };
         if let Err(error) = self.services.store.record_audit(record, now).await {
             tracing::error!(job_id = %job.id, %error, "cannot write the audit entry");
+        }
+    }
+
+    /// A `dataset_build` job: the exporter writes the rows; the dataset becomes ready with its
+    /// `dataset.ready` event in the transaction that completes the job.
+    async fn build_dataset(&self, job: &ClaimedJob) -> Finish {
+        use crate::dataset_exporter::{DatasetExporterCommand, DatasetExporterReply};
+        let Some(dataset_id) = job.dataset_id.clone() else {
+            return failed("dataset_missing", "the job names no dataset");
+        };
+        let dataset = match self
+            .services
+            .store
+            .dataset(job.tenant_id, &dataset_id)
+            .await
+        {
+            Ok(Some(dataset)) => dataset,
+            Ok(None) => return failed("dataset_missing", "the dataset was deleted"),
+            Err(error) => return error.into(),
+        };
+        let reply = match self
+            .exporter
+            .call(DatasetExporterCommand::Build {
+                tenant_id: job.tenant_id,
+                dataset_id: dataset_id.clone(),
+            })
+            .await
+        {
+            Ok(reply) => reply,
+            Err(error) => return retry("exporter_unavailable", error),
+        };
+        let built = match reply {
+            DatasetExporterReply::Built(Ok(built)) => built,
+            DatasetExporterReply::Built(Err(message)) => return failed("build_failed", message),
+            DatasetExporterReply::Exported(_) => {
+                return retry("exporter_unavailable", "unexpected exporter reply")
+            }
+        };
+        let now = self.services.clock.now();
+        let event = OutboxEvent {
+            event: "dataset.ready",
+            payload: json!({
+                "event": "dataset.ready",
+                "dataset_id": dataset_id,
+                "name": dataset.name,
+                "row_count": built.row_count,
+                "job_id": job.id,
+                "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            }),
+        };
+        match self
+            .services
+            .store
+            .complete_dataset_job(
+                job,
+                &self.worker_id,
+                built.row_count,
+                &built.schema,
+                vec![event],
+                now,
+            )
+            .await
+        {
+            Ok(true) => Finish::Built {
+                row_count: built.row_count,
+            },
+            Ok(false) => Finish::LeaseLost,
+            Err(error) => error.into(),
         }
     }
 

@@ -512,7 +512,7 @@ impl Store {
     }
 
     /// Writes one outbox row per active webhook of the tenant subscribed to each event.
-    async fn queue_events(
+    pub(crate) async fn queue_events(
         &self,
         txn: &DatabaseTransaction,
         tenant_id: i64,

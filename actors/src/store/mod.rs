@@ -6,6 +6,7 @@
 mod accounts;
 mod audit;
 mod connect;
+mod datasets;
 mod jobs;
 mod processing;
 mod sessions;
@@ -22,6 +23,7 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, State
 pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
 pub use connect::StoreSettings;
+pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use jobs::{
     lease_until, new_id, ClaimedJob, ExhaustedJob, NewDocument, NewExecution, NewJob, OutboxEvent,
     QueueDepth, Reaped,

@@ -4,6 +4,8 @@ pub mod api_key;
 pub mod audit_entry;
 pub mod billing_period;
 pub mod credit_entry;
+pub mod dataset;
+pub mod dataset_export;
 pub mod document;
 pub mod email_token;
 pub mod execution;

@@ -1,0 +1,364 @@
+//! Datasets and their export files: creation with the build job, the build's inputs, completion with
+//! the `dataset.ready` outbox row, export bookkeeping and retention.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, TransactionTrait,
+};
+
+use super::entities::{dataset, dataset_export, document, execution};
+use super::jobs::{ClaimedJob, NewJob, OutboxEvent};
+use super::processing::PageRequest;
+use super::{Store, StoreError};
+
+/// An execution with what a dataset row needs from its document.
+#[derive(Clone, Debug)]
+pub struct BuildInput {
+    pub execution: execution::Model,
+    pub filename: String,
+    pub format: String,
+}
+
+/// An export file to record.
+#[derive(Clone, Debug)]
+pub struct NewExport<'a> {
+    pub tenant_id: i64,
+    pub dataset_id: &'a str,
+    pub format: &'a str,
+    pub blob_key: &'a str,
+    pub size_bytes: i64,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// An export file past its retention time.
+#[derive(Clone, Debug)]
+pub struct ExpiredExport {
+    pub id: i64,
+    pub blob_key: String,
+    pub size_bytes: i64,
+}
+
+impl Store {
+    /// Of `ids`, those that are not completed executions of the tenant (unknown, another tenant's, or
+    /// not completed), in the order given.
+    pub async fn unusable_executions(
+        &self,
+        tenant_id: i64,
+        ids: &[i64],
+    ) -> Result<Vec<i64>, StoreError> {
+        let mut usable = BTreeSet::new();
+        for chunk in ids.chunks(900) {
+            let found: Vec<i64> = execution::Entity::find()
+                .select_only()
+                .column(execution::Column::Id)
+                .filter(execution::Column::TenantId.eq(tenant_id))
+                .filter(execution::Column::Status.eq("completed"))
+                .filter(execution::Column::Id.is_in(chunk.to_vec()))
+                .into_tuple()
+                .all(self.connection())
+                .await?;
+            usable.extend(found);
+        }
+        Ok(ids
+            .iter()
+            .copied()
+            .filter(|id| !usable.contains(id))
+            .collect())
+    }
+
+    /// The dataset row and its build job, atomically.
+    pub async fn create_dataset(
+        &self,
+        tenant_id: i64,
+        dataset_id: &str,
+        name: &str,
+        execution_ids: &[i64],
+        job: NewJob,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let txn = self.connection().begin().await?;
+        let row = dataset::ActiveModel {
+            id: Set(dataset_id.to_string()),
+            tenant_id: Set(tenant_id),
+            name: Set(name.to_string()),
+            status: Set("queued".to_string()),
+            job_id: Set(Some(job.id.clone())),
+            execution_ids: Set(serde_json::to_string(execution_ids).unwrap_or_default()),
+            row_count: Set(0),
+            schema_json: Set(None),
+            error_message: Set(None),
+            created_at: Set(now),
+            finished_at: Set(None),
+        };
+        dataset::Entity::insert(row)
+            .exec_without_returning(&txn)
+            .await?;
+        txn.execute(self.statement(
+            "INSERT INTO jobs (id, tenant_id, job_type, status, dataset_id, payload, attempts, max_attempts, \
+             created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, 0, ?, ?, ?)",
+            vec![
+                job.id.as_str().into(),
+                tenant_id.into(),
+                job.job_type.into(),
+                dataset_id.into(),
+                job.payload.to_string().into(),
+                job.max_attempts.into(),
+                now.into(),
+                now.into(),
+            ],
+        ))
+        .await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    pub async fn dataset(
+        &self,
+        tenant_id: i64,
+        dataset_id: &str,
+    ) -> Result<Option<dataset::Model>, StoreError> {
+        Ok(dataset::Entity::find_by_id(dataset_id.to_string())
+            .filter(dataset::Column::TenantId.eq(tenant_id))
+            .one(self.connection())
+            .await?)
+    }
+
+    pub async fn datasets_page(
+        &self,
+        tenant_id: i64,
+        page: PageRequest,
+    ) -> Result<(Vec<dataset::Model>, u64), StoreError> {
+        let query = dataset::Entity::find().filter(dataset::Column::TenantId.eq(tenant_id));
+        let total = query.clone().count(self.connection()).await?;
+        let items = query
+            .order_by_desc(dataset::Column::CreatedAt)
+            .order_by_desc(dataset::Column::Id)
+            .offset(page.offset)
+            .limit(page.limit)
+            .all(self.connection())
+            .await?;
+        Ok((items, total))
+    }
+
+    /// Deletes the dataset (its export rows go with it); returns the blob keys to delete.
+    pub async fn delete_dataset(
+        &self,
+        tenant_id: i64,
+        dataset_id: &str,
+    ) -> Result<Option<Vec<String>>, StoreError> {
+        let txn = self.connection().begin().await?;
+        let Some(found) = dataset::Entity::find_by_id(dataset_id.to_string())
+            .filter(dataset::Column::TenantId.eq(tenant_id))
+            .one(&txn)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let mut keys: Vec<String> = dataset_export::Entity::find()
+            .filter(dataset_export::Column::DatasetId.eq(dataset_id))
+            .all(&txn)
+            .await?
+            .into_iter()
+            .map(|export| export.blob_key)
+            .collect();
+        if let Some(rows_key) = found
+            .schema_json
+            .as_deref()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
+            .and_then(|s| s["rows_blob_key"].as_str().map(str::to_string))
+        {
+            keys.push(rows_key);
+        }
+        // Jobs keep their history; they only lose the link.
+        txn.execute(self.statement(
+            "UPDATE jobs SET dataset_id = NULL WHERE dataset_id = ? AND tenant_id = ?",
+            vec![dataset_id.into(), tenant_id.into()],
+        ))
+        .await?;
+        dataset::Entity::delete_by_id(dataset_id.to_string())
+            .exec(&txn)
+            .await?;
+        txn.commit().await?;
+        Ok(Some(keys))
+    }
+
+    pub async fn set_dataset_status(
+        &self,
+        dataset_id: &str,
+        status: &str,
+        error: Option<&str>,
+        now: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        self.connection()
+            .execute(self.statement(
+                "UPDATE datasets SET status = ?, error_message = ?, finished_at = ? WHERE id = ?",
+                vec![status.into(), error.into(), now.into(), dataset_id.into()],
+            ))
+            .await?;
+        Ok(())
+    }
+
+    /// A batch of the build's executions with their documents' names and formats.
+    pub async fn build_inputs(
+        &self,
+        tenant_id: i64,
+        ids: &[i64],
+    ) -> Result<Vec<BuildInput>, StoreError> {
+        let executions = execution::Entity::find()
+            .filter(execution::Column::TenantId.eq(tenant_id))
+            .filter(execution::Column::Id.is_in(ids.to_vec()))
+            .all(self.connection())
+            .await?;
+        let document_ids: Vec<i64> = executions.iter().map(|e| e.document_id).collect();
+        let documents: std::collections::HashMap<i64, document::Model> = document::Entity::find()
+            .filter(document::Column::TenantId.eq(tenant_id))
+            .filter(document::Column::Id.is_in(document_ids))
+            .all(self.connection())
+            .await?
+            .into_iter()
+            .map(|d| (d.id, d))
+            .collect();
+        let mut by_id: std::collections::HashMap<i64, execution::Model> =
+            executions.into_iter().map(|e| (e.id, e)).collect();
+        Ok(ids
+            .iter()
+            .filter_map(|id| by_id.remove(id))
+            .map(|execution| {
+                let document = documents.get(&execution.document_id);
+                BuildInput {
+                    filename: document.map(|d| d.filename.clone()).unwrap_or_default(),
+                    format: document.map(|d| d.format.clone()).unwrap_or_default(),
+                    execution,
+                }
+            })
+            .collect())
+    }
+
+    /// Marks the dataset ready and its job completed, with the `dataset.ready` outbox rows, guarded by
+    /// the job's lease. False when the lease was lost.
+    pub async fn complete_dataset_job(
+        &self,
+        job: &ClaimedJob,
+        worker: &str,
+        row_count: i64,
+        schema_json: &serde_json::Value,
+        events: Vec<OutboxEvent>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let txn = self.connection().begin().await?;
+        let updated = txn
+            .execute(self.statement(
+                "UPDATE jobs SET status = 'completed', finished_at = ?, updated_at = ?, lease_owner = NULL, \
+                 lease_expires_at = NULL, error_code = NULL, error_message = NULL \
+                 WHERE id = ? AND lease_owner = ? AND status = 'running'",
+                vec![now.into(), now.into(), job.id.as_str().into(), worker.into()],
+            ))
+            .await?;
+        if updated.rows_affected() != 1 {
+            txn.rollback().await?;
+            return Ok(false);
+        }
+        txn.execute(self.statement(
+            "UPDATE datasets SET status = 'ready', row_count = ?, schema_json = ?, finished_at = ?, \
+             error_message = NULL WHERE id = ?",
+            vec![
+                row_count.into(),
+                schema_json.to_string().into(),
+                now.into(),
+                job.dataset_id.clone().unwrap_or_default().into(),
+            ],
+        ))
+        .await?;
+        self.queue_events(&txn, job.tenant_id, events, now).await?;
+        txn.commit().await?;
+        Ok(true)
+    }
+
+    /// The tenant's plan (for retention).
+    pub async fn tenant_plan(&self, tenant_id: i64) -> Result<String, StoreError> {
+        use super::entities::tenant;
+        Ok(tenant::Entity::find_by_id(tenant_id)
+            .one(self.connection())
+            .await?
+            .map_or_else(|| "trial".to_string(), |t| t.plan))
+    }
+
+    pub async fn dataset_export(
+        &self,
+        dataset_id: &str,
+        format: &str,
+    ) -> Result<Option<dataset_export::Model>, StoreError> {
+        Ok(dataset_export::Entity::find()
+            .filter(dataset_export::Column::DatasetId.eq(dataset_id))
+            .filter(dataset_export::Column::Format.eq(format))
+            .one(self.connection())
+            .await?)
+    }
+
+    pub async fn dataset_exports(
+        &self,
+        dataset_id: &str,
+    ) -> Result<Vec<dataset_export::Model>, StoreError> {
+        Ok(dataset_export::Entity::find()
+            .filter(dataset_export::Column::DatasetId.eq(dataset_id))
+            .order_by_asc(dataset_export::Column::Format)
+            .all(self.connection())
+            .await?)
+    }
+
+    /// Records a written export file (replacing an earlier row of the same format).
+    pub async fn record_dataset_export(&self, export: NewExport<'_>) -> Result<(), StoreError> {
+        let txn = self.connection().begin().await?;
+        dataset_export::Entity::delete_many()
+            .filter(dataset_export::Column::DatasetId.eq(export.dataset_id))
+            .filter(dataset_export::Column::Format.eq(export.format))
+            .exec(&txn)
+            .await?;
+        dataset_export::ActiveModel {
+            tenant_id: Set(export.tenant_id),
+            dataset_id: Set(export.dataset_id.to_string()),
+            format: Set(export.format.to_string()),
+            blob_key: Set(export.blob_key.to_string()),
+            size_bytes: Set(export.size_bytes),
+            created_at: Set(export.created_at),
+            expires_at: Set(export.expires_at),
+            ..Default::default()
+        }
+        .insert(&txn)
+        .await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// Export files whose retention ended before `now`.
+    pub async fn expired_exports(
+        &self,
+        now: DateTime<Utc>,
+        limit: u64,
+    ) -> Result<Vec<ExpiredExport>, StoreError> {
+        Ok(dataset_export::Entity::find()
+            .filter(dataset_export::Column::ExpiresAt.lt(now))
+            .order_by_asc(dataset_export::Column::ExpiresAt)
+            .limit(limit)
+            .all(self.connection())
+            .await?
+            .into_iter()
+            .map(|e| ExpiredExport {
+                id: e.id,
+                blob_key: e.blob_key,
+                size_bytes: e.size_bytes,
+            })
+            .collect())
+    }
+
+    pub async fn forget_export(&self, export_id: i64) -> Result<(), StoreError> {
+        dataset_export::Entity::delete_by_id(export_id)
+            .exec(self.connection())
+            .await?;
+        Ok(())
+    }
+}

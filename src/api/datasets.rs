@@ -1,0 +1,448 @@
+//! /v1/datasets: build a dataset from executions (a `dataset_build` job), list, inspect, delete, and
+//! download it in seven formats. Export files are written once per format and served from blob
+//! storage until the retention cleanup removes them; the next request writes them again.
+
+use actix_web::{delete, get, post, web, HttpResponse};
+use docsieve_actors::dataset_exporter::formats::{ExportFormat, FORMAT_NAMES};
+use docsieve_actors::dataset_exporter::{DatasetExporterCommand, DatasetExporterReply};
+use docsieve_actors::job_router::WAKE_CHANNEL;
+use docsieve_actors::metric_names as names;
+use docsieve_actors::store::entities::dataset;
+use docsieve_actors::store::{new_id, NewJob};
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+
+use crate::accounts;
+use crate::api::executions::{page_request, rfc3339};
+use crate::auth::Authenticated;
+use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::state::AppState;
+use crate::validation::{Pagination, Query, Violations};
+
+fn not_found(dataset_id: &str) -> ApiError {
+    ApiError::not_found(
+        "dataset_not_found",
+        format!("dataset {dataset_id} does not exist"),
+    )
+}
+
+async fn dataset_view(
+    state: &AppState,
+    dataset: &dataset::Model,
+    with_exports: bool,
+) -> Result<Value, ApiError> {
+    let schema: Value = dataset
+        .schema_json
+        .as_deref()
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or_default();
+    let execution_ids: Value = serde_json::from_str(&dataset.execution_ids).unwrap_or_default();
+    let mut view = json!({
+        "id": dataset.id,
+        "dataset_id": dataset.id,
+        "name": dataset.name,
+        "status": dataset.status,
+        "job_id": dataset.job_id,
+        "row_count": dataset.row_count,
+        "execution_count": execution_ids.as_array().map_or(0, Vec::len),
+        "schema": if schema["columns"].is_array() { schema["columns"].clone() } else {
+            docsieve_actors::dataset_exporter::rows::schema_json()
+        },
+        "created_at": rfc3339(dataset.created_at),
+        "finished_at": dataset.finished_at.map(rfc3339),
+        "error": dataset.error_message,
+    });
+    if with_exports {
+        view["execution_ids"] = execution_ids;
+        let exports = state.store.dataset_exports(&dataset.id).await?;
+        view["exports"] = exports
+            .iter()
+            .map(|e| {
+                json!({
+                    "format": e.format,
+                    "size_bytes": e.size_bytes,
+                    "created_at": rfc3339(e.created_at),
+                    "expires_at": rfc3339(e.expires_at),
+                })
+            })
+            .collect();
+        view["formats"] = FORMAT_NAMES[..7].iter().map(|f| Value::from(*f)).collect();
+    }
+    Ok(view)
+}
+
+/// `execution_ids`: integers or numeric strings.
+fn execution_ids(body: &Value, max: usize) -> Result<Vec<i64>, Vec<ValidationDetail>> {
+    let problem =
+        |msg: String, kind: &str| ValidationDetail::new("body", "execution_ids", msg, kind);
+    let Some(items) = body.get("execution_ids").and_then(Value::as_array) else {
+        return Err(vec![problem(
+            "field required: a list of execution ids".to_string(),
+            "missing",
+        )]);
+    };
+    if items.is_empty() {
+        return Err(vec![problem("must not be empty".to_string(), "too_short")]);
+    }
+    if items.len() > max {
+        return Err(vec![problem(
+            format!("at most {max} executions per dataset"),
+            "too_long",
+        )]);
+    }
+    let mut ids = Vec::with_capacity(items.len());
+    let mut bad = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let id = match item {
+            Value::Number(n) => n.as_i64(),
+            Value::String(s) => s.trim().parse::<i64>().ok(),
+            _ => None,
+        };
+        match id.filter(|id| *id > 0) {
+            Some(id) if !ids.contains(&id) => ids.push(id),
+            Some(_) => {}
+            None => bad.push(ValidationDetail::new(
+                "body",
+                &format!("execution_ids.{index}"),
+                "must be an integer or a numeric string",
+                "int_parsing",
+            )),
+        }
+    }
+    if bad.is_empty() {
+        Ok(ids)
+    } else {
+        Err(bad)
+    }
+}
+
+/// Builds a dataset from completed executions (202; the build runs as a `dataset_build` job).
+#[utoipa::path(post, path = "/v1/datasets", tag = "datasets",
+    request_body(content_type = "application/json", description = "`{name, execution_ids}`; ids are integers or numeric strings"),
+    responses(
+        (status = 202, description = "`{id, job_id, status: queued}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 422, description = "Bad body, or executions that are unknown, another tenant's or not completed (named)", body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/datasets")]
+pub async fn create(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let body: Value = serde_json::from_slice(&body).map_err(|error| {
+        ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "body",
+            format!("the body is not valid JSON: {error}"),
+            "json_invalid",
+        )])
+    })?;
+    let mut details = Vec::new();
+    let name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .unwrap_or_default();
+    if name.is_empty() || name.chars().count() > 200 {
+        details.push(ValidationDetail::new(
+            "body",
+            "name",
+            "name is required (1 to 200 characters)",
+            "string_type",
+        ));
+    }
+    let ids = match execution_ids(&body, state.settings.datasets.max_executions) {
+        Ok(ids) => ids,
+        Err(mut bad) => {
+            details.append(&mut bad);
+            Vec::new()
+        }
+    };
+    if !details.is_empty() {
+        return Err(ApiError::validation(details));
+    }
+    let unusable = state
+        .store
+        .unusable_executions(auth.tenant_id, &ids)
+        .await?;
+    if !unusable.is_empty() {
+        let shown: Vec<String> = unusable.iter().take(20).map(i64::to_string).collect();
+        return Err(ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "execution_ids",
+            format!(
+                "not completed executions of this account: {}{}",
+                shown.join(", "),
+                if unusable.len() > 20 {
+                    format!(" and {} more", unusable.len() - 20)
+                } else {
+                    String::new()
+                }
+            ),
+            "value_error.executions",
+        )]));
+    }
+    let dataset_id = new_id("ds");
+    let job_id = new_id("job");
+    let (actor_type, actor_id) = auth.actor();
+    state
+        .store
+        .create_dataset(
+            auth.tenant_id,
+            &dataset_id,
+            name,
+            &ids,
+            NewJob {
+                id: job_id.clone(),
+                job_type: "dataset_build",
+                payload: json!({"requested_by": {"type": actor_type, "id": actor_id}}),
+                max_attempts: state.settings.jobs.max_attempts as i32,
+            },
+            state.clock.now(),
+        )
+        .await?;
+    metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "dataset_build").increment(1);
+    if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
+        tracing::warn!(%error, "cannot wake the job router");
+    }
+    accounts::audit(
+        &state,
+        auth.audit(
+            "dataset_create",
+            Some(("dataset", dataset_id.clone())),
+            json!({"job_id": job_id, "executions": ids.len()}),
+        ),
+    )
+    .await;
+    Ok(HttpResponse::Accepted().json(json!({"data": {
+        "id": dataset_id,
+        "job_id": job_id,
+        "status": "queued",
+    }})))
+}
+
+/// The tenant's datasets, newest first.
+#[utoipa::path(get, path = "/v1/datasets", tag = "datasets",
+    params(
+        ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
+        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
+    ),
+    responses(
+        (status = 200, description = "`{items: [dataset], page, page_size, total}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/datasets")]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    violations.finish()?;
+    let (datasets, total) = state
+        .store
+        .datasets_page(auth.tenant_id, page_request(pagination))
+        .await?;
+    let mut items = Vec::with_capacity(datasets.len());
+    for dataset in &datasets {
+        items.push(dataset_view(&state, dataset, false).await?);
+    }
+    Ok(crate::api::page_response(items, pagination, total))
+}
+
+/// One dataset: status, row count, schema, the formats already exported with their sizes.
+#[utoipa::path(get, path = "/v1/datasets/{dataset_id}", tag = "datasets",
+    params(("dataset_id" = String, Path, description = "Dataset id")),
+    responses(
+        (status = 200, description = "id, name, status (queued, building, ready, failed), job_id, row_count, schema, execution_ids, exports [{format, size_bytes, created_at, expires_at}], formats"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/datasets/{dataset_id}")]
+pub async fn detail(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let dataset_id = path.into_inner();
+    let dataset = state
+        .store
+        .dataset(auth.tenant_id, &dataset_id)
+        .await?
+        .ok_or_else(|| not_found(&dataset_id))?;
+    Ok(HttpResponse::Ok().json(json!({"data": dataset_view(&state, &dataset, true).await?})))
+}
+
+/// Deletes the dataset and its files (the executions stay).
+#[utoipa::path(delete, path = "/v1/datasets/{dataset_id}", tag = "datasets",
+    params(("dataset_id" = String, Path, description = "Dataset id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[delete("/v1/datasets/{dataset_id}")]
+pub async fn remove(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let dataset_id = path.into_inner();
+    let keys = state
+        .store
+        .delete_dataset(auth.tenant_id, &dataset_id)
+        .await?
+        .ok_or_else(|| not_found(&dataset_id))?;
+    for key in keys {
+        if let Err(error) = state.blobs.delete(&key).await {
+            tracing::warn!(%error, %key, "cannot delete a file of a deleted dataset");
+        }
+    }
+    accounts::audit(
+        &state,
+        auth.audit("dataset_delete", Some(("dataset", dataset_id)), json!({})),
+    )
+    .await;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// A file name made of the dataset's name.
+fn file_name(name: &str, format: ExportFormat) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    let safe = safe.trim_matches('_');
+    format!(
+        "{}.{}",
+        if safe.is_empty() { "dataset" } else { safe },
+        format.extension()
+    )
+}
+
+/// Downloads the dataset in one format: `jsonl`, `csv`, `parquet`, `markdown`, `xml`, `xlsx`, `arrow`
+/// (alias `hf`: a ZIP of a HuggingFace `save_to_disk` folder).
+#[utoipa::path(get, path = "/v1/datasets/{dataset_id}/export", tag = "datasets",
+    params(
+        ("dataset_id" = String, Path, description = "Dataset id"),
+        ("format" = String, Query, description = "jsonl, csv, parquet, markdown, xml, xlsx, arrow (alias hf)")
+    ),
+    responses(
+        (status = 200, description = "The file, as an attachment"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 409, description = "dataset_not_ready", body = crate::error::ErrorBody),
+        (status = 422, description = "Unknown format (the valid ones are listed)", body = crate::error::ValidationErrorBody),
+        (status = 503, body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/datasets/{dataset_id}/export")]
+pub async fn export(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let raw = query.get("format").unwrap_or_default();
+    let Some(format) = ExportFormat::parse(raw) else {
+        return Err(ApiError::validation(vec![ValidationDetail::new(
+            "query",
+            "format",
+            format!("must be one of: {}", FORMAT_NAMES.join(", ")),
+            "value_error.enum",
+        )]));
+    };
+    let dataset_id = path.into_inner();
+    let dataset = state
+        .store
+        .dataset(auth.tenant_id, &dataset_id)
+        .await?
+        .ok_or_else(|| not_found(&dataset_id))?;
+    if dataset.status != "ready" {
+        return Err(ApiError::new(
+            ErrorKind::Conflict,
+            "dataset_not_ready",
+            format!(
+                "the dataset is {}; exports are available once it is ready",
+                dataset.status
+            ),
+        ));
+    }
+    let existing = state
+        .store
+        .dataset_export(&dataset_id, format.name())
+        .await?;
+    let (key, size) = match existing {
+        Some(export) => (export.blob_key, export.size_bytes),
+        None => {
+            let reply = state
+                .actors
+                .dataset_exporter
+                .call(DatasetExporterCommand::Export {
+                    tenant_id: auth.tenant_id,
+                    dataset_id: dataset_id.clone(),
+                    format,
+                })
+                .await?;
+            match reply {
+                DatasetExporterReply::Exported(Ok(exported)) => {
+                    (exported.blob_key, exported.size_bytes)
+                }
+                DatasetExporterReply::Exported(Err(message)) => {
+                    return Err(ApiError::new(ErrorKind::Conflict, "export_failed", message))
+                }
+                DatasetExporterReply::Built(_) => {
+                    return Err(ApiError::internal(&std::io::Error::other(
+                        "unexpected exporter reply",
+                    )))
+                }
+            }
+        }
+    };
+    let stream = match state.blobs.stream(&key).await {
+        Ok(stream) => stream,
+        Err(docsieve_actors::blob::BlobError::NotFound(_)) => {
+            return Err(ApiError::unavailable(
+                "export_missing",
+                "the export file is being replaced; retry",
+                1,
+            ))
+        }
+        Err(error) => return Err(error.into()),
+    };
+    accounts::audit(
+        &state,
+        auth.audit(
+            "dataset_export",
+            Some(("dataset", dataset_id.clone())),
+            json!({"format": format.name(), "bytes": size}),
+        ),
+    )
+    .await;
+    let body = stream.map(|chunk| chunk.map_err(actix_web::error::ErrorInternalServerError));
+    Ok(HttpResponse::Ok()
+        .content_type(format.content_type())
+        .insert_header((
+            "Content-Disposition",
+            format!(
+                "attachment; filename=\"{}\"",
+                file_name(&dataset.name, format)
+            ),
+        ))
+        .no_chunking(size.max(0) as u64)
+        .streaming(body))
+}
