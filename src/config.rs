@@ -6,7 +6,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
-use docsieve_actors::settings::{ActorsSettings, DatasetsSettings, JobsSettings};
+use docsieve_actors::settings::{ActorsSettings, DatasetsSettings, JobsSettings, WebhooksSettings};
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
 use serde::{Deserialize, Serialize};
@@ -127,6 +127,7 @@ pub struct Settings {
     pub testing: TestingSettings,
     pub jobs: JobsSettings,
     pub datasets: DatasetsSettings,
+    pub webhooks: WebhooksSettings,
     pub actors: ActorsSettings,
 }
 
@@ -305,6 +306,7 @@ impl Settings {
         self.actors.validate().map_err(invalid)?;
         self.jobs.validate().map_err(invalid)?;
         self.datasets.validate().map_err(invalid)?;
+        self.webhooks.validate().map_err(invalid)?;
         Ok(())
     }
 

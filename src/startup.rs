@@ -174,8 +174,24 @@ impl Application {
             settings: settings.datasets.clone(),
             scratch_dir: settings.storage.data_dir.join("tmp"),
         };
-        let actors =
-            ActorSystem::start_with(&settings.actors, Some(job_services), Some(export_services));
+        let secrets = docsieve_actors::webhook_sender::signing::SecretBox::from_server_secret(
+            &settings.auth.jwt_secret,
+        );
+        let webhook_services = docsieve_actors::webhook_sender::WebhookServices {
+            store: store.clone(),
+            cache: cache.clone(),
+            clock: clock.clone(),
+            settings: settings.webhooks.clone(),
+            secrets: secrets.clone(),
+        };
+        let actors = ActorSystem::start_with(
+            &settings.actors,
+            Some(docsieve_actors::system::Services {
+                jobs: job_services,
+                exports: export_services,
+                webhooks: webhook_services,
+            }),
+        );
         metrics::gauge!(
             metric_names::BUILD_INFO,
             "version" => env!("CARGO_PKG_VERSION"),
@@ -208,6 +224,7 @@ impl Application {
             metrics,
             llm,
             mailer,
+            secrets,
             started_at: Instant::now(),
         };
         let server = HttpServer::new(move || {
@@ -248,6 +265,12 @@ impl Application {
                 .service(api::datasets::export)
                 .service(api::datasets::detail)
                 .service(api::datasets::remove)
+                .service(api::webhooks::create)
+                .service(api::webhooks::list)
+                .service(api::webhooks::detail)
+                .service(api::webhooks::remove)
+                .service(api::webhooks::deliveries)
+                .service(api::webhooks::redeliver)
                 .service(api::team::invite)
                 .service(api::team::accept)
                 .service(api::team::members)

@@ -25,5 +25,7 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
     pub llm: LlmProbe,
     pub mailer: Mailer,
+    /// Encrypts webhook secrets at rest.
+    pub secrets: docsieve_actors::webhook_sender::signing::SecretBox,
     pub started_at: Instant,
 }

@@ -159,6 +159,18 @@ impl Query {
     }
 }
 
+/// A JSON body read by hand (for bodies whose fields are checked one by one): invalid JSON → 422.
+pub fn json_body(bytes: &[u8]) -> Result<serde_json::Value, ApiError> {
+    serde_json::from_slice(bytes).map_err(|error| {
+        ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "body",
+            format!("the body is not valid JSON: {error}"),
+            "json_invalid",
+        )])
+    })
+}
+
 /// A path segment that must be a positive integer id.
 pub fn path_id(raw: &str, name: &str) -> Result<i64, ApiError> {
     match raw.parse::<i64>() {

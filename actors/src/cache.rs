@@ -55,6 +55,22 @@ pub trait Cache: Send + Sync {
     async fn ping(&self) -> Result<Duration, CacheError>;
 }
 
+/// Calls `wake` for every wake-up of `channel` (and after missed ones) until the cache goes away.
+pub async fn on_wake(
+    mut wakeups: broadcast::Receiver<String>,
+    channel: &'static str,
+    wake: impl Fn(),
+) {
+    loop {
+        match wakeups.recv().await {
+            Ok(name) if name == channel => wake(),
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(_)) => wake(),
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
+}
+
 fn new_token() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -28,6 +28,8 @@ pub const JOB_WORKERS: &str = "docsieve_job_workers";
 pub const JOB_WORKERS_BUSY: &str = "docsieve_job_workers_busy";
 pub const JOB_LEASES_REAPED_TOTAL: &str = "docsieve_job_leases_reaped_total";
 pub const UPLOADS_REJECTED_TOTAL: &str = "docsieve_uploads_rejected_total";
+pub const WEBHOOK_DELIVERIES_TOTAL: &str = "docsieve_webhook_deliveries_total";
+pub const WEBHOOK_DELIVERY_DURATION_SECONDS: &str = "docsieve_webhook_delivery_duration_seconds";
 pub const DATASET_EXPORTS_TOTAL: &str = "docsieve_dataset_exports_total";
 pub const DATASET_EXPORT_BYTES_TOTAL: &str = "docsieve_dataset_export_bytes_total";
 pub const DATASET_EXPORTS_EXPIRED_TOTAL: &str = "docsieve_dataset_exports_expired_total";
@@ -53,4 +55,5 @@ pub const HISTOGRAMS: &[(&str, &[f64])] = &[
     (DATABASE_PING_SECONDS, DATABASE_PING_BUCKETS),
     (JOB_DURATION_SECONDS, JOB_DURATION_BUCKETS),
     (DATASET_BUILD_DURATION_SECONDS, JOB_DURATION_BUCKETS),
+    (WEBHOOK_DELIVERY_DURATION_SECONDS, HTTP_DURATION_BUCKETS),
 ];

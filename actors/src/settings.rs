@@ -204,3 +204,38 @@ impl DatasetsSettings {
         Ok(())
     }
 }
+
+/// The `[webhooks]` section: delivery of job and dataset events.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhooksSettings {
+    /// Allow webhook URLs that point at private, loopback or link-local addresses (off: SSRF guard).
+    pub allow_private_targets: bool,
+    /// How long a receiver has to answer, in milliseconds.
+    pub timeout_ms: u64,
+    /// Attempts per event (the first one plus retries).
+    pub max_attempts: u32,
+    /// Delay before the first retry, in milliseconds; doubles for each further retry.
+    pub retry_backoff_ms: u64,
+    /// How often the sender looks for due deliveries when nothing woke it, in milliseconds.
+    pub poll_interval_ms: u64,
+}
+
+impl WebhooksSettings {
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(&str, u64, u64, u64); 4] = [
+            ("timeout_ms", self.timeout_ms, 100, 120_000),
+            ("max_attempts", u64::from(self.max_attempts), 1, 20),
+            ("retry_backoff_ms", self.retry_backoff_ms, 10, 86_400_000),
+            ("poll_interval_ms", self.poll_interval_ms, 10, 600_000),
+        ];
+        for (key, value, min, max) in checks {
+            if value < min || value > max {
+                return Err(format!(
+                    "webhooks.{key} must be between {min} and {max}, got {value}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}

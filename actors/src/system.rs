@@ -16,7 +16,7 @@ use crate::runtime::{
 };
 use crate::scheduler::Scheduler;
 use crate::settings::{ActorSettings, ActorsSettings};
-use crate::webhook_sender::WebhookSender;
+use crate::webhook_sender::{WebhookSender, WebhookServices};
 
 /// Typed handles to every actor. This is what the HTTP front holds.
 #[derive(Clone)]
@@ -98,6 +98,13 @@ impl ActorHandles {
     }
 }
 
+/// What the actors need from the rest of the system when they run for real (not in unit tests).
+pub struct Services {
+    pub jobs: JobServices,
+    pub exports: ExportServices,
+    pub webhooks: WebhookServices,
+}
+
 /// The running actors and the arbiters they live on.
 pub struct ActorSystem {
     handles: ActorHandles,
@@ -132,15 +139,19 @@ impl ActorSystem {
     /// Starts every actor without a job queue (the job router only answers pings). Must run inside an
     /// actix `System` (`#[actix_web::main]`).
     pub fn start(settings: &ActorsSettings) -> ActorSystem {
-        ActorSystem::start_with(settings, None, None)
+        ActorSystem::start_with(settings, None)
     }
 
     /// Starts every actor; with `jobs`, the job router claims and runs jobs from the store.
-    pub fn start_with(
-        settings: &ActorsSettings,
-        jobs: Option<JobServices>,
-        exports: Option<ExportServices>,
-    ) -> ActorSystem {
+    pub fn start_with(settings: &ActorsSettings, services: Option<Services>) -> ActorSystem {
+        let (jobs, exports, webhooks) = match services {
+            Some(services) => (
+                Some(services.jobs),
+                Some(services.exports),
+                Some(services.webhooks),
+            ),
+            None => (None, None, None),
+        };
         let registry = ActorRegistry::default();
         let mut arbiters = Vec::new();
         let arbiters_ref = &mut arbiters;
@@ -201,7 +212,12 @@ impl ActorSystem {
                 arbiters_ref,
             ),
             webhook_sender: start_on_own_arbiter(
-                WebhookSender,
+                match webhooks {
+                    Some(services) => {
+                        WebhookSender::new(services, settings.webhook_sender.pool_size)
+                    }
+                    None => WebhookSender::default(),
+                },
                 settings,
                 &settings.webhook_sender,
                 &registry,

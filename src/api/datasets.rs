@@ -131,14 +131,7 @@ pub async fn create(
     auth: Authenticated,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let body: Value = serde_json::from_slice(&body).map_err(|error| {
-        ApiError::validation(vec![ValidationDetail::new(
-            "body",
-            "body",
-            format!("the body is not valid JSON: {error}"),
-            "json_invalid",
-        )])
-    })?;
+    let body: Value = crate::validation::json_body(&body)?;
     let mut details = Vec::new();
     let name = body
         .get("name")

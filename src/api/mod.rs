@@ -15,6 +15,7 @@ pub mod team;
 pub mod testing;
 pub mod uploads;
 pub mod usage;
+pub mod webhooks;
 
 use actix_web::{web, HttpRequest};
 use serde::Serialize;
@@ -123,6 +124,7 @@ impl Modify for SecuritySchemes {
         (name = "team", description = "Invitations and members"),
         (name = "processing", description = "Extraction and masking: synchronous preview and CSV export, async jobs, documents, executions, jobs"),
         (name = "datasets", description = "Datasets built from executions and their exports in seven formats"),
+        (name = "webhooks", description = "Signed deliveries of job and dataset events, retries, delivery log"),
         (name = "audit", description = "The tenant's audit log"),
         (name = "admin", description = "Internal operations; X-Internal-Token required"),
         (name = "testing", description = "Fault injection and clock control; only with testing.enabled")

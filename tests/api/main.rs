@@ -13,3 +13,4 @@ mod jobs;
 mod process;
 mod system;
 mod team;
+mod webhooks;

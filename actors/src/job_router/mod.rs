@@ -368,18 +368,11 @@ impl Logic for JobRouter {
                 dispatcher.pump().await;
             });
         });
-        let mut wakeups = dispatcher.services.cache.wakeups();
+        let wakeups = dispatcher.services.cache.wakeups();
         let listener = dispatcher.clone();
-        ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(async move {
-            loop {
-                match wakeups.recv().await {
-                    Ok(channel) if channel == WAKE_CHANNEL => listener.kick(),
-                    Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => listener.kick(),
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                }
-            }
-        }));
+        ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(
+            crate::cache::on_wake(wakeups, WAKE_CHANNEL, move || listener.kick()),
+        ));
         // Work queued before this process started (or while the actor was restarting).
         let startup = dispatcher.clone();
         actix::spawn(async move {

@@ -253,6 +253,20 @@ impl Dispatcher {
         metrics::counter!(crate::metric_names::JOBS_FINISHED_TOTAL,
             "job_type" => job.job_type.clone(), "outcome" => outcome)
         .increment(1);
+        if matches!(
+            finish,
+            Finish::Completed { .. } | Finish::Built { .. } | Finish::Failed { .. }
+        ) {
+            // The outbox rows are committed: let every process's webhook sender look now.
+            if let Err(error) = self
+                .services
+                .cache
+                .wake(crate::webhook_sender::WAKE_CHANNEL)
+                .await
+            {
+                tracing::debug!(%error, "cannot wake the webhook senders; they poll anyway");
+            }
+        }
         if let (Finish::Completed { .. }, Some((pages, bytes))) = (finish, usage) {
             if let Err(error) = self
                 .services

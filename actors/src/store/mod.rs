@@ -12,6 +12,7 @@ mod processing;
 mod sessions;
 mod team;
 mod usage;
+mod webhooks;
 pub use connect::default_sqlite_url;
 pub mod entities;
 mod quality;
@@ -33,6 +34,7 @@ pub use quality::FlaggedExecution;
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
 pub use usage::{CreditTotals, UsageRecord};
+pub use webhooks::{AttemptNext, AttemptRecord, ClaimedDelivery, DeliveryRecord};
 
 /// Turns a unique-constraint violation into [`StoreError::Duplicate`].
 pub(crate) fn unique(error: DbErr) -> StoreError {

@@ -1,5 +1,7 @@
 //! Commands of the webhook_sender actor.
 
-/// What the webhook_sender accepts. Its commands arrive with the webhooks issue; until then it only answers the runtime's pings
-/// and takes part in supervision.
-pub enum WebhookSenderCommand {}
+/// What the webhook_sender accepts.
+pub enum WebhookSenderCommand {
+    /// Events were queued in the outbox: deliver what is due now instead of at the next poll.
+    Wake,
+}

@@ -1,29 +1,260 @@
 //! The webhook_sender actor: signs and delivers webhook events from the database outbox.
 //!
-//! This actor only schedules, bounds and reports; the engine it runs is plain synchronous code in this
-//! folder, tested and benchmarked on its own. It must never block its arbiter thread.
+//! Events are written to `webhook_deliveries` in the same transaction as the state change they report
+//! (a job's completion, a dataset's build). The sender claims due rows, POSTs them with their
+//! signatures, logs every attempt, and schedules a retry after `webhooks.retry_backoff_ms` (doubling)
+//! until `webhooks.max_attempts`. At most one delivery per webhook runs at once in a process and every
+//! request has a timeout, so a slow receiver only delays its own events. Wake-ups come through the
+//! cache (any process's outbox write wakes every sender); a poll catches the rest.
 
 pub mod messages;
+pub mod signing;
+pub mod target;
 
-use actix::Context;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
+use actix::{AsyncContext, Context};
+
+use crate::cache::Cache;
+use crate::clock::Clock;
+use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome};
+use crate::settings::WebhooksSettings;
+use crate::store::{AttemptNext, AttemptRecord, ClaimedDelivery, Store};
 pub use messages::WebhookSenderCommand;
+use signing::SecretBox;
+
+/// The wake-up channel for new outbox rows.
+pub const WAKE_CHANNEL: &str = "webhooks";
+
+#[derive(Clone)]
+pub struct WebhookServices {
+    pub store: Store,
+    pub cache: Arc<dyn Cache>,
+    pub clock: Clock,
+    pub settings: WebhooksSettings,
+    pub secrets: SecretBox,
+}
+
+struct Sender {
+    services: WebhookServices,
+    client: reqwest::Client,
+    slots: usize,
+    busy: Mutex<HashSet<i64>>,
+    pumping: AtomicBool,
+    again: AtomicBool,
+}
+
+impl Sender {
+    fn busy(&self) -> MutexGuard<'_, HashSet<i64>> {
+        self.busy
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn kick(self: &Arc<Self>) {
+        let sender = self.clone();
+        actix::spawn(async move { sender.pump().await });
+    }
+
+    async fn pump(self: Arc<Self>) {
+        loop {
+            if self.pumping.swap(true, Ordering::AcqRel) {
+                self.again.store(true, Ordering::Release);
+                return;
+            }
+            self.again.store(false, Ordering::Release);
+            loop {
+                let busy: Vec<i64> = self.busy().iter().copied().collect();
+                if busy.len() >= self.slots {
+                    break;
+                }
+                let now = self.services.clock.now();
+                let hold = now
+                    + chrono::Duration::milliseconds(
+                        self.services.settings.timeout_ms as i64 + 30_000,
+                    );
+                match self.services.store.claim_delivery(now, hold, &busy).await {
+                    Ok(Some(delivery)) => {
+                        self.busy().insert(delivery.webhook_id);
+                        let sender = self.clone();
+                        actix::spawn(async move {
+                            sender.deliver(&delivery).await;
+                            sender.busy().remove(&delivery.webhook_id);
+                            sender.kick();
+                        });
+                    }
+                    Ok(None) => break,
+                    Err(error) => {
+                        tracing::warn!(%error, "claiming webhook deliveries failed");
+                        break;
+                    }
+                }
+            }
+            self.pumping.store(false, Ordering::Release);
+            if !self.again.swap(false, Ordering::AcqRel) {
+                return;
+            }
+        }
+    }
+
+    async fn deliver(&self, delivery: &ClaimedDelivery) {
+        let settings = &self.services.settings;
+        let started = Instant::now();
+        let (status_code, error) = match self.send(delivery).await {
+            Ok(code) => (Some(i32::from(code)), None),
+            Err((code, message)) => (code.map(i32::from), Some(message)),
+        };
+        let elapsed = started.elapsed();
+        let succeeded = error.is_none() && status_code.is_some_and(|c| (200..300).contains(&c));
+        let now = self.services.clock.now();
+        let next = if succeeded {
+            AttemptNext::Delivered
+        } else if delivery.attempt >= settings.max_attempts as i32 {
+            AttemptNext::Failed
+        } else {
+            let factor = 1u64 << (delivery.attempt.clamp(1, 16) - 1);
+            AttemptNext::RetryAt(
+                now + chrono::Duration::milliseconds((settings.retry_backoff_ms * factor) as i64),
+            )
+        };
+        let outcome = match next {
+            AttemptNext::Delivered => "delivered",
+            AttemptNext::Failed => "failed",
+            AttemptNext::RetryAt(_) => "retry",
+        };
+        metrics::counter!(names::WEBHOOK_DELIVERIES_TOTAL, "outcome" => outcome).increment(1);
+        metrics::histogram!(names::WEBHOOK_DELIVERY_DURATION_SECONDS).record(elapsed.as_secs_f64());
+        let error = error.or_else(|| {
+            (!succeeded).then(|| format!("the receiver answered {}", status_code.unwrap_or(0)))
+        });
+        let record = AttemptRecord {
+            status_code,
+            error,
+            duration_ms: elapsed.as_millis().min(i64::MAX as u128) as i64,
+            next,
+        };
+        if let Err(error) = self
+            .services
+            .store
+            .record_attempt(delivery, record, now)
+            .await
+        {
+            // The claim lapses and the delivery is attempted again: at least once, never lost.
+            tracing::warn!(delivery_id = delivery.id, %error, "cannot record a webhook attempt");
+        }
+    }
+
+    /// One POST. Ok: the status code; Err: the status code if any and why it failed.
+    async fn send(&self, delivery: &ClaimedDelivery) -> Result<u16, (Option<u16>, String)> {
+        let url = target::check_target(&delivery.url, self.services.settings.allow_private_targets)
+            .await
+            .map_err(|reason| (None, format!("target refused: {reason}")))?;
+        let secret = self
+            .services
+            .secrets
+            .open(&delivery.secret_encrypted)
+            .ok_or((None, "the webhook secret cannot be decrypted".to_string()))?;
+        let body = delivery.payload.as_bytes().to_vec();
+        let id = format!("msg_{}", delivery.id);
+        let timestamp = self.services.clock.now().timestamp();
+        let response = self
+            .client
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header(
+                "User-Agent",
+                concat!("docsieve-webhooks/", env!("CARGO_PKG_VERSION")),
+            )
+            .header(
+                "X-Service-Signature",
+                signing::service_signature(&secret, &body),
+            )
+            .header("X-Service-Event", delivery.event.as_str())
+            .header("webhook-id", id.as_str())
+            .header("webhook-timestamp", timestamp.to_string())
+            .header(
+                "webhook-signature",
+                signing::standard_signature(&secret, &id, timestamp, &body),
+            )
+            .body(body)
+            .send()
+            .await
+            .map_err(|error| {
+                let kind = if error.is_timeout() {
+                    "timed out"
+                } else {
+                    "connection failed"
+                };
+                (None, format!("{kind}: {}", error.without_url()))
+            })?;
+        Ok(response.status().as_u16())
+    }
+}
 
 /// State of the webhook_sender actor.
 #[derive(Default)]
-pub struct WebhookSender;
+pub struct WebhookSender {
+    sender: Option<Arc<Sender>>,
+    poll_interval: Duration,
+}
+
+impl WebhookSender {
+    pub fn new(services: WebhookServices, slots: usize) -> WebhookSender {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_millis(services.settings.timeout_ms))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default();
+        let poll_interval = Duration::from_millis(services.settings.poll_interval_ms);
+        WebhookSender {
+            sender: Some(Arc::new(Sender {
+                services,
+                client,
+                slots: slots.max(1),
+                busy: Mutex::new(HashSet::new()),
+                pumping: AtomicBool::new(false),
+                again: AtomicBool::new(false),
+            })),
+            poll_interval,
+        }
+    }
+}
 
 impl Logic for WebhookSender {
     const NAME: &'static str = "webhook_sender";
     type Command = WebhookSenderCommand;
     type Reply = ();
 
+    fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
+        let Some(sender) = self.sender.clone() else {
+            return;
+        };
+        let ticking = sender.clone();
+        ctx.run_interval(self.poll_interval, move |_, _| ticking.kick());
+        let wakeups = sender.services.cache.wakeups();
+        let listener = sender.clone();
+        ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(
+            crate::cache::on_wake(wakeups, WAKE_CHANNEL, move || listener.kick()),
+        ));
+        sender.kick();
+    }
+
     fn handle(
         &mut self,
         command: WebhookSenderCommand,
         _ctx: &mut Context<Cell<Self>>,
     ) -> Outcome<()> {
-        match command {}
+        match command {
+            WebhookSenderCommand::Wake => {
+                if let Some(sender) = &self.sender {
+                    sender.kick();
+                }
+                Outcome::Ready(())
+            }
+        }
     }
 }

@@ -16,4 +16,7 @@ pub mod refresh_token;
 pub mod tenant;
 pub mod tenant_usage;
 pub mod user;
+pub mod webhook;
+pub mod webhook_attempt;
+pub mod webhook_delivery;
 pub mod workspace;

@@ -1,0 +1,407 @@
+//! /v1/webhooks: register receivers of `job.completed`, `job.failed` and `dataset.ready`, list and
+//! delete them, read the delivery log and redeliver. The signing secret is shown once, at creation.
+
+use actix_web::{delete, get, post, web, HttpResponse};
+use docsieve_actors::dataset_exporter::formats::ExportFormat;
+use docsieve_actors::store::entities::webhook;
+use docsieve_actors::webhook_sender::{signing, target, WAKE_CHANNEL};
+use serde_json::{json, Value};
+
+use crate::accounts;
+use crate::api::executions::{page_request, rfc3339};
+use crate::auth::Authenticated;
+use crate::error::{ApiError, ValidationDetail};
+use crate::state::AppState;
+use crate::validation::{path_id, Pagination, Query, Violations};
+
+pub const EVENTS: &[&str] = &["job.completed", "job.failed", "dataset.ready"];
+
+fn webhook_view(hook: &webhook::Model) -> Value {
+    json!({
+        "id": hook.id,
+        "url": hook.url,
+        "events": serde_json::from_str::<Value>(&hook.events).unwrap_or_default(),
+        "auto_export": hook.auto_export.as_deref().and_then(|a| serde_json::from_str::<Value>(a).ok()),
+        "active": hook.active,
+        "created_at": rfc3339(hook.created_at),
+    })
+}
+
+fn not_found(webhook_id: i64) -> ApiError {
+    ApiError::not_found(
+        "webhook_not_found",
+        format!("webhook {webhook_id} does not exist"),
+    )
+}
+
+fn problem(field: &str, message: impl Into<String>, kind: &str) -> ValidationDetail {
+    ValidationDetail::new("body", field, message, kind)
+}
+
+/// `auto_export`: `{connector_id, format, prefix?}` with a connector of the caller.
+async fn auto_export(
+    state: &AppState,
+    tenant_id: i64,
+    raw: &Value,
+    details: &mut Vec<ValidationDetail>,
+) -> Result<Option<Value>, ApiError> {
+    if raw.is_null() {
+        return Ok(None);
+    }
+    let Some(object) = raw.as_object() else {
+        details.push(problem(
+            "auto_export",
+            "must be an object {connector_id, format, prefix}",
+            "model_type",
+        ));
+        return Ok(None);
+    };
+    let connector_id = match &object.get("connector_id") {
+        Some(Value::Number(n)) => n.as_i64(),
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        _ => None,
+    };
+    let format = object
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(ExportFormat::parse);
+    if format.is_none() {
+        details.push(problem(
+            "auto_export.format",
+            "must be one of: jsonl, csv, parquet, markdown, xml, xlsx, arrow",
+            "value_error.enum",
+        ));
+    }
+    let prefix = match object.get("prefix") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(prefix)) if prefix.len() <= 512 => Some(prefix.clone()),
+        Some(_) => {
+            details.push(problem(
+                "auto_export.prefix",
+                "must be a string of at most 512 characters",
+                "string_type",
+            ));
+            None
+        }
+    };
+    let Some(connector_id) = connector_id else {
+        details.push(problem(
+            "auto_export.connector_id",
+            "must be an integer",
+            "int_parsing",
+        ));
+        return Ok(None);
+    };
+    if !state
+        .store
+        .connector_exists(tenant_id, connector_id)
+        .await?
+    {
+        details.push(problem(
+            "auto_export.connector_id",
+            format!("connector {connector_id} does not exist"),
+            "value_error.connector",
+        ));
+        return Ok(None);
+    }
+    Ok(format.map(
+        |format| json!({"connector_id": connector_id, "format": format.name(), "prefix": prefix}),
+    ))
+}
+
+/// Registers a webhook. Without `secret` one is generated; the secret is returned only in this answer.
+#[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks",
+    request_body(content_type = "application/json", description = "`{url, events, secret?, auto_export?}`; events ⊆ {job.completed, job.failed, dataset.ready}; auto_export {connector_id, format, prefix?}"),
+    responses(
+        (status = 201, description = "The webhook with `secret` (shown once)"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 422, description = "Bad URL (scheme, credentials, private address), events or auto_export", body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/webhooks")]
+pub async fn create(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let body: Value = crate::validation::json_body(&body)?;
+    let mut details = Vec::new();
+    let url = match body.get("url").and_then(Value::as_str) {
+        None => {
+            details.push(problem("url", "field required", "missing"));
+            None
+        }
+        Some(raw) if raw.len() > 2048 => {
+            details.push(problem("url", "at most 2048 characters", "string_too_long"));
+            None
+        }
+        Some(raw) => {
+            match target::check_target(raw, state.settings.webhooks.allow_private_targets).await {
+                Ok(url) => Some(url.to_string()),
+                Err(reason) => {
+                    details.push(problem("url", reason, "value_error.url"));
+                    None
+                }
+            }
+        }
+    };
+    let events: Vec<String> = match body.get("events").and_then(Value::as_array) {
+        Some(items) if !items.is_empty() => {
+            let mut events = Vec::new();
+            for (index, item) in items.iter().enumerate() {
+                match item.as_str().filter(|name| EVENTS.contains(name)) {
+                    Some(name) if !events.iter().any(|e| e == name) => {
+                        events.push(name.to_string())
+                    }
+                    Some(_) => {}
+                    None => details.push(problem(
+                        &format!("events.{index}"),
+                        format!("must be one of: {}", EVENTS.join(", ")),
+                        "value_error.enum",
+                    )),
+                }
+            }
+            events
+        }
+        _ => {
+            details.push(problem(
+                "events",
+                format!("a non-empty list of: {}", EVENTS.join(", ")),
+                "too_short",
+            ));
+            Vec::new()
+        }
+    };
+    let given_secret = match body.get("secret") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(secret)) if (16..=256).contains(&secret.len()) => Some(secret.clone()),
+        Some(_) => {
+            details.push(problem(
+                "secret",
+                "must be a string of 16 to 256 characters",
+                "string_type",
+            ));
+            None
+        }
+    };
+    let auto_export = auto_export(
+        &state,
+        auth.tenant_id,
+        body.get("auto_export").unwrap_or(&Value::Null),
+        &mut details,
+    )
+    .await?;
+    if !details.is_empty() {
+        return Err(ApiError::validation(details));
+    }
+    let Some(url) = url else {
+        return Err(ApiError::validation(vec![problem(
+            "url",
+            "field required",
+            "missing",
+        )]));
+    };
+    let generated = given_secret.is_none();
+    let secret = given_secret.unwrap_or_else(signing::new_secret);
+    let sealed = state
+        .secrets
+        .seal(&secret)
+        .ok_or_else(|| ApiError::internal(&std::io::Error::other("cannot encrypt the secret")))?;
+    let hook = state
+        .store
+        .create_webhook(
+            auth.tenant_id,
+            &url,
+            &events,
+            &sealed,
+            auto_export,
+            state.clock.now(),
+        )
+        .await?;
+    accounts::audit(
+        &state,
+        auth.audit(
+            "webhook_create",
+            Some(("webhook", hook.id.to_string())),
+            json!({"events": events}),
+        ),
+    )
+    .await;
+    let mut view = webhook_view(&hook);
+    view["secret"] = secret.into();
+    view["secret_generated"] = generated.into();
+    Ok(HttpResponse::Created().json(json!({"data": view})))
+}
+
+/// The tenant's webhooks (without secrets).
+#[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks",
+    params(
+        ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
+        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
+    ),
+    responses((status = 200, description = "`{items: [webhook], page, page_size, total}`"), (status = 422, body = crate::error::ValidationErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/webhooks")]
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    violations.finish()?;
+    let (hooks, total) = state
+        .store
+        .webhooks_page(auth.tenant_id, page_request(pagination))
+        .await?;
+    Ok(crate::api::page_response(
+        hooks.iter().map(webhook_view).collect(),
+        pagination,
+        total,
+    ))
+}
+
+/// One webhook (without its secret).
+#[utoipa::path(get, path = "/v1/webhooks/{webhook_id}", tag = "webhooks",
+    params(("webhook_id" = i64, Path, description = "Webhook id")),
+    responses((status = 200, description = "The webhook"), (status = 404, body = crate::error::ErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/webhooks/{webhook_id}")]
+pub async fn detail(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let webhook_id = path_id(&path, "webhook_id")?;
+    let hook = state
+        .store
+        .webhook(auth.tenant_id, webhook_id)
+        .await?
+        .ok_or_else(|| not_found(webhook_id))?;
+    Ok(HttpResponse::Ok().json(json!({"data": webhook_view(&hook)})))
+}
+
+/// Deletes the webhook and its delivery log.
+#[utoipa::path(delete, path = "/v1/webhooks/{webhook_id}", tag = "webhooks",
+    params(("webhook_id" = i64, Path, description = "Webhook id")),
+    responses((status = 204, description = "Deleted"), (status = 404, body = crate::error::ErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[delete("/v1/webhooks/{webhook_id}")]
+pub async fn remove(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let webhook_id = path_id(&path, "webhook_id")?;
+    if !state
+        .store
+        .delete_webhook(auth.tenant_id, webhook_id)
+        .await?
+    {
+        return Err(not_found(webhook_id));
+    }
+    accounts::audit(
+        &state,
+        auth.audit(
+            "webhook_delete",
+            Some(("webhook", webhook_id.to_string())),
+            json!({}),
+        ),
+    )
+    .await;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The delivery log: each event with every attempt (status code or error, duration, time) and whether
+/// it finally succeeded.
+#[utoipa::path(get, path = "/v1/webhooks/{webhook_id}/deliveries", tag = "webhooks",
+    params(
+        ("webhook_id" = i64, Path, description = "Webhook id"),
+        ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
+        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
+    ),
+    responses(
+        (status = 200, description = "`{items: [{id, event, status, succeeded, attempts: [{attempt, status_code, error, duration_ms, at}], payload, created_at}], ...}`"),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/webhooks/{webhook_id}/deliveries")]
+pub async fn deliveries(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<String>,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let webhook_id = path_id(&path, "webhook_id")?;
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    violations.finish()?;
+    state
+        .store
+        .webhook(auth.tenant_id, webhook_id)
+        .await?
+        .ok_or_else(|| not_found(webhook_id))?;
+    let (records, total) = state
+        .store
+        .deliveries_page(auth.tenant_id, webhook_id, page_request(pagination))
+        .await?;
+    let items: Vec<Value> = records
+        .iter()
+        .map(|record| {
+            let delivery = &record.delivery;
+            json!({
+                "id": delivery.id,
+                "delivery_id": delivery.id,
+                "event": delivery.event,
+                "status": delivery.status,
+                "succeeded": delivery.status == "delivered",
+                "attempt_count": record.attempts.len(),
+                "attempts": record.attempts.iter().map(|a| json!({
+                    "attempt": a.attempt,
+                    "status_code": a.status_code,
+                    "error": a.error,
+                    "duration_ms": a.duration_ms,
+                    "at": rfc3339(a.created_at),
+                })).collect::<Vec<_>>(),
+                "next_attempt_at": (delivery.status == "pending").then(|| delivery.next_attempt_at.map(rfc3339)).flatten(),
+                "payload": serde_json::from_str::<Value>(&delivery.payload).unwrap_or_default(),
+                "created_at": rfc3339(delivery.created_at),
+            })
+        })
+        .collect();
+    Ok(crate::api::page_response(items, pagination, total))
+}
+
+/// Sends a logged event again (a new delivery with the same body).
+#[utoipa::path(post, path = "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", tag = "webhooks",
+    params(
+        ("webhook_id" = i64, Path, description = "Webhook id"),
+        ("delivery_id" = i64, Path, description = "Delivery id")
+    ),
+    responses((status = 202, description = "`{delivery_id, status: pending}`"), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ValidationErrorBody)),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver")]
+pub async fn redeliver(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (webhook_raw, delivery_raw) = path.into_inner();
+    let webhook_id = path_id(&webhook_raw, "webhook_id")?;
+    let delivery_id = path_id(&delivery_raw, "delivery_id")?;
+    let copy = state
+        .store
+        .redeliver(auth.tenant_id, webhook_id, delivery_id, state.clock.now())
+        .await?
+        .ok_or_else(|| {
+            ApiError::not_found(
+                "delivery_not_found",
+                format!("delivery {delivery_id} of webhook {webhook_id} does not exist"),
+            )
+        })?;
+    if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
+        tracing::debug!(%error, "cannot wake the webhook sender; it polls anyway");
+    }
+    Ok(HttpResponse::Accepted().json(json!({"data": {"delivery_id": copy, "status": "pending"}})))
+}
