@@ -110,6 +110,87 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         metric_names::REDIS_UP,
         "1 when the last Redis ping succeeded"
     );
+    for (name, help) in [
+        (
+            metric_names::JOBS_ENQUEUED_TOTAL,
+            "Jobs queued, by job type",
+        ),
+        (
+            metric_names::JOBS_FINISHED_TOTAL,
+            "Job attempts that ended, by job type and outcome",
+        ),
+        (
+            metric_names::JOB_LEASES_REAPED_TOTAL,
+            "Jobs whose lease expired, requeued or failed",
+        ),
+        (
+            metric_names::UPLOADS_REJECTED_TOTAL,
+            "Uploaded files listed in `rejected`, by code",
+        ),
+        (
+            metric_names::DATASET_EXPORTS_TOTAL,
+            "Dataset export files written, by format and outcome",
+        ),
+        (
+            metric_names::DATASET_EXPORT_BYTES_TOTAL,
+            "Bytes of dataset export files written, by format",
+        ),
+        (
+            metric_names::DATASET_EXPORTS_EXPIRED_TOTAL,
+            "Export files deleted by the retention cleanup",
+        ),
+        (
+            metric_names::WEBHOOK_DELIVERIES_TOTAL,
+            "Webhook delivery attempts, by outcome",
+        ),
+        (
+            crate::mail::MAIL_TOTAL,
+            "Mails sent or given up, by kind and outcome",
+        ),
+    ] {
+        metrics::describe_counter!(name, help);
+    }
+    for (name, help) in [
+        (
+            metric_names::JOBS_QUEUE_DEPTH,
+            "Jobs queued and running, all tenants",
+        ),
+        (
+            metric_names::JOBS_OLDEST_QUEUED_AGE_SECONDS,
+            "Age of the oldest queued job in seconds",
+        ),
+        (
+            metric_names::JOB_WORKERS,
+            "Job router workers in this process",
+        ),
+        (
+            metric_names::JOB_WORKERS_BUSY,
+            "Job router workers running a job",
+        ),
+        (
+            metric_names::POOL_SIZE,
+            "Threads of a CPU pool (extractor, masker)",
+        ),
+        (metric_names::POOL_BUSY, "Busy threads of a CPU pool"),
+    ] {
+        metrics::describe_gauge!(name, help);
+    }
+    for (name, help) in [
+        (
+            metric_names::JOB_DURATION_SECONDS,
+            "Job run time from claim to result",
+        ),
+        (
+            metric_names::DATASET_BUILD_DURATION_SECONDS,
+            "Dataset build time",
+        ),
+        (
+            metric_names::WEBHOOK_DELIVERY_DURATION_SECONDS,
+            "Webhook request time",
+        ),
+    ] {
+        metrics::describe_histogram!(name, metrics::Unit::Seconds, help);
+    }
     Ok(handle)
 }
 

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use actix::Context;
+use futures_util::StreamExt;
 
 use crate::blob::{keys, Blobs};
 use crate::clock::Clock;
@@ -77,7 +78,7 @@ impl Logic for DatasetExporter {
                 dataset_id,
             } => Outcome::Pending(Box::pin(async move {
                 let started = Instant::now();
-                let result = build(&services, tenant_id, &dataset_id).await;
+                let result = build_rows(&services, tenant_id, &dataset_id).await;
                 metrics::histogram!(names::DATASET_BUILD_DURATION_SECONDS)
                     .record(started.elapsed().as_secs_f64());
                 DatasetExporterReply::Built(result)
@@ -87,7 +88,7 @@ impl Logic for DatasetExporter {
                 dataset_id,
                 format,
             } => Outcome::Pending(Box::pin(async move {
-                let result = export(&services, tenant_id, &dataset_id, format).await;
+                let result = export_format(&services, tenant_id, &dataset_id, format).await;
                 let outcome = if result.is_ok() { "success" } else { "failure" };
                 metrics::counter!(names::DATASET_EXPORTS_TOTAL,
                     "format" => format.name(), "outcome" => outcome)
@@ -190,7 +191,9 @@ async fn load_dataset(
         .ok_or_else(|| "the dataset was deleted".to_string())
 }
 
-async fn build(
+/// Builds the canonical rows of a dataset (what a `dataset_build` job runs). Result blobs are read
+/// 32 at a time, in order.
+pub async fn build_rows(
     services: &ExportServices,
     tenant_id: i64,
     dataset_id: &str,
@@ -213,20 +216,27 @@ async fn build(
             .build_inputs(tenant_id, chunk)
             .await
             .map_err(store_error)?;
-        let mut results = Vec::with_capacity(inputs.len());
-        for input in inputs {
-            let key =
-                input.execution.result_blob_key.clone().ok_or_else(|| {
+        let reads = inputs.into_iter().map(|input| {
+            let blobs = services.blobs.clone();
+            async move {
+                let key = input.execution.result_blob_key.clone().ok_or_else(|| {
                     format!("execution {} has no stored result", input.execution.id)
                 })?;
-            let bytes = services.blobs.get(&key).await.map_err(|e| {
-                format!(
-                    "the result of execution {} cannot be read: {e}",
-                    input.execution.id
-                )
-            })?;
-            results.push((input, bytes));
-        }
+                let bytes = blobs.get(&key).await.map_err(|e| {
+                    format!(
+                        "the result of execution {} cannot be read: {e}",
+                        input.execution.id
+                    )
+                })?;
+                Ok::<_, String>((input, bytes))
+            }
+        });
+        let results: Vec<_> = futures_util::stream::iter(reads)
+            .buffered(32)
+            .collect::<Vec<_>>()
+            .await
+            .into_iter()
+            .collect::<Result<_, String>>()?;
         let mut out = writer.take().ok_or("writer lost")?;
         let (back, written) = tokio::task::spawn_blocking(move || {
             let mut written = 0_i64;
@@ -258,7 +268,8 @@ async fn build(
     })
 }
 
-async fn export(
+/// Writes one export format of a built dataset to blob storage and records it.
+pub async fn export_format(
     services: &ExportServices,
     tenant_id: i64,
     dataset_id: &str,
