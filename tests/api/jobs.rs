@@ -858,3 +858,39 @@ async fn two_processes_share_the_queue_and_run_each_job_once() {
         "both processes should have worked: {workers:?}"
     );
 }
+
+#[tokio::test]
+async fn a_tenant_over_its_queue_limit_gets_429_with_retry_after() {
+    let server = TestServer::start_with(
+        ServerOptions::default().env("DOCSIEVE__JOBS__MAX_QUEUED_PER_TENANT", "2"),
+    )
+    .await;
+    let alice = tenant(&server, "alice-full@example.com").await;
+    let response = server
+        .bearer(Method::POST, "/v1/data-process/async", &alice.token)
+        .multipart(files(vec![
+            ("a.txt", b"birinci belge".to_vec()),
+            ("b.txt", b"ikinci belge".to_vec()),
+            ("c.txt", b"ucuncu belge".to_vec()),
+        ]))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(response.status(), 429);
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    assert!(retry_after.is_some_and(|s| s > 0), "Retry-After is set");
+    let (_, body) = json_of(response).await;
+    assert_eq!(body["code"], "queue_full", "{body}");
+    // Nothing of the refused request was stored.
+    let (_, documents) = alice.get(&server, "/v1/documents").await;
+    assert_eq!(documents["data"]["total"], 0);
+    // Within the limit it is accepted.
+    let jobs = alice
+        .queue(&server, vec![("a.txt", b"birinci belge".to_vec())])
+        .await;
+    assert_eq!(jobs.len(), 1);
+}
