@@ -31,6 +31,11 @@ impl Clock {
     }
 }
 
+/// A time as the API and events show it: RFC 3339, UTC, whole seconds, `Z`.
+pub fn rfc3339(time: DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

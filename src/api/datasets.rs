@@ -197,9 +197,7 @@ pub async fn create(
         )
         .await?;
     metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "dataset_build").increment(1);
-    if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
-        tracing::warn!(%error, "cannot wake the job router");
-    }
+    crate::api::uploads::wake(&state, WAKE_CHANNEL).await;
     accounts::audit(
         &state,
         auth.audit(

@@ -163,18 +163,8 @@ pub async fn reprocess(
             "this document came from a storage connector and is not stored locally; trigger the connector's schedule to fetch it again",
         ));
     }
+    crate::api::uploads::admit(&state, auth.tenant_id, 1).await?;
     let jobs = &state.settings.jobs;
-    let queued = state.store.queued_count(auth.tenant_id).await?;
-    if queued >= jobs.max_queued_per_tenant {
-        return Err(ApiError::too_many_requests(
-            "queue_full",
-            format!(
-                "this account has {queued} queued jobs; at most {} may wait at once",
-                jobs.max_queued_per_tenant
-            ),
-            30,
-        ));
-    }
     let (actor_type, actor_id) = auth.actor();
     let job_id = new_id("job");
     state
@@ -192,9 +182,7 @@ pub async fn reprocess(
         )
         .await?;
     metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "data_process").increment(1);
-    if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
-        tracing::warn!(%error, "cannot wake the job router");
-    }
+    crate::api::uploads::wake(&state, WAKE_CHANNEL).await;
     accounts::audit(
         &state,
         auth.audit(

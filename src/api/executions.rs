@@ -11,9 +11,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, Violations};
 
-pub fn rfc3339(time: chrono::DateTime<chrono::Utc>) -> String {
-    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
+pub use docsieve_actors::clock::rfc3339;
 
 /// The stored `result_meta`, parsed (an empty object if it cannot be).
 pub fn meta_of(execution: &execution::Model) -> Value {

@@ -169,6 +169,30 @@ fn classify(filename: &str, bytes: &[u8]) -> Result<(&'static str, &'static str)
     }
 }
 
+/// Admission control: 429 `queue_full` with Retry-After when `adding` more jobs would take the
+/// tenant past `jobs.max_queued_per_tenant`.
+pub async fn admit(state: &AppState, tenant_id: i64, adding: u64) -> Result<(), ApiError> {
+    let limit = state.settings.jobs.max_queued_per_tenant;
+    let queued = state.store.queued_count(tenant_id).await?;
+    if queued + adding > limit {
+        return Err(ApiError::too_many_requests(
+            "queue_full",
+            format!(
+                "this account has {queued} queued jobs; at most {limit} may wait at once. Retry when some have finished."
+            ),
+            30,
+        ));
+    }
+    Ok(())
+}
+
+/// Wakes every process's `channel` subscribers; a failure only delays the work until their next poll.
+pub async fn wake(state: &AppState, channel: &str) {
+    if let Err(error) = state.cache.wake(channel).await {
+        tracing::warn!(%error, channel, "cannot send a wake-up; the next poll finds the work");
+    }
+}
+
 /// `{connector_id, keys}` from the `source` field or body.
 fn parse_source(raw: &serde_json::Value) -> Result<(i64, Vec<String>), ApiError> {
     let source = raw.get("source").unwrap_or(raw);
@@ -358,17 +382,7 @@ async fn submit_files(
         }
     }
     if !valid.is_empty() {
-        let queued = state.store.queued_count(auth.tenant_id).await?;
-        if queued + valid.len() as u64 > jobs.max_queued_per_tenant {
-            return Err(ApiError::too_many_requests(
-                "queue_full",
-                format!(
-                    "this account has {queued} queued jobs; at most {} may wait at once. Retry when some have finished.",
-                    jobs.max_queued_per_tenant
-                ),
-                30,
-            ));
-        }
+        admit(state, auth.tenant_id, valid.len() as u64).await?;
     }
     let (actor_type, actor_id) = auth.actor();
     let mut accepted = Vec::with_capacity(valid.len());
@@ -412,10 +426,7 @@ async fn submit_files(
         });
     }
     if !accepted.is_empty() {
-        if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
-            // The router's poll finds the jobs anyway.
-            tracing::warn!(%error, "cannot wake the job router");
-        }
+        wake(state, WAKE_CHANNEL).await;
     }
     let job_ids: Vec<&str> = accepted.iter().map(|a| a.job_id.as_str()).collect();
     let details = json!({

@@ -400,8 +400,6 @@ pub async fn redeliver(
                 format!("delivery {delivery_id} of webhook {webhook_id} does not exist"),
             )
         })?;
-    if let Err(error) = state.cache.wake(WAKE_CHANNEL).await {
-        tracing::debug!(%error, "cannot wake the webhook sender; it polls anyway");
-    }
+    crate::api::uploads::wake(&state, WAKE_CHANNEL).await;
     Ok(HttpResponse::Accepted().json(json!({"data": {"delivery_id": copy, "status": "pending"}})))
 }

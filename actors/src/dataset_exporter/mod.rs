@@ -167,10 +167,7 @@ fn row_of(input: &crate::store::BuildInput, result: &[u8]) -> Result<DatasetRow,
             serde_json::json!([])
         },
         masked: input.execution.masked,
-        created_at: input
-            .execution
-            .created_at
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        created_at: crate::clock::rfc3339(input.execution.created_at),
     })
 }
 

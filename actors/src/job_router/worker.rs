@@ -87,7 +87,7 @@ pub fn job_event(
                     "pii_findings_count": meta["pii_findings_count"].as_u64().unwrap_or(0),
                     "document_id": job.document_id,
                     "execution_id": execution_id,
-                    "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    "timestamp": crate::clock::rfc3339(now),
                 }),
             })
         }
@@ -123,7 +123,7 @@ pub fn failed_event(
             "pii_findings_count": 0,
             "document_id": document_id,
             "error": {"code": code, "message": message},
-            "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "timestamp": crate::clock::rfc3339(now),
         }),
     }
 }
@@ -372,7 +372,7 @@ impl Dispatcher {
                 "name": dataset.name,
                 "row_count": built.row_count,
                 "job_id": job.id,
-                "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                "timestamp": crate::clock::rfc3339(now),
             }),
         };
         match self

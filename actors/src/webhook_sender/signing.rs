@@ -14,7 +14,7 @@ use ring::rand::{SecureRandom, SystemRandom};
 /// The hex HMAC-SHA256 of `body` (the `X-Service-Signature` header).
 pub fn service_signature(secret: &str, body: &[u8]) -> String {
     let key = hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes());
-    hex_encode(hmac::sign(&key, body).as_ref())
+    hex::encode(hmac::sign(&key, body).as_ref())
 }
 
 /// The Standard Webhooks `webhook-signature` header value.
@@ -29,25 +29,11 @@ pub fn standard_signature(secret: &str, id: &str, timestamp: i64, body: &[u8]) -
     )
 }
 
-fn hex_encode(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn hex_decode(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
 /// A new random webhook secret: `whsec_` + 32 random bytes in hex.
 pub fn new_secret() -> String {
     let mut bytes = [0u8; 32];
     let _ = SystemRandom::new().fill(&mut bytes);
-    format!("whsec_{}", hex_encode(&bytes))
+    format!("whsec_{}", hex::encode(bytes))
 }
 
 /// Encrypts and decrypts webhook secrets (AES-256-GCM; the stored form is hex of nonce + ciphertext).
@@ -83,12 +69,12 @@ impl SecretBox {
             .ok()?;
         let mut stored = nonce.to_vec();
         stored.extend_from_slice(&data);
-        Some(hex_encode(&stored))
+        Some(hex::encode(stored))
     }
 
     pub fn open(&self, stored: &str) -> Option<String> {
         let key = self.key()?;
-        let bytes = hex_decode(stored)?;
+        let bytes = hex::decode(stored).ok()?;
         if bytes.len() < NONCE_LEN {
             return None;
         }
@@ -110,7 +96,10 @@ mod tests {
         let signature = service_signature("s3cret", body);
         let key = hmac::Key::new(hmac::HMAC_SHA256, b"s3cret");
         let expected = hmac::sign(&key, body);
-        assert_eq!(hex_decode(&signature).as_deref(), Some(expected.as_ref()));
+        assert_eq!(
+            hex::decode(&signature).ok().as_deref(),
+            Some(expected.as_ref())
+        );
         assert!(standard_signature("s3cret", "msg_1", 1_700_000_000, body).starts_with("v1,"));
     }
 
