@@ -1,7 +1,7 @@
 //! Blob storage through object_store: a local folder under the data dir by default, or any S3, GCS or
 //! Azure URL from `storage.blob_url`. Owns the key layout; never interprets the bytes it stores.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -54,6 +54,8 @@ pub mod keys {
 #[derive(Clone)]
 pub struct Blobs {
     store: Arc<dyn ObjectStore>,
+    /// The folder of the local store (none for cloud stores): batch reads go straight to the files.
+    local_root: Option<Arc<PathBuf>>,
     /// Where the blobs live, for the health report (no credentials).
     location: String,
 }
@@ -81,6 +83,7 @@ impl Blobs {
             let store = LocalFileSystem::new_with_prefix(&folder)?;
             return Ok(Blobs {
                 store: Arc::new(store),
+                local_root: Some(Arc::new(folder.clone())),
                 location: format!("file://{}", folder.display()),
             });
         }
@@ -92,6 +95,7 @@ impl Blobs {
         let _ = location.set_username("");
         Ok(Blobs {
             store: Arc::new(PrefixStore::new(store, prefix)),
+            local_root: None,
             location: location.to_string(),
         })
     }
@@ -113,6 +117,54 @@ impl Blobs {
             Err(object_store::Error::NotFound { .. }) => Err(BlobError::NotFound(key.to_string())),
             Err(error) => Err(error.into()),
         }
+    }
+
+    /// The file behind `key` when the store is a local folder (readers then skip the copy).
+    pub fn local_file(&self, key: &str) -> Option<PathBuf> {
+        let root = self.local_root.as_ref()?;
+        plain_key(key).then(|| root.join(key))
+    }
+
+    /// Reads many objects, results in the order of `keys`. On the local store one blocking task reads
+    /// the files directly (no task per object); on cloud stores up to 32 requests are in flight.
+    pub async fn get_many(&self, keys: Vec<String>) -> Vec<Result<Bytes, BlobError>> {
+        use futures_util::StreamExt;
+        if let Some(root) = &self.local_root {
+            if keys.iter().all(|key| plain_key(key)) {
+                let root = Arc::clone(root);
+                let count = keys.len();
+                return tokio::task::spawn_blocking(move || {
+                    keys.iter()
+                        .map(|key| match std::fs::read(root.join(key)) {
+                            Ok(bytes) => Ok(Bytes::from(bytes)),
+                            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                                Err(BlobError::NotFound(key.clone()))
+                            }
+                            Err(source) => Err(BlobError::Folder {
+                                path: key.clone(),
+                                source,
+                            }),
+                        })
+                        .collect()
+                })
+                .await
+                .unwrap_or_else(|error| {
+                    (0..count)
+                        .map(|_| {
+                            Err(BlobError::Folder {
+                                path: "batch read".to_string(),
+                                source: std::io::Error::other(error.to_string()),
+                            })
+                        })
+                        .collect()
+                });
+            }
+        }
+        futures_util::stream::iter(keys)
+            .map(|key| async move { self.get(&key).await })
+            .buffered(32)
+            .collect()
+            .await
     }
 
     /// The object as a stream of chunks (downloads of large exports never sit in memory whole).
@@ -176,6 +228,17 @@ impl Blobs {
         Ok(total)
     }
 
+    /// Copies an object inside the store (a hard link on the local store, a server-side copy on
+    /// cloud stores); returns the copy's size.
+    pub async fn copy(&self, from: &str, to: &str) -> Result<u64, BlobError> {
+        let to = ObjectPath::from(to);
+        match self.store.copy(&ObjectPath::from(from), &to).await {
+            Ok(()) => Ok(self.store.head(&to).await?.size),
+            Err(object_store::Error::NotFound { .. }) => Err(BlobError::NotFound(from.to_string())),
+            Err(error) => Err(error.into()),
+        }
+    }
+
     /// Deletes `key`; deleting a missing object is not an error.
     pub async fn delete(&self, key: &str) -> Result<(), BlobError> {
         match self.store.delete(&ObjectPath::from(key)).await {
@@ -192,6 +255,20 @@ impl Blobs {
             Err(error) => Err(error.into()),
         }
     }
+}
+
+/// A key that maps to the same relative path in a local folder as object_store's LocalFileSystem
+/// gives it (segments of ASCII letters, digits, `-`, `_` and `.`, none of them `.` or `..`).
+fn plain_key(key: &str) -> bool {
+    !key.is_empty()
+        && key.split('/').all(|segment| {
+            !segment.is_empty()
+                && segment != "."
+                && segment != ".."
+                && segment
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        })
 }
 
 #[cfg(test)]
@@ -219,6 +296,46 @@ mod tests {
         blobs.delete(&key).await.expect("deleting twice is fine");
         assert!(matches!(blobs.get(&key).await, Err(BlobError::NotFound(_))));
         assert!(blobs.ping().await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn batch_reads_keep_the_order_and_report_missing_objects() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blobs = Blobs::open("", dir.path()).expect("open");
+        for (key, body) in [("a/1.json", "one"), ("a/2.json", "two"), ("b c/3", "three")] {
+            blobs
+                .put(key, Bytes::from(body.to_string()))
+                .await
+                .expect("put");
+        }
+        let keys = |list: &[&str]| list.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        let read = blobs
+            .get_many(keys(&["a/2.json", "a/missing", "a/1.json"]))
+            .await;
+        assert_eq!(read[0].as_ref().expect("two"), &Bytes::from_static(b"two"));
+        assert!(matches!(read[1], Err(BlobError::NotFound(_))));
+        assert_eq!(read[2].as_ref().expect("one"), &Bytes::from_static(b"one"));
+        // A key the fast path cannot map goes through the object store, with the same answers.
+        let read = blobs.get_many(keys(&["b c/3", "a/1.json"])).await;
+        assert_eq!(
+            read[0].as_ref().expect("three"),
+            &Bytes::from_static(b"three")
+        );
+        assert_eq!(read[1].as_ref().expect("one"), &Bytes::from_static(b"one"));
+        let size = blobs.copy("a/1.json", "c/copy.json").await.expect("copy");
+        assert_eq!(size, 3);
+        blobs.delete("a/1.json").await.expect("delete the original");
+        assert_eq!(
+            blobs.get("c/copy.json").await.expect("copy stays"),
+            Bytes::from_static(b"one")
+        );
+        assert!(matches!(
+            blobs.copy("a/1.json", "c/x").await,
+            Err(BlobError::NotFound(_))
+        ));
+        assert!(
+            !plain_key("a/../b") && !plain_key("") && !plain_key("a//b") && plain_key("t/1/r.json")
+        );
     }
 
     #[test]

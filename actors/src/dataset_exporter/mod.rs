@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use actix::Context;
-use futures_util::StreamExt;
 
 use crate::blob::{keys, Blobs};
 use crate::clock::Clock;
@@ -128,46 +127,70 @@ fn rows_key(tenant_id: i64, dataset_id: &str) -> String {
     format!("tenants/{tenant_id}/datasets/{dataset_id}/rows.jsonl")
 }
 
+/// What a dataset row takes from a stored result (everything else in it is skipped unparsed).
+#[derive(serde::Deserialize)]
+struct StoredResult {
+    #[serde(default)]
+    document: StoredDocument,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct StoredDocument {
+    text: Option<String>,
+    fields: serde_json::Value,
+    tables: serde_json::Value,
+}
+
+/// What a dataset row takes from `executions.result_meta`.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct StoredMeta {
+    format: Option<String>,
+    detected_language: Option<String>,
+    quality: Option<StoredQuality>,
+    pii_count: Option<i64>,
+    pii_type_summary: Option<std::collections::BTreeMap<String, u64>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct StoredQuality {
+    grade: Option<String>,
+}
+
 /// One execution's result blob as a dataset row.
-fn row_of(input: &crate::store::BuildInput, result: &[u8]) -> Result<DatasetRow, String> {
-    let result: serde_json::Value = serde_json::from_slice(result).map_err(|e| {
+fn row_of(input: crate::store::BuildInput, result: &[u8]) -> Result<DatasetRow, String> {
+    let result: StoredResult = serde_json::from_slice(result).map_err(|e| {
         format!(
             "the result of execution {} is unreadable: {e}",
-            input.execution.id
+            input.execution_id
         )
     })?;
-    let meta: serde_json::Value =
-        serde_json::from_str(&input.execution.result_meta).unwrap_or_default();
-    let document = &result["document"];
+    let meta: StoredMeta = serde_json::from_str(&input.result_meta).unwrap_or_default();
+    let document = result.document;
     Ok(DatasetRow {
-        execution_id: input.execution.id,
-        document_id: input.execution.document_id,
-        filename: input.filename.clone(),
-        format: meta["format"].as_str().unwrap_or(&input.format).to_string(),
-        language: meta["detected_language"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        quality_grade: meta["quality"]["grade"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        pii_count: meta["pii_count"].as_i64().unwrap_or(0),
-        pii_type_summary: serde_json::from_value(meta["pii_type_summary"].clone())
-            .unwrap_or_default(),
-        text: document["text"].as_str().unwrap_or_default().to_string(),
-        fields: if document["fields"].is_object() {
-            document["fields"].clone()
+        execution_id: input.execution_id,
+        document_id: input.document_id,
+        filename: input.filename,
+        format: meta.format.unwrap_or(input.format),
+        language: meta.detected_language.unwrap_or_default(),
+        quality_grade: meta.quality.and_then(|q| q.grade).unwrap_or_default(),
+        pii_count: meta.pii_count.unwrap_or(0),
+        pii_type_summary: meta.pii_type_summary.unwrap_or_default(),
+        text: document.text.unwrap_or_default(),
+        fields: if document.fields.is_object() {
+            document.fields
         } else {
             serde_json::json!({})
         },
-        tables: if document["tables"].is_array() {
-            document["tables"].clone()
+        tables: if document.tables.is_array() {
+            document.tables
         } else {
             serde_json::json!([])
         },
-        masked: input.execution.masked,
-        created_at: crate::clock::rfc3339(input.execution.created_at),
+        masked: input.masked,
+        created_at: crate::clock::rfc3339(input.created_at),
     })
 }
 
@@ -188,8 +211,31 @@ async fn load_dataset(
         .ok_or_else(|| "the dataset was deleted".to_string())
 }
 
-/// Builds the canonical rows of a dataset (what a `dataset_build` job runs). Result blobs are read
-/// 32 at a time, in order.
+type RowWriter = std::io::BufWriter<std::fs::File>;
+
+/// Turns one batch of inputs and their result blobs into canonical lines (on a blocking thread).
+fn write_batch(
+    mut out: RowWriter,
+    batch: Vec<(
+        crate::store::BuildInput,
+        Result<bytes::Bytes, crate::blob::BlobError>,
+    )>,
+) -> Result<(RowWriter, i64), String> {
+    let mut written = 0_i64;
+    for (input, bytes) in batch {
+        let id = input.execution_id;
+        let bytes =
+            bytes.map_err(|e| format!("the result of execution {id} cannot be read: {e}"))?;
+        let row = row_of(input, &bytes)?;
+        rows::write_line(&mut out, &row).map_err(|e| e.to_string())?;
+        written += 1;
+    }
+    Ok((out, written))
+}
+
+/// Builds the canonical rows of a dataset (what a `dataset_build` job runs). Executions are read in
+/// batches of 1,000 (one query, one batch read of their result blobs); while one batch is turned into
+/// lines on a blocking thread, the next one is read.
 pub async fn build_rows(
     services: &ExportServices,
     tenant_id: i64,
@@ -205,52 +251,37 @@ pub async fn build_rows(
     let ids: Vec<i64> = serde_json::from_str(&dataset.execution_ids).unwrap_or_default();
     let scratch = Scratch::new(services, "rows.jsonl")?;
     let file = std::fs::File::create(&scratch.0).map_err(|e| format!("scratch file: {e}"))?;
-    let mut writer = Some(std::io::BufWriter::with_capacity(256 * 1024, file));
+    let out: RowWriter = std::io::BufWriter::with_capacity(256 * 1024, file);
+    // The writer travels between batches through the task that last used it.
+    let mut busy = tokio::task::spawn_blocking(move || Ok::<_, String>((out, 0_i64)));
     let mut count: i64 = 0;
-    for chunk in ids.chunks(500) {
+    for chunk in ids.chunks(1000) {
         let inputs = services
             .store
             .build_inputs(tenant_id, chunk)
             .await
             .map_err(store_error)?;
-        let reads = inputs.into_iter().map(|input| {
-            let blobs = services.blobs.clone();
-            async move {
-                let key = input.execution.result_blob_key.clone().ok_or_else(|| {
-                    format!("execution {} has no stored result", input.execution.id)
-                })?;
-                let bytes = blobs.get(&key).await.map_err(|e| {
-                    format!(
-                        "the result of execution {} cannot be read: {e}",
-                        input.execution.id
-                    )
-                })?;
-                Ok::<_, String>((input, bytes))
-            }
-        });
-        let results: Vec<_> = futures_util::stream::iter(reads)
-            .buffered(32)
-            .collect::<Vec<_>>()
+        let keys = inputs
+            .iter()
+            .map(|input| {
+                input
+                    .result_blob_key
+                    .clone()
+                    .ok_or_else(|| format!("execution {} has no stored result", input.execution_id))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let bodies = services.blobs.get_many(keys).await;
+        let (out, written) = busy
             .await
-            .into_iter()
-            .collect::<Result<_, String>>()?;
-        let mut out = writer.take().ok_or("writer lost")?;
-        let (back, written) = tokio::task::spawn_blocking(move || {
-            let mut written = 0_i64;
-            for (input, bytes) in &results {
-                let row = row_of(input, bytes)?;
-                serde_json::to_writer(&mut out, &row).map_err(|e| e.to_string())?;
-                out.write_all(b"\n").map_err(|e| e.to_string())?;
-                written += 1;
-            }
-            Ok::<_, String>((out, written))
-        })
+            .map_err(|e| format!("the build thread failed: {e}"))??;
+        count += written;
+        let batch: Vec<_> = inputs.into_iter().zip(bodies).collect();
+        busy = tokio::task::spawn_blocking(move || write_batch(out, batch));
+    }
+    let (mut out, written) = busy
         .await
         .map_err(|e| format!("the build thread failed: {e}"))??;
-        writer = Some(back);
-        count += written;
-    }
-    let mut out = writer.take().ok_or("writer lost")?;
+    count += written;
     out.flush().map_err(|e| format!("scratch file: {e}"))?;
     drop(out);
     let key = rows_key(tenant_id, dataset_id);
@@ -282,28 +313,45 @@ pub async fn export_format(
         .as_str()
         .ok_or("the dataset has not been built")?
         .to_string();
-    let canonical = Scratch::new(services, "rows.jsonl")?;
-    services
-        .blobs
-        .download_to(&rows_key, &canonical.0)
-        .await
-        .map_err(|e| format!("reading the rows failed: {e}"))?;
-    let output = Scratch::new(services, &format!("export.{}", format.extension()))?;
-    let (canonical_path, output_path) = (canonical.0.clone(), output.0.clone());
-    let name = dataset.name.clone();
-    let scratch_dir = services.scratch_dir.clone();
-    tokio::task::spawn_blocking(move || {
-        formats::write_export(format, &canonical_path, &output_path, &name, &scratch_dir)
-    })
-    .await
-    .map_err(|e| format!("the export thread failed: {e}"))?
-    .map_err(|e| e.to_string())?;
     let key = keys::dataset_export(tenant_id, dataset_id, format.extension());
-    let size = services
-        .blobs
-        .upload_from(&key, &output.0)
+    let size = if format == ExportFormat::Jsonl {
+        // The canonical rows are the JSON Lines export, written by the same serializer.
+        services
+            .blobs
+            .copy(&rows_key, &key)
+            .await
+            .map_err(|e| format!("storing the export failed: {e}"))?
+    } else {
+        // On a local store the rows file is read where it lies; otherwise it is downloaded first.
+        let mut downloaded = None;
+        let canonical_path = match services.blobs.local_file(&rows_key) {
+            Some(path) => path,
+            None => {
+                let scratch = Scratch::new(services, "rows.jsonl")?;
+                services
+                    .blobs
+                    .download_to(&rows_key, &scratch.0)
+                    .await
+                    .map_err(|e| format!("reading the rows failed: {e}"))?;
+                downloaded.insert(scratch).0.clone()
+            }
+        };
+        let output = Scratch::new(services, &format!("export.{}", format.extension()))?;
+        let output_path = output.0.clone();
+        let name = dataset.name.clone();
+        let scratch_dir = services.scratch_dir.clone();
+        tokio::task::spawn_blocking(move || {
+            formats::write_export(format, &canonical_path, &output_path, &name, &scratch_dir)
+        })
         .await
-        .map_err(|e| format!("storing the export failed: {e}"))?;
+        .map_err(|e| format!("the export thread failed: {e}"))?
+        .map_err(|e| e.to_string())?;
+        services
+            .blobs
+            .upload_from(&key, &output.0)
+            .await
+            .map_err(|e| format!("storing the export failed: {e}"))?
+    };
     let now = services.clock.now();
     let plan = services
         .store

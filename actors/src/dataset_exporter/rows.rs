@@ -65,6 +65,14 @@ pub enum ExportError {
     Writer(String),
 }
 
+/// Appends one row to a canonical JSON Lines file. The JSON Lines export is this file as it is, so
+/// this is also the JSONL writer's line format.
+pub fn write_line<W: std::io::Write>(out: &mut W, row: &DatasetRow) -> Result<(), ExportError> {
+    serde_json::to_writer(&mut *out, row)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
 /// Streams the rows of a canonical JSON Lines file.
 pub fn read_rows<R: BufRead>(reader: R) -> impl Iterator<Item = Result<DatasetRow, ExportError>> {
     reader.lines().filter_map(|line| match line {

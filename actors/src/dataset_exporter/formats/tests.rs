@@ -43,6 +43,23 @@ fn jsonl_and_csv_read_back_one_row_per_execution() {
 }
 
 #[test]
+fn the_jsonl_export_is_the_canonical_file_byte_for_byte() {
+    // Exports of JSON Lines are copies of the canonical rows; the writer must agree with them.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let canonical = dir.path().join("rows.jsonl");
+    let mut bytes = Vec::new();
+    for n in 0..4 {
+        let mut row = sample(n);
+        row.fields = serde_json::json!({"z": 1, "a": {"y": [1, 2], "b": null}, "ü": "ş"});
+        crate::dataset_exporter::rows::write_line(&mut bytes, &row).expect("line");
+    }
+    std::fs::write(&canonical, &bytes).expect("canonical");
+    let out = dir.path().join("out.jsonl");
+    write_export(ExportFormat::Jsonl, &canonical, &out, "set", dir.path()).expect("export");
+    assert_eq!(std::fs::read(&out).expect("read"), bytes);
+}
+
+#[test]
 fn xml_is_well_formed_and_escaped() {
     let mut row = sample(0);
     row.text.push_str("\u{0}\u{7} control characters");

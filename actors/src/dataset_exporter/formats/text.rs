@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::finish;
-use crate::dataset_exporter::rows::{flat, DatasetRow, ExportError, COLUMNS};
+use crate::dataset_exporter::rows::{flat, write_line, DatasetRow, ExportError, COLUMNS};
 
 pub fn jsonl<W: Write>(
     rows: impl Iterator<Item = Result<DatasetRow, ExportError>>,
@@ -11,8 +11,7 @@ pub fn jsonl<W: Write>(
 ) -> Result<u64, ExportError> {
     let mut count = 0;
     for row in rows {
-        serde_json::to_writer(&mut out, &row?)?;
-        out.write_all(b"\n")?;
+        write_line(&mut out, &row?)?;
         count += 1;
     }
     finish(out)?;
