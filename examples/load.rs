@@ -4,7 +4,9 @@
 //!    `--batch` files per request) and waits until every job is completed: documents/s end to end and
 //!    upload latency percentiles;
 //! 2. sends `--preview-requests` previews of a DOCX from `--concurrency-preview` clients: latency
-//!    percentiles;
+//!    percentiles. The DOCX is the corpus' `tr/tr_ik_yazisi.docx` (39 KB) grown to `--preview-kb` KB
+//!    (default 50) with further paragraphs of varied Turkish business text, or `--preview-file PATH`
+//!    (`--save-preview PATH` only writes that DOCX and exits);
 //! 3. with `--soak-seconds N`, keeps uploading for N seconds and prints the server's RSS every 30 s.
 //!
 //! ```sh
@@ -26,7 +28,125 @@ struct Args {
     preview_requests: usize,
     preview_concurrency: usize,
     soak_seconds: u64,
+    preview_kb: usize,
+    preview_file: Option<PathBuf>,
+    save_preview: Option<PathBuf>,
     binary: PathBuf,
+}
+
+/// The DOCX with paragraphs of varied business text (names, dates, amounts, order numbers, now and then a
+/// phone number or e-mail address) added before the section properties until the file has at least
+/// `target` bytes.
+fn grown_docx(base: &[u8], target: usize) -> Vec<u8> {
+    use std::io::{Cursor, Read, Write};
+    const NAMES: &[&str] = &[
+        "Ayşe", "Mehmet", "Zeynep", "Mustafa", "Elif", "Emre", "Fatma", "Burak", "Selin", "Hakan",
+    ];
+    const SURNAMES: &[&str] = &[
+        "Yılmaz", "Kaya", "Demir", "Şahin", "Çelik", "Yıldız", "Aydın", "Öztürk", "Arslan", "Doğan",
+    ];
+    const TOPICS: &[&str] = &[
+        "yıllık izin talebi",
+        "bordro düzeltmesi",
+        "eğitim katılımı",
+        "performans görüşmesi",
+        "masraf iadesi",
+        "vardiya değişikliği",
+        "sözleşme yenilemesi",
+        "yan hak başvurusu",
+    ];
+    const UNITS: &[&str] = &[
+        "İnsan Kaynakları",
+        "Muhasebe",
+        "Satın Alma",
+        "Bilgi İşlem",
+        "Lojistik",
+        "Satış",
+    ];
+    let mut archive = zip::ZipArchive::new(Cursor::new(base)).expect("corpus docx is a zip");
+    let mut parts = Vec::new();
+    for index in 0..archive.len() {
+        let mut file = archive.by_index(index).expect("part");
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).expect("part bytes");
+        parts.push((file.name().to_string(), bytes));
+    }
+    let write = |extra: &str| {
+        let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in &parts {
+            out.start_file(name.as_str(), options).expect("zip entry");
+            if name == "word/document.xml" {
+                let xml = String::from_utf8_lossy(bytes);
+                let at = xml.rfind("<w:sectPr").unwrap_or(xml.len());
+                out.write_all(format!("{}{extra}{}", &xml[..at], &xml[at..]).as_bytes())
+                    .expect("zip write");
+            } else {
+                out.write_all(bytes).expect("zip write");
+            }
+        }
+        out.finish().expect("zip finish").into_inner()
+    };
+    let mut seed: u64 = 0x5eed;
+    let mut pick = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    let mut extra = String::new();
+    let mut docx = write(&extra);
+    while docx.len() < target {
+        for _ in 0..5 {
+            let (name, surname) = (NAMES[pick(NAMES.len())], SURNAMES[pick(SURNAMES.len())]);
+            let mut sentence = format!(
+                "{name} {surname} ({}) tarafından {:02}.{:02}.2026 tarihinde iletilen {} konulu {} numaralı talep {} birimine aktarılmış olup {},{:02} TL tutarındaki kalem {} sipariş numarasıyla eşleştirilmiştir.",
+                UNITS[pick(UNITS.len())],
+                1 + pick(28),
+                1 + pick(12),
+                TOPICS[pick(TOPICS.len())],
+                10_000 + pick(90_000),
+                UNITS[pick(UNITS.len())],
+                100 + pick(9_900),
+                pick(100),
+                format_args!("SP-{}", 100_000 + pick(900_000)),
+            );
+            if pick(4) == 0 {
+                sentence.push_str(&format!(
+                    " İletişim: 0532 {:03} {:02} {:02}.",
+                    pick(1000),
+                    pick(100),
+                    pick(100)
+                ));
+            }
+            if pick(5) == 0 {
+                sentence.push_str(&format!(
+                    " E-posta: {}.{}@ornek.com.tr",
+                    name.to_lowercase(),
+                    pick(1000)
+                ));
+            }
+            // Paragraphs as Word writes them: revision ids, paragraph and run properties, the text
+            // split over several runs.
+            let mut rsid = || format!("00{:06X}", pick(0xFF_FFFF));
+            extra.push_str(&format!(
+                "<w:p w:rsidR=\"{}\" w:rsidRDefault=\"{}\" w:rsidP=\"{}\"><w:pPr><w:spacing w:after=\"120\" w:line=\"276\" w:lineRule=\"auto\"/><w:jc w:val=\"both\"/><w:rPr><w:rFonts w:ascii=\"Calibri\" w:hAnsi=\"Calibri\" w:cs=\"Calibri\"/><w:lang w:val=\"tr-TR\"/></w:rPr></w:pPr>",
+                rsid(), rsid(), rsid()
+            ));
+            let words: Vec<&str> = sentence.split(' ').collect();
+            for run in words.chunks(words.len().div_ceil(3).max(1)) {
+                extra.push_str(&format!(
+                    "<w:r w:rsidRPr=\"{}\"><w:rPr><w:rFonts w:ascii=\"Calibri\" w:hAnsi=\"Calibri\" w:cs=\"Calibri\"/><w:sz w:val=\"22\"/><w:szCs w:val=\"22\"/><w:lang w:val=\"tr-TR\"/></w:rPr><w:t xml:space=\"preserve\">{} </w:t></w:r>",
+                    rsid(),
+                    run.join(" ")
+                ));
+            }
+            extra.push_str("</w:p>");
+        }
+        docx = write(&extra);
+    }
+    docx
 }
 
 fn args() -> Args {
@@ -37,6 +157,9 @@ fn args() -> Args {
         preview_requests: 2000,
         preview_concurrency: 32,
         soak_seconds: 0,
+        preview_kb: 50,
+        preview_file: None,
+        save_preview: None,
         binary: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/docsieve"),
     };
     if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
@@ -53,6 +176,9 @@ fn args() -> Args {
             "--preview-requests" => args.preview_requests = value.parse().expect("N"),
             "--concurrency-preview" => args.preview_concurrency = value.parse().expect("N"),
             "--soak-seconds" => args.soak_seconds = value.parse().expect("N"),
+            "--preview-kb" => args.preview_kb = value.parse().expect("--preview-kb N"),
+            "--preview-file" => args.preview_file = Some(PathBuf::from(value)),
+            "--save-preview" => args.save_preview = Some(PathBuf::from(value)),
             "--binary" => args.binary = PathBuf::from(value),
             other => panic!("unknown argument {other}"),
         }
@@ -250,6 +376,22 @@ async fn completed(client: &reqwest::Client, base: &str, key: &str) -> u64 {
 #[tokio::main]
 async fn main() {
     let args = args();
+    let docx = Arc::new(match &args.preview_file {
+        Some(path) => std::fs::read(path).expect("--preview-file"),
+        None => grown_docx(
+            &std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/tr/tr_ik_yazisi.docx"),
+            )
+            .expect("corpus docx"),
+            args.preview_kb * 1024,
+        ),
+    });
+    if let Some(path) = &args.save_preview {
+        // Only write the preview document (for the engine benchmarks) and stop.
+        std::fs::write(path, docx.as_slice()).expect("--save-preview");
+        println!("wrote {} ({} bytes)", path.display(), docx.len());
+        return;
+    }
     let data_dir = tempfile::tempdir().expect("temp dir");
     let server = start(&args.binary, data_dir.path());
     let pid = server.child.id();
@@ -309,12 +451,6 @@ async fn main() {
     println!("RSS after the async run: {} KiB", rss_kib(pid));
 
     // 2. Preview latency.
-    let docx = Arc::new(
-        std::fs::read(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/tr/tr_ik_yazisi.docx"),
-        )
-        .expect("corpus docx"),
-    );
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let started = Instant::now();
     let mut tasks = Vec::new();

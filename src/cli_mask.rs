@@ -58,10 +58,9 @@ fn policy(types: &[String]) -> Result<Policy, String> {
         })?;
         enabled = enabled.with(ty);
     }
-    Ok(Policy {
-        enabled,
-        ..Policy::default()
-    })
+    let mut policy = Policy::default();
+    policy.enabled = enabled;
+    Ok(policy)
 }
 
 pub fn run(args: MaskArgs) -> ExitCode {

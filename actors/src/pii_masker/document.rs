@@ -152,6 +152,7 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
             .map(|f| (f.pii_type, full_text[f.start..f.end].to_string()))
             .filter(|(_, value)| value.chars().count() >= 4),
     );
+    policy.prepare();
     let masked = mask_parts(document, &policy)?;
     Ok(MaskedDocument {
         document: masked,

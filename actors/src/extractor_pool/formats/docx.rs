@@ -10,30 +10,99 @@ use super::super::limits::Limits;
 use super::super::model::{Builder, Element, ElementKind, Table};
 use super::ooxml::{self, attribute, local, text_of, walk, Package};
 
+/// The quoted value that starts at `bytes[at]` (after `=`, optional spaces), unescaped.
+fn quoted(bytes: &[u8], at: usize) -> Option<String> {
+    let rest = bytes.get(at..)?;
+    let open = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+    let quote = rest[open];
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let value = &rest[open + 1..];
+    let raw = std::str::from_utf8(&value[..memchr::memchr(quote, value)?]).ok()?;
+    Some(
+        quick_xml::escape::unescape(raw)
+            .map(std::borrow::Cow::into_owned)
+            .unwrap_or_else(|_| raw.to_string()),
+    )
+}
+
+/// The local name of the tag that starts at `bytes[at]` (`<w:name ...` -> `name`) and where its
+/// attributes start.
+fn tag_name(bytes: &[u8], at: usize) -> (&[u8], usize) {
+    let start = at + 1 + usize::from(bytes.get(at + 1) == Some(&b'/'));
+    let end = bytes[start..]
+        .iter()
+        .position(|b| b.is_ascii_whitespace() || matches!(b, b'/' | b'>'))
+        .map_or(bytes.len(), |n| start + n);
+    let name = &bytes[start..end];
+    let local = name
+        .iter()
+        .rposition(|&b| b == b':')
+        .map_or(name, |colon| &name[colon + 1..]);
+    (local, end)
+}
+
 /// styleId -> (kind, level) for heading and title styles.
-fn heading_styles(xml: &str, max_depth: usize) -> HashMap<String, (ElementKind, u8)> {
+///
+/// `styles.xml` is often hundreds of KB (latent styles, run properties) of which only each style's id and
+/// its `name` matter, so this scans bytes instead of parsing the XML: every `styleId=` attribute of a
+/// `style` tag, then the first `name` tag after it (before the next style) and its `val`.
+fn heading_styles(xml: &str) -> HashMap<String, (ElementKind, u8)> {
+    let bytes = xml.as_bytes();
+    let ids: Vec<usize> = memchr::memmem::find_iter(bytes, b"styleId=").collect();
     let mut styles = HashMap::new();
-    let mut current: Option<String> = None;
-    let _ = walk(xml, max_depth, |event| match event {
-        Event::Start(e) | Event::Empty(e) => match local(e).as_slice() {
-            b"style" => current = attribute(e, b"styleId"),
-            b"name" => {
-                if let (Some(id), Some(name)) = (&current, attribute(e, b"val")) {
-                    let name = name.to_lowercase();
-                    if name == "title" {
-                        styles.insert(id.clone(), (ElementKind::Title, 0));
-                    } else if let Some(level) = name
-                        .strip_prefix("heading ")
-                        .and_then(|l| l.trim().parse::<u8>().ok())
-                    {
-                        styles.insert(id.clone(), (ElementKind::Heading, level));
-                    }
-                }
+    for (index, &at) in ids.iter().enumerate() {
+        // The attribute must sit in a `style` start tag (and be a whole attribute name).
+        let Some(open) = memchr::memrchr(b'<', &bytes[..at]) else {
+            continue;
+        };
+        let (name, _) = tag_name(bytes, open);
+        let before = bytes[at - 1];
+        if name != b"style"
+            || memchr::memchr(b'>', &bytes[open..at]).is_some()
+            || !(before.is_ascii_whitespace() || before == b':')
+        {
+            continue;
+        }
+        let Some(id) = quoted(bytes, at + b"styleId=".len()) else {
+            continue;
+        };
+        let region_end = ids.get(index + 1).copied().unwrap_or(bytes.len());
+        let mut cursor = at;
+        let mut style_name = None;
+        while let Some(offset) = memchr::memchr(b'<', &bytes[cursor..region_end]) {
+            let tag = cursor + offset;
+            let (local, attributes) = tag_name(bytes, tag);
+            if local == b"name" {
+                let close = memchr::memchr(b'>', &bytes[attributes..region_end])
+                    .map_or(region_end, |n| attributes + n);
+                let inside = &bytes[attributes..close];
+                style_name = memchr::memmem::find_iter(inside, b"val=")
+                    .find(|&n| {
+                        n == 0 || matches!(inside[n - 1], b':' | b' ' | b'\t' | b'\n' | b'\r')
+                    })
+                    .and_then(|n| quoted(bytes, attributes + n + b"val=".len()));
+                break;
             }
-            _ => {}
-        },
-        _ => {}
-    });
+            if local == b"style" && bytes.get(tag + 1) == Some(&b'/') {
+                break;
+            }
+            cursor = tag + 1;
+        }
+        let Some(style_name) = style_name else {
+            continue;
+        };
+        let lower = style_name.to_lowercase();
+        if lower == "title" {
+            styles.insert(id, (ElementKind::Title, 0));
+        } else if let Some(level) = lower
+            .strip_prefix("heading ")
+            .and_then(|l| l.trim().parse::<u8>().ok())
+        {
+            styles.insert(id, (ElementKind::Heading, level));
+        }
+    }
     styles
 }
 
@@ -192,7 +261,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     let depth = package.max_depth();
     let styles = package
         .read("word/styles.xml")?
-        .map(|xml| heading_styles(&xml, depth))
+        .map(|xml| heading_styles(&xml))
         .unwrap_or_default();
     let names = package.names();
     for part in ooxml::numbered_parts(&names, "word/header") {
@@ -220,4 +289,51 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     }
     ooxml::core_properties(&mut package, builder)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heading_styles_come_from_style_names_whatever_the_ids_and_prefixes() {
+        let xml = r#"<?xml version="1.0"?>
+<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
+  <w:latentStyles><w:lsdException w:name="heading 1" w:uiPriority="9"/></w:latentStyles>
+  <w:style w:type="paragraph" w:styleId="Balk1"><w:name w:val="heading 1"/><w:rPr/></w:style>
+  <w:style w:type="paragraph" w:styleId='Balk2'><w:basedOn w:val="Normal"/><w:name w:val='Heading 2'/></w:style>
+  <w:style w:type="paragraph" w:styleId="KonuBal"><w:name w:val="Title"/></w:style>
+  <w:style w:type="paragraph" w:styleId="Normal"><w:name w:val="Normal"/></w:style>
+  <w:style w:type="paragraph" w:styleId="Empty"/>
+  <w:style w:type="paragraph" w:styleId="A&amp;B"><w:name w:val="heading 3"/></w:style>
+  <style type="paragraph" styleId="Plain"><name val="heading 4"/></style>
+  <w:style w:type="character" w:customStyle="1" w:styleId="NoName"></w:style>
+  <w:style w:type="paragraph" w:styleId="After"><w:name w:val="heading 5"/></w:style>
+</w:styles>"#;
+        let styles = heading_styles(xml);
+        assert_eq!(styles.get("Balk1"), Some(&(ElementKind::Heading, 1)));
+        assert_eq!(styles.get("Balk2"), Some(&(ElementKind::Heading, 2)));
+        assert_eq!(styles.get("KonuBal"), Some(&(ElementKind::Title, 0)));
+        assert_eq!(styles.get("A&B"), Some(&(ElementKind::Heading, 3)));
+        assert_eq!(styles.get("Plain"), Some(&(ElementKind::Heading, 4)));
+        assert_eq!(styles.get("After"), Some(&(ElementKind::Heading, 5)));
+        assert!(!styles.contains_key("Normal") && !styles.contains_key("Empty"));
+        assert!(!styles.contains_key("NoName"));
+        assert_eq!(styles.len(), 6);
+    }
+
+    #[test]
+    fn heading_styles_survive_truncated_and_odd_input() {
+        for xml in [
+            "",
+            "styleId=",
+            "<w:style w:styleId=\"x",
+            "<w:style w:styleId=\"x\"><w:name w:val=",
+            "<w:style w:styleId=\"x\"><w:name w:val=\"heading 1",
+            "<<<>>>styleId=\"a\"<",
+            "<w:style w:styleId=\"x\"><w:name w:val=\"heading 300\"/>",
+        ] {
+            assert!(heading_styles(xml).is_empty(), "{xml}");
+        }
+    }
 }

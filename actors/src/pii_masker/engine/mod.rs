@@ -30,6 +30,24 @@ pub struct Policy {
     /// Values known from outside the text (a document's author, e-mail display names, the VKN of an
     /// e-invoice party): masked as that type wherever they occur.
     pub known_values: Vec<(PiiType, String)>,
+    /// A matcher over `known_values`, built once by [`Policy::prepare`] for the many parts of a document.
+    prepared: Option<std::sync::Arc<KnownMatcher>>,
+}
+
+/// An automaton over the known values, with the number of `known_values` it was built from (a policy
+/// whose list changed afterwards falls back to matching from scratch).
+struct KnownMatcher {
+    built_from: usize,
+    values: Vec<(PiiType, String)>,
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl std::fmt::Debug for KnownMatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KnownMatcher")
+            .field("values", &self.values.len())
+            .finish()
+    }
 }
 
 impl Default for Policy {
@@ -40,11 +58,38 @@ impl Default for Policy {
             context_before: 64,
             context_after: 24,
             known_values: Vec::new(),
+            prepared: None,
         }
     }
 }
 
 impl Policy {
+    /// Builds the matcher for `known_values` once, so that masking many parts of one document does not
+    /// search for every value in every part from scratch. Call again after changing `known_values`.
+    pub fn prepare(&mut self) {
+        let values = matchable(
+            self.known_values
+                .iter()
+                .map(|(ty, value)| (*ty, value.as_str())),
+        )
+        .into_iter()
+        .map(|(ty, value)| (ty, value.to_string()))
+        .collect::<Vec<_>>();
+        let automaton = if values.is_empty() {
+            None
+        } else {
+            aho_corasick::AhoCorasickBuilder::new()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(values.iter().map(|(_, v)| v))
+                .ok()
+        };
+        self.prepared = Some(std::sync::Arc::new(KnownMatcher {
+            built_from: self.known_values.len(),
+            values,
+            automaton,
+        }));
+    }
+
     /// Only these types.
     pub fn only(types: &[PiiType]) -> Policy {
         Policy {
@@ -127,33 +172,29 @@ fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
 
 /// A name found once (behind a label, in a name column) is a name everywhere in the document, and a
 /// value the document itself declares (see [`Policy::known_values`]) is masked wherever it occurs.
-fn propagate(text: &str, known: &[(PiiType, String)], hits: &mut Vec<scanner::Hit>) {
-    let mut values: Vec<(PiiType, &str)> = hits
-        .iter()
-        .filter(|h| h.ty == PiiType::PersonName)
-        .map(|h| (PiiType::PersonName, text[h.start..h.end].trim()))
-        .filter(|(_, name)| name.chars().count() >= 5 && name.contains(' ') && !name.contains('\n'))
-        .chain(
-            known
-                .iter()
-                .map(|(ty, value)| (*ty, value.trim()))
-                .filter(|(ty, value)| {
-                    value.chars().count() >= if *ty == PiiType::PersonName { 5 } else { 4 }
-                }),
-        )
+/// Values worth propagating: trimmed, long enough (names 5 characters, others 4), sorted, deduplicated.
+fn matchable<'a>(values: impl Iterator<Item = (PiiType, &'a str)>) -> Vec<(PiiType, &'a str)> {
+    let mut values: Vec<(PiiType, &str)> = values
+        .map(|(ty, value)| (ty, value.trim()))
+        .filter(|(ty, value)| {
+            value.chars().count() >= if *ty == PiiType::PersonName { 5 } else { 4 }
+        })
         .collect();
-    if values.is_empty() {
-        return;
-    }
     values.sort_unstable();
     values.dedup_by(|a, b| a.1 == b.1);
+    values
+}
+
+/// Every further occurrence of a found person name, and of each known value, is personal data too.
+fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
     let b = text.as_bytes();
     let letter = |c: u8| c.is_ascii_alphanumeric() || c >= 0x80;
+    let mut found: Vec<scanner::Hit> = Vec::new();
     let mut push = |start: usize, end: usize, ty: PiiType| {
         if (start > 0 && letter(b[start - 1])) || b.get(end).is_some_and(|&c| letter(c)) {
             return;
         }
-        hits.push(scanner::Hit {
+        found.push(scanner::Hit {
             start,
             end,
             ty,
@@ -161,35 +202,60 @@ fn propagate(text: &str, known: &[(PiiType, String)], hits: &mut Vec<scanner::Hi
             detector: "propagated",
         });
     };
-    // A document masks every element and cell with the same values: for the many short parts a direct
-    // search per value is cheaper than building an automaton each time; long texts get one automaton.
+    let names = hits
+        .iter()
+        .filter(|h| h.ty == PiiType::PersonName)
+        .map(|h| (PiiType::PersonName, text[h.start..h.end].trim()))
+        .filter(|(_, name)| name.contains(' ') && !name.contains('\n'));
+    let prepared = policy
+        .prepared
+        .as_deref()
+        .filter(|p| p.built_from == policy.known_values.len());
+    let values = match prepared {
+        Some(prepared) => {
+            if let Some(automaton) = &prepared.automaton {
+                for hit in automaton.find_iter(text) {
+                    push(
+                        hit.start(),
+                        hit.end(),
+                        prepared.values[hit.pattern().as_usize()].0,
+                    );
+                }
+            }
+            matchable(names)
+        }
+        None => matchable(
+            names.chain(
+                policy
+                    .known_values
+                    .iter()
+                    .map(|(ty, value)| (*ty, value.as_str())),
+            ),
+        ),
+    };
+    // The names found in this text are few: a direct search each. Many values over a long text get an
+    // automaton.
     if text.len().saturating_mul(values.len()) <= 64 * 1024 {
         for (ty, value) in &values {
-            for (start, found) in text.match_indices(value) {
-                push(start, start + found.len(), *ty);
+            for (start, matched) in text.match_indices(value) {
+                push(start, start + matched.len(), *ty);
             }
         }
-        return;
-    }
-    let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
+    } else if let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
         .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
         .build(values.iter().map(|(_, v)| v))
-    else {
-        return;
-    };
-    for found in automaton.find_iter(text) {
-        push(
-            found.start(),
-            found.end(),
-            values[found.pattern().as_usize()].0,
-        );
+    {
+        for hit in automaton.find_iter(text) {
+            push(hit.start(), hit.end(), values[hit.pattern().as_usize()].0);
+        }
     }
+    hits.extend(found);
 }
 
 fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
     let mut hits = scanner::Scanner::new(text, policy.context_before, policy.context_after).run();
-    propagate(text, &policy.known_values, &mut hits);
+    propagate(text, policy, &mut hits);
     // Offsets must fall on char boundaries: snap inwards defensively.
     resolve(
         hits.into_iter()

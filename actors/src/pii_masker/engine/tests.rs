@@ -459,3 +459,41 @@ mod no_panics {
         let _ = mask(&separators, &Policy::default());
     }
 }
+
+#[test]
+fn a_prepared_policy_masks_exactly_like_an_unprepared_one() {
+    let policy = Policy {
+        known_values: vec![
+            (PiiType::PersonName, "Ayşe Yılmaz".to_string()),
+            (PiiType::TaxIdTr, " 4540536920 ".to_string()),
+            (PiiType::Email, "a@b".to_string()), // too short to propagate
+        ],
+        ..Policy::default()
+    };
+    let texts = [
+        "Ayşe Yılmaz imzaladı; vergi 4540536920. Ayşe Yılmazlar değil, Mehmet Kaya ve Mehmet Kaya.",
+        "Başka bir parça: Ayşe Yılmaz",
+        "",
+        "a@b",
+    ];
+    let mut prepared = policy.clone();
+    prepared.prepare();
+    for text in texts {
+        let plain = mask(text, &policy).expect("mask");
+        let fast = mask(text, &prepared).expect("mask");
+        assert_eq!(plain.text, fast.text, "{text}");
+        assert_eq!(plain.findings, fast.findings, "{text}");
+    }
+    assert!(mask(texts[1], &prepared)
+        .expect("mask")
+        .text
+        .contains("[MASKED_PERSON_NAME]"));
+    // A value added after `prepare` is still masked: the stale matcher is not used.
+    prepared
+        .known_values
+        .push((PiiType::PersonName, "Zeynep Demir".to_string()));
+    assert!(mask("Zeynep Demir geldi", &prepared)
+        .expect("mask")
+        .text
+        .starts_with("[MASKED_PERSON_NAME]"));
+}
