@@ -252,9 +252,31 @@ impl KeywordIndex {
         KeywordIndex { hits }
     }
 
-    /// Types of the keywords that start within `from..to`.
+    /// Types of the keywords that start within `from..to` (the reference the moving look-up is tested
+    /// against).
+    #[cfg(test)]
     pub fn types_in(&self, from: usize, to: usize) -> TypeSet {
         let first = self.hits.partition_point(|hit| hit.0 < from);
+        self.types_from(first, to)
+    }
+
+    /// [`Self::types_in`] for a scan that moves forward: `cursor` remembers where the last look-up
+    /// started, so a window that moved right costs a few steps instead of a binary search over every
+    /// keyword of the text (a window that moved left falls back to the search).
+    pub fn types_in_moving(&self, cursor: &mut usize, from: usize, to: usize) -> TypeSet {
+        let mut first = (*cursor).min(self.hits.len());
+        if first > 0 && self.hits[first - 1].0 >= from {
+            first = self.hits[..first].partition_point(|hit| hit.0 < from);
+        } else {
+            while first < self.hits.len() && self.hits[first].0 < from {
+                first += 1;
+            }
+        }
+        *cursor = first;
+        self.types_from(first, to)
+    }
+
+    fn types_from(&self, first: usize, to: usize) -> TypeSet {
         self.hits[first..]
             .iter()
             .take_while(|hit| hit.0 < to)
@@ -285,6 +307,31 @@ mod tests {
         assert!(near("Doğum Tarihi").contains(PiiType::DateOfBirth));
         assert!(near("BAĞ-KUR sicil").contains(PiiType::BagkurNo));
         assert!(near("Emekli Sicil No").contains(PiiType::EmeklilikNo));
+    }
+
+    #[test]
+    fn moving_look_ups_agree_with_searches_in_any_order() {
+        let text =
+            "TC kimlik no 1, vergi no 2, tel 3, IBAN 4, e-posta 5, doğum tarihi 6, pasaport 7"
+                .repeat(3);
+        let index = KeywordIndex::build(text.as_bytes());
+        let mut cursor = 0;
+        let mut windows: Vec<(usize, usize)> =
+            (0..text.len()).step_by(7).map(|at| (at, at + 20)).collect();
+        windows.extend([
+            (5, 30),
+            (0, 10),
+            (200, 260),
+            (3, 4),
+            (text.len(), text.len() + 5),
+        ]);
+        for (from, to) in windows {
+            assert_eq!(
+                index.types_in_moving(&mut cursor, from, to),
+                index.types_in(from, to),
+                "{from}..{to}"
+            );
+        }
     }
 
     #[test]

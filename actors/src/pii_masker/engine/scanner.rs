@@ -60,6 +60,8 @@ pub struct Scanner<'t> {
     window_after: usize,
     pub hits: Vec<Hit>,
     keywords: KeywordIndex,
+    /// Where the last look-ups before and after a candidate started in `keywords`.
+    keyword_cursors: (usize, usize),
     scratch: Vec<u8>,
     norm: Vec<u8>,
 }
@@ -100,6 +102,7 @@ impl<'t> Scanner<'t> {
             window_after,
             hits: Vec::new(),
             keywords: KeywordIndex::build(text.as_bytes()),
+            keyword_cursors: (0, 0),
             scratch: Vec::with_capacity(256),
             norm: Vec::with_capacity(64),
         }
@@ -124,10 +127,16 @@ impl<'t> Scanner<'t> {
 
     /// Keyword-supported types around `start..end`.
     fn context(&mut self, start: usize, end: usize) -> TypeSet {
-        let before = self
-            .keywords
-            .types_in(start.saturating_sub(self.window_before), start);
-        let after = self.keywords.types_in(end, end + self.window_after);
+        let before = self.keywords.types_in_moving(
+            &mut self.keyword_cursors.0,
+            start.saturating_sub(self.window_before),
+            start,
+        );
+        let after = self.keywords.types_in_moving(
+            &mut self.keyword_cursors.1,
+            end,
+            end + self.window_after,
+        );
         TypeSet(before.0 | after.0)
     }
 
