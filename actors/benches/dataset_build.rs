@@ -17,19 +17,9 @@ use docsieve_actors::store::{new_id, NewJob, Store, StoreSettings};
 use futures_util::StreamExt;
 use sea_orm::ConnectionTrait;
 
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find(|line| line.starts_with("VmHWM:"))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse::<f64>().ok())
-        })
-        .unwrap_or(0.0)
-        / 1024.0
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::peak_rss_mib;
 
 #[tokio::main]
 async fn main() {

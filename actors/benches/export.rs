@@ -10,19 +10,9 @@ use std::time::Instant;
 use docsieve_actors::dataset_exporter::formats::{write_export, write_rows, ExportFormat};
 use docsieve_actors::dataset_exporter::rows::DatasetRow;
 
-fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find(|line| line.starts_with("VmHWM:"))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse::<f64>().ok())
-        })
-        .unwrap_or(0.0)
-        / 1024.0
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::peak_rss_mib;
 
 fn row(n: usize) -> DatasetRow {
     let text = format!(

@@ -129,42 +129,38 @@ impl Blobs {
     /// the files directly (no task per object); on cloud stores up to 32 requests are in flight.
     pub async fn get_many(&self, keys: Vec<String>) -> Vec<Result<Bytes, BlobError>> {
         use futures_util::StreamExt;
-        if let Some(root) = &self.local_root {
-            if keys.iter().all(|key| plain_key(key)) {
-                let root = Arc::clone(root);
-                let count = keys.len();
-                return tokio::task::spawn_blocking(move || {
-                    keys.iter()
-                        .map(|key| match std::fs::read(root.join(key)) {
-                            Ok(bytes) => Ok(Bytes::from(bytes)),
-                            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                                Err(BlobError::NotFound(key.clone()))
-                            }
-                            Err(source) => Err(BlobError::Folder {
-                                path: key.clone(),
-                                source,
-                            }),
-                        })
-                        .collect()
+        let files: Option<Vec<PathBuf>> = keys.iter().map(|key| self.local_file(key)).collect();
+        let Some(files) = files else {
+            return futures_util::stream::iter(keys)
+                .map(|key| async move { self.get(&key).await })
+                .buffered(32)
+                .collect()
+                .await;
+        };
+        let count = keys.len();
+        let read = tokio::task::spawn_blocking(move || {
+            keys.into_iter()
+                .zip(files)
+                .map(|(key, file)| match std::fs::read(file) {
+                    Ok(bytes) => Ok(Bytes::from(bytes)),
+                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                        Err(BlobError::NotFound(key))
+                    }
+                    Err(source) => Err(BlobError::Folder { path: key, source }),
                 })
-                .await
-                .unwrap_or_else(|error| {
-                    (0..count)
-                        .map(|_| {
-                            Err(BlobError::Folder {
-                                path: "batch read".to_string(),
-                                source: std::io::Error::other(error.to_string()),
-                            })
-                        })
-                        .collect()
-                });
-            }
-        }
-        futures_util::stream::iter(keys)
-            .map(|key| async move { self.get(&key).await })
-            .buffered(32)
-            .collect()
-            .await
+                .collect::<Vec<_>>()
+        });
+        // One answer per key, whatever happens: callers pair the answers with their keys.
+        read.await.unwrap_or_else(|error| {
+            (0..count)
+                .map(|_| {
+                    Err(BlobError::Folder {
+                        path: "batch read".to_string(),
+                        source: std::io::Error::other(error.to_string()),
+                    })
+                })
+                .collect()
+        })
     }
 
     /// The object as a stream of chunks (downloads of large exports never sit in memory whole).
