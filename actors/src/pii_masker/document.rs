@@ -22,9 +22,17 @@ fn mask_text(text: &str, policy: &Policy) -> Result<String, LeakError> {
 }
 
 /// Masks a table through its tab-separated rendering, so that headers give context to their column;
-/// placeholders hold no tabs or newlines, so the cells split back exactly.
-fn mask_table(table: &Table, policy: &Policy) -> Result<Table, LeakError> {
-    let masked = mask_text(&table.to_text(), policy)?;
+/// placeholders hold no tabs or newlines, so the cells split back exactly. `masked_text` is that
+/// rendering already masked (as the table's element), when there is one.
+fn mask_table(
+    table: &Table,
+    masked_text: Option<&String>,
+    policy: &Policy,
+) -> Result<Table, LeakError> {
+    let masked = match masked_text {
+        Some(masked) => masked.clone(),
+        None => mask_text(&table.to_text(), policy)?,
+    };
     let mut lines: Vec<Vec<String>> = masked
         .split('\n')
         .map(|line| line.split('\t').map(str::to_string).collect())
@@ -90,16 +98,83 @@ fn mask_value(
     })
 }
 
+/// The document's text masked once, from which every part that is a piece of that text (elements, the
+/// text of tables) is cut instead of being masked again: `text` is the elements joined by blank lines,
+/// so a second pass over each element doubled the work of a long document.
+struct MaskedText<'d> {
+    original: &'d str,
+    findings: Vec<Finding>,
+    /// Where the next part is expected in `original` (parts come in order).
+    cursor: usize,
+}
+
+impl<'d> MaskedText<'d> {
+    /// `part` masked with the text's findings, when it is the next piece of the text and no finding
+    /// crosses its edges; the piece is re-scanned on its own, and anything detectable in it (or a part
+    /// that is not where expected) is answered with `None`: the caller masks that part by itself.
+    fn cut(&mut self, part: &str, policy: &Policy) -> Option<String> {
+        let rest = &self.original[self.cursor..];
+        let skipped = rest.len() - rest.trim_start().len();
+        let start = self.cursor + skipped;
+        if part.is_empty() || !self.original[start..].starts_with(part) {
+            return None;
+        }
+        let end = start + part.len();
+        let first = self.findings.partition_point(|f| f.end <= start);
+        let mut out = String::with_capacity(part.len());
+        let mut at = start;
+        for finding in self.findings[first..].iter().take_while(|f| f.start < end) {
+            if finding.start < start || finding.end > end {
+                return None;
+            }
+            out.push_str(&self.original[at..finding.start]);
+            out.push_str(finding.pii_type.placeholder());
+            at = finding.end;
+        }
+        out.push_str(&self.original[at..end]);
+        self.cursor = end;
+        engine::detect(&out, policy).is_empty().then_some(out)
+    }
+}
+
 fn mask_parts(document: &Document, policy: &Policy) -> Result<Document, LeakError> {
     let mut masked = document.clone();
-    masked.text = mask_text(&document.text, policy)?;
+    let mut pieces = if document.text.trim().is_empty() {
+        None
+    } else {
+        let result = engine::mask(&document.text, policy)?;
+        masked.text = result.text;
+        Some(MaskedText {
+            original: &document.text,
+            findings: result.findings,
+            cursor: 0,
+        })
+    };
+    // Masked texts of the elements that render a table exactly, by table index, for the tables.
+    let mut table_texts: BTreeMap<usize, String> = BTreeMap::new();
     for element in &mut masked.elements {
-        element.text = mask_text(&element.text, policy)?;
+        let cut = pieces
+            .as_mut()
+            .and_then(|pieces| pieces.cut(&element.text, policy));
+        let original = std::mem::take(&mut element.text);
+        element.text = match cut {
+            Some(text) => text,
+            None => mask_text(&original, policy)?,
+        };
+        let table = element
+            .table
+            .and_then(|i| document.tables.get(i).map(|t| (i, t)));
+        if let Some((index, table)) = table {
+            if table.to_text() == original {
+                table_texts.insert(index, element.text.clone());
+            }
+        }
     }
     masked.tables = document
         .tables
         .iter()
-        .map(|t| mask_table(t, policy))
+        .enumerate()
+        .map(|(index, table)| mask_table(table, table_texts.get(&index), policy))
         .collect::<Result<_, _>>()?;
     masked.fields = document
         .fields
@@ -198,5 +273,51 @@ mod tests {
             }
             assert!(!masked.findings.is_empty());
         }
+    }
+
+    #[test]
+    fn elements_are_cut_from_the_masked_text_and_agree_with_it() {
+        let root =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/tr");
+        let document = extract(
+            &std::fs::read(root.join("tr_ik_yazisi.docx")).expect("file"),
+            &Limits::default(),
+        )
+        .expect("extract");
+        let masked = mask_document(&document, &Policy::default()).expect("masked");
+        let joined: Vec<&str> = masked
+            .document
+            .elements
+            .iter()
+            .map(|e| e.text.as_str())
+            .filter(|t| !t.is_empty())
+            .collect();
+        assert_eq!(joined.join("\n\n"), masked.document.text);
+        assert!(masked.document.text.contains("[MASKED_"));
+    }
+
+    #[test]
+    fn a_part_that_is_not_the_next_piece_of_the_text_is_masked_on_its_own() {
+        let policy = Policy::default();
+        let original = "Ödeme IBAN: TR33 0006 1005 1978 6457 8413 26\n\nTC kimlik no 10000000146";
+        let result = engine::mask(original, &policy).expect("masked");
+        let mut pieces = MaskedText {
+            original,
+            findings: result.findings,
+            cursor: 0,
+        };
+        assert_eq!(pieces.cut("başka bir metin", &policy), None);
+        assert_eq!(
+            pieces
+                .cut("Ödeme IBAN: TR33 0006 1005 1978 6457 8413 26", &policy)
+                .as_deref(),
+            Some("Ödeme IBAN: [MASKED_IBAN_TR]")
+        );
+        // A finding that crosses the part's edge: not cut.
+        assert_eq!(pieces.cut("TC kimlik no 1000000", &policy), None);
+        assert_eq!(
+            pieces.cut("TC kimlik no 10000000146", &policy).as_deref(),
+            Some("TC kimlik no [MASKED_NATIONAL_ID_TR]")
+        );
     }
 }

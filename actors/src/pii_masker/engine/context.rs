@@ -152,6 +152,8 @@ struct Table {
     automaton: AhoCorasick,
     /// Per pattern: the types it supports and whether it is a short stem (needs a clean word end).
     patterns: Vec<(TypeSet, bool)>,
+    /// Length of the longest spelling: a keyword starting before `to` ends before `to + longest`.
+    longest: usize,
 }
 
 fn turkish_upper(text: &str) -> String {
@@ -200,6 +202,7 @@ fn table() -> &'static Table {
                 patterns.push((set, short));
             }
         }
+        let longest = spellings.iter().map(Vec::len).max().unwrap_or(0);
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
@@ -209,6 +212,7 @@ fn table() -> &'static Table {
         Table {
             automaton,
             patterns,
+            longest,
         }
     })
 }
@@ -217,18 +221,64 @@ fn is_letter_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte >= 0x80
 }
 
-/// Every context keyword of a document, found in one pass, for cheap look-ups by position.
-pub struct KeywordIndex {
-    /// (start, end, types), sorted by start.
+/// The context keywords of a document, found on demand: only the stretches of text that some
+/// candidate's window asks about are searched, each byte at most once while the windows move forward
+/// (a document whose numbers are sparse pays for a few windows, not for a pass over every byte).
+pub struct KeywordIndex<'t> {
+    text: &'t [u8],
+    /// (start, end, types) of the keywords starting inside `covered`, sorted by start.
     hits: Vec<(usize, usize, TypeSet)>,
+    /// Disjoint ranges, in order, inside which every keyword start is in `hits`.
+    covered: Vec<(usize, usize)>,
+    /// Where the automaton resumes in the last covered range (after the last keyword it recorded, so
+    /// that consecutive searches never split a keyword).
+    resume: usize,
 }
 
-impl KeywordIndex {
-    pub fn build(text: &[u8]) -> KeywordIndex {
+/// Windows that start this close after the covered text extend it instead of opening a new range.
+const JOIN_GAP: usize = 256;
+/// Bytes searched past a window that needs more text.
+const READ_AHEAD: usize = 512;
+
+impl<'t> KeywordIndex<'t> {
+    pub fn new(text: &'t [u8]) -> KeywordIndex<'t> {
+        KeywordIndex {
+            text,
+            hits: Vec::new(),
+            covered: Vec::new(),
+            resume: 0,
+        }
+    }
+
+    /// An index over the whole text at once (the reference the on-demand look-ups are tested against).
+    #[cfg(test)]
+    pub fn build(text: &'t [u8]) -> KeywordIndex<'t> {
+        let mut index = KeywordIndex::new(text);
+        index.cover(0, text.len());
+        index
+    }
+
+    /// Keywords starting in `from..to` that pass the word-boundary rules, in order; returns where a
+    /// search for the keywords after `to` resumes.
+    fn search(
+        text: &[u8],
+        from: usize,
+        to: usize,
+        mut found: impl FnMut(usize, usize, TypeSet),
+    ) -> usize {
         let table = table();
-        let mut hits = Vec::new();
-        for hit in table.automaton.find_iter(text) {
+        let limit = text.len().min(to.saturating_add(table.longest));
+        let mut resume = from;
+        if from >= limit {
+            return to.max(from);
+        }
+        let input = aho_corasick::Input::new(text).range(from..limit);
+        for hit in table.automaton.find_iter(input) {
             let (start, end) = (hit.start(), hit.end());
+            if start >= to {
+                return resume.max(to);
+            }
+            resume = end;
             // A stem starts a word; '_' before it means it is part of a placeholder.
             if start > 0 && (is_letter_byte(text[start - 1]) || text[start - 1] == b'_') {
                 continue;
@@ -247,23 +297,58 @@ impl KeywordIndex {
                     }
                 }
             }
-            hits.push((start, end, types));
+            found(start, end, types);
         }
-        KeywordIndex { hits }
+        resume.max(to)
     }
 
-    /// Types of the keywords that start within `from..to` (the reference the moving look-up is tested
-    /// against).
-    #[cfg(test)]
-    pub fn types_in(&self, from: usize, to: usize) -> TypeSet {
-        let first = self.hits.partition_point(|hit| hit.0 < from);
-        self.types_from(first, to)
+    /// Makes `from..to` covered (or answers that it cannot be, for a window behind the covered text).
+    fn cover(&mut self, from: usize, to: usize) -> bool {
+        let to = to.min(self.text.len());
+        let from = from.min(to);
+        match self.covered.last().copied() {
+            Some((start, end)) if from >= start && from <= end + JOIN_GAP => {
+                if to > end {
+                    // Read ahead: the next windows of a dense stretch are then already covered, and
+                    // the automaton runs in long strides instead of one short search per window.
+                    let target = to.max(end + READ_AHEAD).min(self.text.len());
+                    let hits = &mut self.hits;
+                    self.resume =
+                        Self::search(self.text, self.resume.max(start), target, |s, e, t| {
+                            hits.push((s, e, t));
+                        });
+                    if let Some(last) = self.covered.last_mut() {
+                        last.1 = target;
+                    }
+                }
+                true
+            }
+            Some((_, end)) if from < end => {
+                // Behind the newest range: covered only if one earlier range holds the whole window.
+                let at = self.covered.partition_point(|range| range.1 < to);
+                self.covered
+                    .get(at)
+                    .is_some_and(|range| range.0 <= from && to <= range.1)
+            }
+            _ => {
+                self.covered.push((from, from));
+                self.resume = from;
+                self.cover(from, to)
+            }
+        }
     }
 
-    /// [`Self::types_in`] for a scan that moves forward: `cursor` remembers where the last look-up
-    /// started, so a window that moved right costs a few steps instead of a binary search over every
-    /// keyword of the text (a window that moved left falls back to the search).
-    pub fn types_in_moving(&self, cursor: &mut usize, from: usize, to: usize) -> TypeSet {
+    /// Types of the keywords starting within `from..to`. `cursor` remembers where the last look-up
+    /// started in the found keywords, so a window that moved right costs a few steps.
+    pub fn types_in_moving(&mut self, cursor: &mut usize, from: usize, to: usize) -> TypeSet {
+        if !self.cover(from, to) {
+            // A window behind the searched text (rare): searched on its own.
+            let mut types = TypeSet::default();
+            Self::search(self.text, from, to, |_, _, t| {
+                types = TypeSet(types.0 | t.0)
+            });
+            return types;
+        }
         let mut first = (*cursor).min(self.hits.len());
         if first > 0 && self.hits[first - 1].0 >= from {
             first = self.hits[..first].partition_point(|hit| hit.0 < from);
@@ -273,10 +358,16 @@ impl KeywordIndex {
             }
         }
         *cursor = first;
-        self.types_from(first, to)
+        self.hits[first..]
+            .iter()
+            .take_while(|hit| hit.0 < to)
+            .fold(TypeSet::default(), |set, hit| TypeSet(set.0 | hit.2 .0))
     }
 
-    fn types_from(&self, first: usize, to: usize) -> TypeSet {
+    /// Types of the keywords that start within `from..to`, from an index built over the whole text.
+    #[cfg(test)]
+    pub fn types_in(&self, from: usize, to: usize) -> TypeSet {
+        let first = self.hits.partition_point(|hit| hit.0 < from);
         self.hits[first..]
             .iter()
             .take_while(|hit| hit.0 < to)
@@ -310,25 +401,35 @@ mod tests {
     }
 
     #[test]
-    fn moving_look_ups_agree_with_searches_in_any_order() {
+    fn on_demand_look_ups_agree_with_a_full_index_in_any_order() {
         let text =
-            "TC kimlik no 1, vergi no 2, tel 3, IBAN 4, e-posta 5, doğum tarihi 6, pasaport 7"
-                .repeat(3);
-        let index = KeywordIndex::build(text.as_bytes());
-        let mut cursor = 0;
-        let mut windows: Vec<(usize, usize)> =
-            (0..text.len()).step_by(7).map(|at| (at, at + 20)).collect();
+            "TC kimlik no 1, vergi no 2, tel 3, IBAN 4, e-posta 5, doğum tarihi 6, pasaport 7, "
+                .repeat(12);
+        let full = KeywordIndex::build(text.as_bytes());
+        // Forward windows of varying width, with jumps wider than JOIN_GAP, then windows behind.
+        let mut windows: Vec<(usize, usize)> = Vec::new();
+        let mut at = 0;
+        let mut step = 1;
+        while at < text.len() {
+            windows.push((at, at + 5 + step % 40));
+            at += step;
+            step = (step * 7 + 3) % 97;
+        }
         windows.extend([
             (5, 30),
             (0, 10),
             (200, 260),
             (3, 4),
+            (text.len() / 2, text.len() / 2 + 90),
             (text.len(), text.len() + 5),
+            (text.len() + 10, text.len() + 20),
         ]);
+        let mut index = KeywordIndex::new(text.as_bytes());
+        let mut cursor = 0;
         for (from, to) in windows {
             assert_eq!(
                 index.types_in_moving(&mut cursor, from, to),
-                index.types_in(from, to),
+                full.types_in(from, to),
                 "{from}..{to}"
             );
         }

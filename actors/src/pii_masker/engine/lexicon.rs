@@ -1,8 +1,9 @@
 //! Gazetteers and label words for the tier-D types (person names, addresses): Turkish first, then
 //! common EU/US names. All entries are folded (see `text::fold`).
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
 
 use super::text::fold;
 
@@ -394,10 +395,17 @@ const SURNAMES: &[&str] = &[
     "nilsson",
 ];
 
-fn table() -> &'static HashMap<Vec<u8>, Word> {
-    static TABLE: OnceLock<HashMap<Vec<u8>, Word>> = OnceLock::new();
+struct Gazetteer {
+    words: FxHashMap<Vec<u8>, Word>,
+    /// Per first letter (a-z): bit n set when some word of n bytes starts with it. Most capitalised
+    /// words of business text ("Fatura", "Toplam") are turned away here without hashing.
+    lengths: [u32; 26],
+}
+
+fn table() -> &'static Gazetteer {
+    static TABLE: OnceLock<Gazetteer> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut table = HashMap::new();
+        let mut table = FxHashMap::default();
         for name in FIRST_NAMES {
             table.insert(fold(name), Word::FirstName);
         }
@@ -415,13 +423,33 @@ fn table() -> &'static HashMap<Vec<u8>, Word> {
         for word in HONORIFICS {
             table.insert(fold(word), Word::Honorific);
         }
-        table
+        let mut lengths = [0u32; 26];
+        for key in table.keys() {
+            match (key.first(), key.len()) {
+                (Some(first @ b'a'..=b'z'), len @ 0..=31) => {
+                    lengths[usize::from(first - b'a')] |= 1 << len;
+                }
+                // Keys outside the quick table are never turned away by it.
+                (Some(first @ b'a'..=b'z'), _) => lengths[usize::from(first - b'a')] |= 1 << 31,
+                _ => {}
+            }
+        }
+        Gazetteer {
+            words: table,
+            lengths,
+        }
     })
 }
 
 /// What a folded word is, if it is in a gazetteer.
 pub fn lookup(folded: &[u8]) -> Option<Word> {
-    table().get(folded).copied()
+    let table = table();
+    if let Some(first @ b'a'..=b'z') = folded.first() {
+        if table.lengths[usize::from(first - b'a')] & (1 << folded.len().min(31)) == 0 {
+            return None;
+        }
+    }
+    table.words.get(folded).copied()
 }
 
 /// Labels that a name follows after a colon ("Ad Soyad:", "Name:").
@@ -498,6 +526,37 @@ pub const ADDRESS_LABELS: &[&str] = &[
     "adres bilgisi",
 ];
 
+/// What a label before a colon announces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    Name,
+    Address,
+}
+
+fn labels() -> &'static FxHashMap<&'static [u8], Label> {
+    static LABELS: OnceLock<FxHashMap<&'static [u8], Label>> = OnceLock::new();
+    LABELS.get_or_init(|| {
+        let names = NAME_LABELS.iter().map(|l| (l.as_bytes(), Label::Name));
+        let addresses = ADDRESS_LABELS
+            .iter()
+            .map(|l| (l.as_bytes(), Label::Address));
+        names.chain(addresses).collect()
+    })
+}
+
+/// The kind of a folded label ("ad soyad", "teslimat adresi"): the whole label or its last one, two...
+/// words may be a known label, so that a qualifier before it ("sorumlu personel") is allowed.
+pub fn label(folded: &[u8]) -> Option<Label> {
+    let table = labels();
+    let mut from = 0;
+    loop {
+        if let Some(kind) = table.get(&folded[from..]) {
+            return Some(*kind);
+        }
+        from += folded[from..].iter().position(|&c| c == b' ')? + 1;
+    }
+}
+
 /// Lower-case words allowed inside an address after the street word ("No: 5 Kat: 2 Daire: 4").
 pub const ADDRESS_WORDS: &[&[u8]] = &[
     b"no", b"kat", b"daire", b"d", b"k", b"apt", b"blok", b"ic", b"kapi", b"posta", b"kodu", b"pk",
@@ -516,5 +575,16 @@ mod tests {
         assert_eq!(lookup(&fold("Sayın")), Some(Word::Honorific));
         assert_eq!(lookup(&fold("Can")), Some(Word::Either));
         assert_eq!(lookup(&fold("fatura")), None);
+    }
+
+    #[test]
+    fn labels_with_and_without_qualifiers() {
+        assert_eq!(label(b"ad soyad"), Some(Label::Name));
+        assert_eq!(label(b"sorumlu personel"), Some(Label::Name));
+        assert_eq!(label(b"teslimat adresi"), Some(Label::Address));
+        assert_eq!(label(b"yeni teslimat adresi"), Some(Label::Address));
+        assert_eq!(label(b"xadres"), None);
+        assert_eq!(label(b"tutar"), None);
+        assert_eq!(label(b""), None);
     }
 }

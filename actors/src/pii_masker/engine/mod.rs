@@ -34,12 +34,121 @@ pub struct Policy {
     prepared: Option<std::sync::Arc<KnownMatcher>>,
 }
 
-/// An automaton over the known values, with the number of `known_values` it was built from (a policy
-/// whose list changed afterwards falls back to matching from scratch).
+/// The known values, ready to be found in many texts: looked up by their first word at each word start
+/// of a text (one hash look-up per word instead of an automaton step per byte), with an automaton only
+/// for the few values that do not start with a letter or digit ("+44 20 ..."). `built_from` is the
+/// number of `known_values` it was built from (a policy whose list changed afterwards falls back to
+/// matching from scratch).
 struct KnownMatcher {
     built_from: usize,
+    /// Sorted by (type, value).
     values: Vec<(PiiType, String)>,
-    automaton: Option<aho_corasick::AhoCorasick>,
+    /// First word -> indices into `values`, longest value first.
+    by_word: rustc_hash::FxHashMap<Vec<u8>, Vec<usize>>,
+    /// Per first byte of a word: bit n set when some value's first word has n bytes (31: 31 or more).
+    /// Most words of a text are turned away here without hashing.
+    word_lengths: [u32; 256],
+    /// The values that start with neither a letter nor a digit, and their indices into `values`.
+    others: Option<(aho_corasick::AhoCorasick, Vec<usize>)>,
+}
+
+/// Bytes of a word for known-value matching: ASCII letters and digits, and any byte of a non-ASCII
+/// character (the same rule as the boundary check of a propagated value).
+fn word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c >= 0x80
+}
+
+impl KnownMatcher {
+    fn new(built_from: usize, values: Vec<(PiiType, String)>) -> KnownMatcher {
+        let mut by_word: rustc_hash::FxHashMap<Vec<u8>, Vec<usize>> = Default::default();
+        let mut others = Vec::new();
+        let mut word_lengths = [0u32; 256];
+        for (index, (_, value)) in values.iter().enumerate() {
+            let bytes = value.as_bytes();
+            let first = bytes
+                .iter()
+                .position(|&c| !word_byte(c))
+                .unwrap_or(bytes.len());
+            if first == 0 {
+                others.push(index);
+            } else {
+                by_word
+                    .entry(bytes[..first].to_vec())
+                    .or_default()
+                    .push(index);
+                word_lengths[usize::from(bytes[0])] |= 1 << first.min(31);
+            }
+        }
+        for list in by_word.values_mut() {
+            list.sort_by_key(|&index| std::cmp::Reverse(values[index].1.len()));
+        }
+        let others = if others.is_empty() {
+            None
+        } else {
+            aho_corasick::AhoCorasickBuilder::new()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(others.iter().map(|&index| &values[index].1))
+                .ok()
+                .map(|automaton| (automaton, others))
+        };
+        KnownMatcher {
+            built_from,
+            values,
+            by_word,
+            word_lengths,
+            others,
+        }
+    }
+
+    /// Whether `value` is among the values, as `ty` (`values` is sorted).
+    fn contains(&self, ty: PiiType, value: &str) -> bool {
+        self.values
+            .binary_search_by(|(t, v)| (*t, v.as_str()).cmp(&(ty, value)))
+            .is_ok()
+    }
+
+    /// Each occurrence of a value in `text` that starts a word: (start, end, type), left to right,
+    /// the longest value at a position, none inside another.
+    fn find(&self, text: &str, mut found: impl FnMut(usize, usize, PiiType)) {
+        let b = text.as_bytes();
+        let mut i = 0;
+        let mut after = 0;
+        while i < b.len() {
+            if !word_byte(b[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < b.len() && word_byte(b[i]) {
+                i += 1;
+            }
+            if start < after
+                || self.word_lengths[usize::from(b[start])] & (1 << (i - start).min(31)) == 0
+            {
+                continue;
+            }
+            let Some(list) = self.by_word.get(&b[start..i]) else {
+                continue;
+            };
+            if let Some(&index) = list
+                .iter()
+                .find(|&&index| b[start..].starts_with(self.values[index].1.as_bytes()))
+            {
+                let (ty, value) = &self.values[index];
+                after = start + value.len();
+                found(start, after, *ty);
+            }
+        }
+        if let Some((automaton, indices)) = &self.others {
+            for hit in automaton.find_iter(text) {
+                found(
+                    hit.start(),
+                    hit.end(),
+                    self.values[indices[hit.pattern().as_usize()]].0,
+                );
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for KnownMatcher {
@@ -75,19 +184,10 @@ impl Policy {
         .into_iter()
         .map(|(ty, value)| (ty, value.to_string()))
         .collect::<Vec<_>>();
-        let automaton = if values.is_empty() {
-            None
-        } else {
-            aho_corasick::AhoCorasickBuilder::new()
-                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-                .build(values.iter().map(|(_, v)| v))
-                .ok()
-        };
-        self.prepared = Some(std::sync::Arc::new(KnownMatcher {
-            built_from: self.known_values.len(),
+        self.prepared = Some(std::sync::Arc::new(KnownMatcher::new(
+            self.known_values.len(),
             values,
-            automaton,
-        }));
+        )));
     }
 
     /// Only these types.
@@ -213,16 +313,12 @@ fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
         .filter(|p| p.built_from == policy.known_values.len());
     let values = match prepared {
         Some(prepared) => {
-            if let Some(automaton) = &prepared.automaton {
-                for hit in automaton.find_iter(text) {
-                    push(
-                        hit.start(),
-                        hit.end(),
-                        prepared.values[hit.pattern().as_usize()].0,
-                    );
-                }
-            }
-            matchable(names)
+            prepared.find(text, &mut push);
+            // Names the prepared automaton already matches (a document's names, found in its full
+            // text) need no second search.
+            let mut names = matchable(names);
+            names.retain(|(ty, name)| !prepared.contains(*ty, name));
+            names
         }
         None => matchable(
             names.chain(

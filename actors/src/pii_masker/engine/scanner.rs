@@ -59,11 +59,13 @@ pub struct Scanner<'t> {
     window_before: usize,
     window_after: usize,
     pub hits: Vec<Hit>,
-    keywords: KeywordIndex,
+    keywords: KeywordIndex<'t>,
     /// Where the last look-ups before and after a candidate started in `keywords`.
     keyword_cursors: (usize, usize),
     scratch: Vec<u8>,
     norm: Vec<u8>,
+    /// The groups of the current grouped number (filled by `chain`).
+    groups: [Group; MAX_GROUPS],
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -101,10 +103,11 @@ impl<'t> Scanner<'t> {
             window_before,
             window_after,
             hits: Vec::new(),
-            keywords: KeywordIndex::build(text.as_bytes()),
+            keywords: KeywordIndex::new(text.as_bytes()),
             keyword_cursors: (0, 0),
             scratch: Vec::with_capacity(256),
             norm: Vec::with_capacity(64),
+            groups: [Group::default(); MAX_GROUPS],
         }
     }
 
@@ -528,7 +531,17 @@ impl<'t> Scanner<'t> {
                 return end;
             }
         }
-        // Label before the colon: up to three words back on the same line.
+        // Label before the colon: up to three words back on the same line. Every label ends with a
+        // letter (or a closing parenthesis: "Address (home):"), so "12:30" and "ISO 9001:2015" stop here.
+        let mut last = i;
+        while last > 0 && b[last - 1] == b' ' {
+            last -= 1;
+        }
+        if last == 0
+            || !(b[last - 1].is_ascii_alphabetic() || b[last - 1] >= 0x80 || b[last - 1] == b')')
+        {
+            return i + 1;
+        }
         let mut from = i;
         let mut words = 0;
         while from > 0 && i - from < 32 {
@@ -547,45 +560,39 @@ impl<'t> Scanner<'t> {
         let from = text::ceil_boundary(self.text, from);
         self.scratch.clear();
         text::fold_into(&b[from..i], &mut self.scratch);
-        let label: Vec<u8> = self
-            .scratch
-            .iter()
-            .copied()
-            .skip_while(|c| *c == b' ')
-            .collect();
-        let label = label.trim_ascii_end();
-        // The label may be preceded by a qualifier: "Sorumlu personel:", "Teslimat adresi:".
-        let is_label = |labels: &[&str]| {
-            labels.iter().any(|l| {
-                let l = l.as_bytes();
-                label == l || (label.ends_with(l) && label[..label.len() - l.len()].ends_with(b" "))
-            })
-        };
-        if is_label(lexicon::NAME_LABELS) {
-            if let Some((start, end)) = self.name_words(i + 1, 4) {
-                self.hit(
-                    start,
-                    end,
-                    PiiType::PersonName,
-                    D_LABEL,
-                    "person_name_label",
-                );
-                return end;
+        let label = self.scratch.trim_ascii();
+        match lexicon::label(label) {
+            Some(lexicon::Label::Name) => {
+                if let Some((start, end)) = self.name_words(i + 1, 4) {
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::PersonName,
+                        D_LABEL,
+                        "person_name_label",
+                    );
+                    return end;
+                }
             }
-        } else if is_label(lexicon::ADDRESS_LABELS) || label.windows(7).any(|w| w == b"address") {
-            let mut start = i + 1;
-            while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
-                start += 1;
-            }
-            let mut end = start;
-            while end < b.len() && end - start < 200 && b[end] != b'\n' && b[end] != b'\r' {
-                end += 1;
-            }
-            let end = text::floor_boundary(self.text, end);
-            let trimmed = start + self.text[start..end].trim_end().len();
-            if trimmed > start + 3 && !b[start..].starts_with(b"[MASKED_") {
-                self.hit(start, trimmed, PiiType::Address, D_LABEL, "address_label");
-                return trimmed;
+            kind => {
+                if kind == Some(lexicon::Label::Address)
+                    || memchr::memmem::find(label, b"address").is_some()
+                {
+                    let mut start = i + 1;
+                    while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
+                        start += 1;
+                    }
+                    let mut end = start;
+                    while end < b.len() && end - start < 200 && b[end] != b'\n' && b[end] != b'\r' {
+                        end += 1;
+                    }
+                    let end = text::floor_boundary(self.text, end);
+                    let trimmed = start + self.text[start..end].trim_end().len();
+                    if trimmed > start + 3 && !b[start..].starts_with(b"[MASKED_") {
+                        self.hit(start, trimmed, PiiType::Address, D_LABEL, "address_label");
+                        return trimmed;
+                    }
+                }
             }
         }
         i + 1
@@ -741,7 +748,7 @@ impl<'t> Scanner<'t> {
         } else {
             start
         };
-        let (groups, count, end) = self.chain(chain_start);
+        let (count, end) = self.chain(chain_start);
         if count == 0 {
             return word_end.max(at + 1);
         }
@@ -750,14 +757,14 @@ impl<'t> Scanner<'t> {
         } else {
             start
         };
-        self.evaluate_chain(&groups[..count], lead, plus);
+        self.evaluate_chain(count, lead, plus);
         end
     }
 
-    /// Groups of digits/letters joined by number separators, starting at `start`.
-    fn chain(&mut self, start: usize) -> ([Group; MAX_GROUPS], usize, usize) {
+    /// Groups of digits/letters joined by number separators, starting at `start`, into `self.groups`:
+    /// their count and the end of the last one.
+    fn chain(&mut self, start: usize) -> (usize, usize) {
         let b = self.b;
-        let mut groups = [Group::default(); MAX_GROUPS];
         let mut count = 0;
         self.norm.clear();
         let mut i = start;
@@ -784,7 +791,7 @@ impl<'t> Scanner<'t> {
             if i == group_start {
                 break;
             }
-            groups[count] = Group {
+            self.groups[count] = Group {
                 start: group_start,
                 end: i,
                 norm_start,
@@ -860,38 +867,32 @@ impl<'t> Scanner<'t> {
         let end = if count == 0 {
             start
         } else {
-            groups[count - 1].end
+            self.groups[count - 1].end
         };
-        (groups, count, end)
+        (count, end)
     }
 
-    fn evaluate_chain(&mut self, groups: &[Group], lead: usize, plus: bool) {
-        let count = groups.len();
+    fn evaluate_chain(&mut self, count: usize, lead: usize, plus: bool) {
+        let groups = &self.groups[..count];
         // Fast exit: one short number ("2024", "150", "12,50").
         if count == 1 && groups[0].letters == 0 && groups[0].digits < 6 {
             return;
         }
         let mut context: [Option<TypeSet>; MAX_GROUPS] = [None; MAX_GROUPS];
         for length in (1..=count).rev() {
-            for first in 0..=count - length {
+            for (first, context) in context.iter_mut().enumerate().take(count - length + 1) {
                 let last = first + length - 1;
-                let total: usize = groups[first..=last].iter().map(Group::len).sum();
+                // Groups are normalised back to back: the span's length is one subtraction.
+                let total = self.groups[last].norm_end - self.groups[first].norm_start;
                 if !(5..=34).contains(&total) {
                     continue;
                 }
                 let start = if first == 0 {
                     lead
                 } else {
-                    groups[first].start
+                    self.groups[first].start
                 };
-                self.evaluate(
-                    groups,
-                    first,
-                    last,
-                    start,
-                    plus && first == 0,
-                    &mut context[first],
-                );
+                self.evaluate(count, first, last, start, plus && first == 0, context);
             }
         }
     }
@@ -899,26 +900,26 @@ impl<'t> Scanner<'t> {
     #[allow(clippy::too_many_lines)]
     fn evaluate(
         &mut self,
-        groups: &[Group],
+        chain_len: usize,
         first: usize,
         last: usize,
         start: usize,
         plus: bool,
         context: &mut Option<TypeSet>,
     ) {
-        let end = groups[last].end;
+        let end = self.groups[last].end;
         let mut buffer = [0u8; 48];
-        let normalised = &self.norm[groups[first].norm_start..groups[last].norm_end];
+        let normalised = &self.norm[self.groups[first].norm_start..self.groups[last].norm_end];
         let len = normalised.len().min(buffer.len());
         buffer[..len].copy_from_slice(&normalised[..len]);
         let s = &buffer[..len];
-        let letters: usize = groups[first..=last].iter().map(|g| g.letters).sum();
+        let letters: usize = self.groups[first..=last].iter().map(|g| g.letters).sum();
         let count = last - first + 1;
-        let seps = groups[first + 1..=last]
+        let seps = self.groups[first + 1..=last]
             .iter()
             .fold(0u8, |acc, g| acc | g.sep);
         let mut lens_buffer = [0usize; MAX_GROUPS];
-        for (slot, group) in lens_buffer.iter_mut().zip(&groups[first..=last]) {
+        for (slot, group) in lens_buffer.iter_mut().zip(&self.groups[first..=last]) {
             *slot = group.len();
         }
         let lens = &lens_buffer[..count];
@@ -927,7 +928,10 @@ impl<'t> Scanner<'t> {
         let grouped = |max: usize| count == 1 || (count >= 3 && lens.iter().all(|&l| l <= max));
         let mut ctx = |scanner: &mut Self| -> TypeSet {
             *context.get_or_insert_with(|| {
-                scanner.context(groups[first].start, groups[groups.len() - 1].end)
+                scanner.context(
+                    scanner.groups[first].start,
+                    scanner.groups[chain_len - 1].end,
+                )
             })
         };
         if letters == 0 {
@@ -990,7 +994,7 @@ impl<'t> Scanner<'t> {
                     }
                     let hyphenated = count == 2
                         && lens == [6, 4]
-                        && (seps == SEP_DASH || self.b.get(groups[first].end) == Some(&b'+'));
+                        && (seps == SEP_DASH || self.b.get(self.groups[first].end) == Some(&b'+'));
                     if eu::personal_id_se(s)
                         && (hyphenated || ctx(self).contains(PiiType::PersonalIdSe))
                     {
@@ -1116,7 +1120,7 @@ impl<'t> Scanner<'t> {
             if count == 4
                 && seps == SEP_DOT
                 && lens.iter().all(|&l| l <= 3)
-                && generic::ipv4(&self.b[groups[first].start..end])
+                && generic::ipv4(&self.b[self.groups[first].start..end])
             {
                 let before = &self.b[start.saturating_sub(8)..start];
                 let mut folded = Vec::new();
@@ -1212,11 +1216,11 @@ impl<'t> Scanner<'t> {
         }
         if count == 3
             && lens[0] == 2
-            && groups[first].letters == 0
-            && groups[first + 1].digits == 0
-            && groups[first + 2].letters == 0
+            && self.groups[first].letters == 0
+            && self.groups[first + 1].digits == 0
+            && self.groups[first + 2].letters == 0
         {
-            let g = &groups[first..=last];
+            let g = &self.groups[first..=last];
             let norm = &self.norm;
             if tr::plate(
                 &norm[g[0].norm_start..g[0].norm_end],
