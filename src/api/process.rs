@@ -168,18 +168,19 @@ pub async fn preview(
         result,
     } = process_upload(&state, &query, payload).await?;
     let pii_count: u64 = result.summary.values().sum();
-    let mut body = serde_json::to_value(&result.document).map_err(|e| ApiError::internal(&e))?;
-    if let Some(object) = body.as_object_mut() {
-        object.insert("masked".to_string(), masked.into());
-        object.insert(
-            "detected_language".to_string(),
-            result.document.language.code.clone().into(),
-        );
-        object.insert(
-            "pii".to_string(),
-            serde_json::json!({"findings": result.findings, "pii_type_summary": result.summary, "pii_count": pii_count}),
-        );
-    }
+    // Serialized straight from the model (no intermediate JSON tree: a long document's answer is large).
+    let body = PreviewData {
+        data: PreviewBody {
+            document: &result.document,
+            masked,
+            detected_language: &result.document.language.code,
+            pii: PreviewPii {
+                findings: &result.findings,
+                pii_type_summary: &result.summary,
+                pii_count,
+            },
+        },
+    };
     let details = serde_json::json!({
         "format": result.document.metadata.format,
         "bytes": size,
@@ -188,7 +189,29 @@ pub async fn preview(
         "file_extension": filename.rsplit('.').next().filter(|e| e.len() <= 5),
     });
     accounts::audit(&state, auth.audit("preview", None, details)).await;
-    Ok(HttpResponse::Ok().json(serde_json::json!({"data": body})))
+    Ok(HttpResponse::Ok().json(body))
+}
+
+#[derive(serde::Serialize)]
+struct PreviewData<'a> {
+    data: PreviewBody<'a>,
+}
+
+/// The document model with the preview's own keys beside its fields.
+#[derive(serde::Serialize)]
+struct PreviewBody<'a> {
+    #[serde(flatten)]
+    document: &'a docsieve_actors::extractor_pool::model::Document,
+    masked: bool,
+    detected_language: &'a str,
+    pii: PreviewPii<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct PreviewPii<'a> {
+    findings: &'a [docsieve_actors::pii_masker::engine::Finding],
+    pii_type_summary: &'a std::collections::BTreeMap<String, u64>,
+    pii_count: u64,
 }
 
 /// The stem of an uploaded file name, safe for a `Content-Disposition` header.

@@ -77,9 +77,14 @@ fn iso_639_1(lang: whatlang::Lang) -> &'static str {
     }
 }
 
+/// Characters of the text the language is told from: about two pages, far more than the trigram
+/// statistics need to settle, and a fixed cost however long the document (at 20,000 characters the
+/// detection was 40 % of extracting a text-heavy 50 KB DOCX).
+const LANGUAGE_SAMPLE_CHARS: usize = 4_000;
+
 /// The main language; short text (under ~20 characters) is reported as unreliable.
 pub fn language(text: &str) -> Language {
-    let sample: String = text.chars().take(20_000).collect();
+    let sample: String = text.chars().take(LANGUAGE_SAMPLE_CHARS).collect();
     let letters = sample.chars().filter(|c| c.is_alphabetic()).count();
     match whatlang::detect(&sample) {
         Some(info) => Language {
@@ -183,6 +188,18 @@ mod tests {
         );
         assert_eq!(english.code, "en");
         assert!(!language("Tamam").reliable);
+    }
+
+    #[test]
+    fn a_long_text_is_told_from_its_first_pages() {
+        let turkish = "Bu belge, kişisel verilerin korunması kanunu kapsamında hazırlanmıştır ve müşterilerimize gönderilecektir. ";
+        let english =
+            "This document was prepared for our customers under the data protection regulation. ";
+        // Turkish well past the sample, then English: the sample sees only Turkish.
+        let text = turkish.repeat(LANGUAGE_SAMPLE_CHARS / 50) + &english.repeat(1_000);
+        let detected = language(&text);
+        assert_eq!(detected.code, "tr");
+        assert!(detected.reliable);
     }
 
     #[test]

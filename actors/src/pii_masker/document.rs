@@ -137,12 +137,20 @@ impl<'d> MaskedText<'d> {
     }
 }
 
-fn mask_parts(document: &Document, policy: &Policy) -> Result<Document, LeakError> {
+/// `scanned` is the scanner's work on `document.text`, when it was done already.
+fn mask_parts(
+    document: &Document,
+    policy: &Policy,
+    scanned: Option<engine::Scanned>,
+) -> Result<Document, LeakError> {
     let mut masked = document.clone();
     let mut pieces = if document.text.trim().is_empty() {
         None
     } else {
-        let result = engine::mask(&document.text, policy)?;
+        let result = match scanned {
+            Some(scanned) => engine::mask_scanned(&document.text, policy, scanned)?,
+            None => engine::mask(&document.text, policy)?,
+        };
         masked.text = result.text;
         Some(MaskedText {
             original: &document.text,
@@ -189,7 +197,7 @@ fn mask_parts(document: &Document, policy: &Policy) -> Result<Document, LeakErro
     for attachment in &mut masked.attachments {
         attachment.filename = mask_text(&attachment.filename, policy)?;
         if let Some(child) = attachment.document.as_mut() {
-            **child = mask_parts(child, policy)?;
+            **child = mask_parts(child, policy, None)?;
         }
     }
     Ok(masked)
@@ -218,7 +226,7 @@ pub fn detect_document(
 pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocument, LeakError> {
     let mut policy = policy_for(document, policy);
     let full_text = document.full_text();
-    let (findings, summary) = engine::summarize(&full_text, &policy);
+    let (findings, summary, scanned) = engine::summarize_scanned(&full_text, &policy);
     // What the whole text revealed (a name from a table header, a VKN behind its label) is personal
     // data in every part, even where that part alone gives no context.
     policy.known_values.extend(
@@ -228,7 +236,9 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
             .filter(|(_, value)| value.chars().count() >= 4),
     );
     policy.prepare();
-    let masked = mask_parts(document, &policy)?;
+    // Without attachments the full text is the document's text: its scan is reused for masking it.
+    let scanned = (document.attachments.is_empty()).then_some(scanned);
+    let masked = mask_parts(document, &policy, scanned)?;
     Ok(MaskedDocument {
         document: masked,
         findings,

@@ -349,8 +349,27 @@ fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
     hits.extend(found);
 }
 
-fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
-    let mut hits = scanner::Scanner::new(text, policy.context_before, policy.context_after).run();
+/// The scanner's candidates for one text. They depend on the text and the context windows only, not on
+/// the known values, so a document's text scanned for its findings can be masked with the values those
+/// findings revealed without being scanned a second time.
+pub struct Scanned {
+    /// The scanned text's length and hash: candidates are only reused for that text.
+    text: (usize, u64),
+    windows: (usize, usize),
+    candidates: Vec<scanner::Hit>,
+}
+
+fn fingerprint(text: &str) -> (usize, u64) {
+    use std::hash::BuildHasher;
+    (text.len(), rustc_hash::FxBuildHasher.hash_one(text))
+}
+
+fn candidates(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
+    scanner::Scanner::new(text, policy.context_before, policy.context_after).run()
+}
+
+/// Candidates plus propagated values, snapped to char boundaries and resolved.
+fn resolved(text: &str, policy: &Policy, mut hits: Vec<scanner::Hit>) -> Vec<scanner::Hit> {
     propagate(text, policy, &mut hits);
     // Offsets must fall on char boundaries: snap inwards defensively.
     resolve(
@@ -363,6 +382,10 @@ fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
             .collect(),
         policy,
     )
+}
+
+fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
+    resolved(text, policy, candidates(text, policy))
 }
 
 fn findings_of(text: &str, hits: &[scanner::Hit]) -> Vec<Finding> {
@@ -404,7 +427,24 @@ pub fn detect(text: &str, policy: &Policy) -> Vec<Finding> {
 /// Replaces every finding by its placeholder, then re-scans the output; a detectable value left in the
 /// output refuses the result.
 pub fn mask(text: &str, policy: &Policy) -> Result<Masked, LeakError> {
-    let hits = raw_hits(text, policy);
+    masked_by(text, policy, raw_hits(text, policy))
+}
+
+/// [`mask`] for a text already scanned by [`summarize_scanned`] (`policy` may know more values). The
+/// candidates are reused only for the same text and context windows; otherwise the text is scanned
+/// again.
+pub fn mask_scanned(text: &str, policy: &Policy, scanned: Scanned) -> Result<Masked, LeakError> {
+    let same = scanned.text == fingerprint(text)
+        && scanned.windows == (policy.context_before, policy.context_after);
+    let candidates = if same {
+        scanned.candidates
+    } else {
+        candidates(text, policy)
+    };
+    masked_by(text, policy, resolved(text, policy, candidates))
+}
+
+fn masked_by(text: &str, policy: &Policy, hits: Vec<scanner::Hit>) -> Result<Masked, LeakError> {
     let findings = findings_of(text, &hits);
     let mut out = String::with_capacity(text.len());
     let mut cursor = 0;
@@ -434,6 +474,22 @@ pub fn summarize(text: &str, policy: &Policy) -> (Vec<Finding>, BTreeMap<String,
     let findings = detect(text, policy);
     let summary = summarise(&findings);
     (findings, summary)
+}
+
+/// [`summarize`], keeping the scanner's candidates for [`mask_scanned`].
+pub fn summarize_scanned(
+    text: &str,
+    policy: &Policy,
+) -> (Vec<Finding>, BTreeMap<String, u64>, Scanned) {
+    let candidates = candidates(text, policy);
+    let findings = findings_of(text, &resolved(text, policy, candidates.clone()));
+    let summary = summarise(&findings);
+    let scanned = Scanned {
+        text: fingerprint(text),
+        windows: (policy.context_before, policy.context_after),
+        candidates,
+    };
+    (findings, summary, scanned)
 }
 
 #[cfg(test)]

@@ -879,6 +879,17 @@ impl<'t> Scanner<'t> {
             return;
         }
         let mut context: [Option<TypeSet>; MAX_GROUPS] = [None; MAX_GROUPS];
+        // Every candidate's context window lies inside the chain's own: when that holds no keyword
+        // (the usual case), no candidate needs a look-up of its own.
+        let (chain_start, chain_end) = (groups[0].start, groups[count - 1].end);
+        let anywhere = self.keywords.types_in_moving(
+            &mut self.keyword_cursors.0,
+            chain_start.saturating_sub(self.window_before),
+            chain_end + self.window_after,
+        );
+        if anywhere.0 == 0 {
+            context = [Some(TypeSet::default()); MAX_GROUPS];
+        }
         for length in (1..=count).rev() {
             for (first, context) in context.iter_mut().enumerate().take(count - length + 1) {
                 let last = first + length - 1;

@@ -467,6 +467,8 @@ fn a_prepared_policy_masks_exactly_like_an_unprepared_one() {
             (PiiType::PersonName, "Ayşe Yılmaz".to_string()),
             (PiiType::TaxIdTr, " 4540536920 ".to_string()),
             (PiiType::Email, "a@b".to_string()), // too short to propagate
+            (PiiType::PhoneIntl, "+44 20 7946 0958".to_string()), // starts with no letter or digit
+            (PiiType::PersonName, "Ayşe Yılmaz Demir".to_string()), // longer, same first word
         ],
         ..Policy::default()
     };
@@ -475,6 +477,7 @@ fn a_prepared_policy_masks_exactly_like_an_unprepared_one() {
         "Başka bir parça: Ayşe Yılmaz",
         "",
         "a@b",
+        "Arayan: +44 20 7946 0958, xAyşe Yılmaz, Ayşe Yılmaz Demir'in dosyası; 4540536920x",
     ];
     let mut prepared = policy.clone();
     prepared.prepare();
@@ -496,4 +499,31 @@ fn a_prepared_policy_masks_exactly_like_an_unprepared_one() {
         .expect("mask")
         .text
         .starts_with("[MASKED_PERSON_NAME]"));
+}
+
+#[test]
+fn a_scanned_text_masks_like_a_fresh_scan() {
+    let text = synthetic::text(30_000, true, 7);
+    let policy = Policy::default();
+    let (findings, summary, scanned) = summarize_scanned(&text, &policy);
+    assert_eq!((findings.clone(), summary), summarize(&text, &policy));
+    // As a document does: what the text revealed becomes known values.
+    let mut more = policy.clone();
+    more.known_values.extend(
+        findings
+            .iter()
+            .map(|f| (f.pii_type, text[f.start..f.end].to_string())),
+    );
+    more.prepare();
+    let fresh = mask(&text, &more).expect("mask");
+    let reused = mask_scanned(&text, &more, scanned).expect("mask");
+    assert_eq!(fresh.text, reused.text);
+    assert_eq!(fresh.findings, reused.findings);
+    // Candidates of another text are not used.
+    let (_, _, scanned) = summarize_scanned(&text, &policy);
+    let other = "TC kimlik no 10000000146 olan başvuru";
+    assert_eq!(
+        mask_scanned(other, &policy, scanned).expect("mask").text,
+        "TC kimlik no [MASKED_NATIONAL_ID_TR] olan başvuru"
+    );
 }
