@@ -11,6 +11,7 @@ mod m20261121_000001_initial;
 mod m20261122_000002_tenant_usage;
 mod m20261122_000003_dataset_exports;
 mod m20261122_000004_webhook_attempts;
+mod m20261122_000005_execution_list_index;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000002_tenant_usage::Migration),
             Box::new(m20261122_000003_dataset_exports::Migration),
             Box::new(m20261122_000004_webhook_attempts::Migration),
+            Box::new(m20261122_000005_execution_list_index::Migration),
         ]
     }
 }
