@@ -169,7 +169,7 @@ pub async fn preview(
     } = process_upload(&state, &query, payload).await?;
     let pii_count: u64 = result.summary.values().sum();
     // Serialized straight from the model (no intermediate JSON tree: a long document's answer is large).
-    let body = PreviewData {
+    let body = super::Envelope {
         data: PreviewBody {
             document: &result.document,
             masked,
@@ -190,11 +190,6 @@ pub async fn preview(
     });
     accounts::audit(&state, auth.audit("preview", None, details)).await;
     Ok(HttpResponse::Ok().json(body))
-}
-
-#[derive(serde::Serialize)]
-struct PreviewData<'a> {
-    data: PreviewBody<'a>,
 }
 
 /// The document model with the preview's own keys beside its fields.

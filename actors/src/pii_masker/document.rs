@@ -26,11 +26,11 @@ fn mask_text(text: &str, policy: &Policy) -> Result<String, LeakError> {
 /// rendering already masked (as the table's element), when there is one.
 fn mask_table(
     table: &Table,
-    masked_text: Option<&String>,
+    masked_text: Option<String>,
     policy: &Policy,
 ) -> Result<Table, LeakError> {
     let masked = match masked_text {
-        Some(masked) => masked.clone(),
+        Some(masked) => masked,
         None => mask_text(&table.to_text(), policy)?,
     };
     let mut lines: Vec<Vec<String>> = masked
@@ -121,17 +121,15 @@ impl<'d> MaskedText<'d> {
         }
         let end = start + part.len();
         let first = self.findings.partition_point(|f| f.end <= start);
-        let mut out = String::with_capacity(part.len());
-        let mut at = start;
-        for finding in self.findings[first..].iter().take_while(|f| f.start < end) {
-            if finding.start < start || finding.end > end {
-                return None;
-            }
-            out.push_str(&self.original[at..finding.start]);
-            out.push_str(finding.pii_type.placeholder());
-            at = finding.end;
+        let touching = self.findings[first..]
+            .iter()
+            .take_while(|f| f.start < end)
+            .count();
+        let inside = &self.findings[first..first + touching];
+        if inside.iter().any(|f| f.start < start || f.end > end) {
+            return None;
         }
-        out.push_str(&self.original[at..end]);
+        let out = engine::with_placeholders(self.original, start, end, inside);
         self.cursor = end;
         engine::detect(&out, policy).is_empty().then_some(out)
     }
@@ -182,7 +180,7 @@ fn mask_parts(
         .tables
         .iter()
         .enumerate()
-        .map(|(index, table)| mask_table(table, table_texts.get(&index), policy))
+        .map(|(index, table)| mask_table(table, table_texts.remove(&index), policy))
         .collect::<Result<_, _>>()?;
     masked.fields = document
         .fields
@@ -236,9 +234,9 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
             .filter(|(_, value)| value.chars().count() >= 4),
     );
     policy.prepare();
-    // Without attachments the full text is the document's text: its scan is reused for masking it.
-    let scanned = (document.attachments.is_empty()).then_some(scanned);
-    let masked = mask_parts(document, &policy, scanned)?;
+    // Without attachments the full text is the document's text, and its scan is reused for masking it
+    // (`mask_scanned` checks that it is the same text).
+    let masked = mask_parts(document, &policy, Some(scanned))?;
     Ok(MaskedDocument {
         document: masked,
         findings,

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
-use super::text::fold;
+use super::text::{fold, is_word_byte};
 use super::types::{PiiType, TypeSet};
 
 /// (stem, types it supports), in their own lower-case spelling. Each stem is searched as written, in
@@ -217,10 +217,6 @@ fn table() -> &'static Table {
     })
 }
 
-fn is_letter_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte >= 0x80
-}
-
 /// The context keywords of a document, found on demand: only the stretches of text that some
 /// candidate's window asks about are searched, each byte at most once while the windows move forward
 /// (a document whose numbers are sparse pays for a few windows, not for a pass over every byte).
@@ -280,13 +276,13 @@ impl<'t> KeywordIndex<'t> {
             }
             resume = end;
             // A stem starts a word; '_' before it means it is part of a placeholder.
-            if start > 0 && (is_letter_byte(text[start - 1]) || text[start - 1] == b'_') {
+            if start > 0 && (is_word_byte(text[start - 1]) || text[start - 1] == b'_') {
                 continue;
             }
             let (types, short) = table.patterns[hit.pattern().as_usize()];
             if short {
                 if let Some(&next) = text.get(end) {
-                    if is_letter_byte(next) {
+                    if is_word_byte(next) {
                         // "tel" may go on as "telefon"/"telefonu"; other short stems ("nir", "ein",
                         // "aba", "cep") must end the word.
                         let is_tel = text[start..end].eq_ignore_ascii_case(b"tel");
@@ -358,16 +354,18 @@ impl<'t> KeywordIndex<'t> {
             }
         }
         *cursor = first;
-        self.hits[first..]
-            .iter()
-            .take_while(|hit| hit.0 < to)
-            .fold(TypeSet::default(), |set, hit| TypeSet(set.0 | hit.2 .0))
+        self.types_from(first, to)
     }
 
     /// Types of the keywords that start within `from..to`, from an index built over the whole text.
     #[cfg(test)]
     pub fn types_in(&self, from: usize, to: usize) -> TypeSet {
         let first = self.hits.partition_point(|hit| hit.0 < from);
+        self.types_from(first, to)
+    }
+
+    /// Types of the found keywords from index `first` that start before `to`.
+    fn types_from(&self, first: usize, to: usize) -> TypeSet {
         self.hits[first..]
             .iter()
             .take_while(|hit| hit.0 < to)

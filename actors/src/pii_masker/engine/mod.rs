@@ -52,12 +52,6 @@ struct KnownMatcher {
     others: Option<(aho_corasick::AhoCorasick, Vec<usize>)>,
 }
 
-/// Bytes of a word for known-value matching: ASCII letters and digits, and any byte of a non-ASCII
-/// character (the same rule as the boundary check of a propagated value).
-fn word_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c >= 0x80
-}
-
 impl KnownMatcher {
     fn new(built_from: usize, values: Vec<(PiiType, String)>) -> KnownMatcher {
         let mut by_word: rustc_hash::FxHashMap<Vec<u8>, Vec<usize>> = Default::default();
@@ -67,7 +61,7 @@ impl KnownMatcher {
             let bytes = value.as_bytes();
             let first = bytes
                 .iter()
-                .position(|&c| !word_byte(c))
+                .position(|&c| !text::is_word_byte(c))
                 .unwrap_or(bytes.len());
             if first == 0 {
                 others.push(index);
@@ -114,12 +108,12 @@ impl KnownMatcher {
         let mut i = 0;
         let mut after = 0;
         while i < b.len() {
-            if !word_byte(b[i]) {
+            if !text::is_word_byte(b[i]) {
                 i += 1;
                 continue;
             }
             let start = i;
-            while i < b.len() && word_byte(b[i]) {
+            while i < b.len() && text::is_word_byte(b[i]) {
                 i += 1;
             }
             if start < after
@@ -288,7 +282,7 @@ fn matchable<'a>(values: impl Iterator<Item = (PiiType, &'a str)>) -> Vec<(PiiTy
 /// Every further occurrence of a found person name, and of each known value, is personal data too.
 fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
     let b = text.as_bytes();
-    let letter = |c: u8| c.is_ascii_alphanumeric() || c >= 0x80;
+    let letter = text::is_word_byte;
     let mut found: Vec<scanner::Hit> = Vec::new();
     let mut push = |start: usize, end: usize, ty: PiiType| {
         if (start > 0 && letter(b[start - 1])) || b.get(end).is_some_and(|&c| letter(c)) {
@@ -444,16 +438,22 @@ pub fn mask_scanned(text: &str, policy: &Policy, scanned: Scanned) -> Result<Mas
     masked_by(text, policy, resolved(text, policy, candidates))
 }
 
+/// `text[from..to]` with each finding (all inside that range, in order) replaced by its placeholder.
+pub fn with_placeholders(text: &str, from: usize, to: usize, findings: &[Finding]) -> String {
+    let mut out = String::with_capacity(to - from);
+    let mut cursor = from;
+    for finding in findings {
+        out.push_str(&text[cursor..finding.start]);
+        out.push_str(finding.pii_type.placeholder());
+        cursor = finding.end;
+    }
+    out.push_str(&text[cursor..to]);
+    out
+}
+
 fn masked_by(text: &str, policy: &Policy, hits: Vec<scanner::Hit>) -> Result<Masked, LeakError> {
     let findings = findings_of(text, &hits);
-    let mut out = String::with_capacity(text.len());
-    let mut cursor = 0;
-    for hit in &hits {
-        out.push_str(&text[cursor..hit.start]);
-        out.push_str(hit.ty.placeholder());
-        cursor = hit.end;
-    }
-    out.push_str(&text[cursor..]);
+    let out = with_placeholders(text, 0, text.len(), &findings);
     let remaining = raw_hits(&out, policy);
     if !remaining.is_empty() {
         let mut counts = BTreeMap::new();

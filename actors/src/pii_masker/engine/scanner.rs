@@ -561,7 +561,9 @@ impl<'t> Scanner<'t> {
         self.scratch.clear();
         text::fold_into(&b[from..i], &mut self.scratch);
         let label = self.scratch.trim_ascii();
-        match lexicon::label(label) {
+        let kind = lexicon::label(label)
+            .or_else(|| memchr::memmem::find(label, b"address").map(|_| lexicon::Label::Address));
+        match kind {
             Some(lexicon::Label::Name) => {
                 if let Some((start, end)) = self.name_words(i + 1, 4) {
                     self.hit(
@@ -574,26 +576,23 @@ impl<'t> Scanner<'t> {
                     return end;
                 }
             }
-            kind => {
-                if kind == Some(lexicon::Label::Address)
-                    || memchr::memmem::find(label, b"address").is_some()
-                {
-                    let mut start = i + 1;
-                    while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
-                        start += 1;
-                    }
-                    let mut end = start;
-                    while end < b.len() && end - start < 200 && b[end] != b'\n' && b[end] != b'\r' {
-                        end += 1;
-                    }
-                    let end = text::floor_boundary(self.text, end);
-                    let trimmed = start + self.text[start..end].trim_end().len();
-                    if trimmed > start + 3 && !b[start..].starts_with(b"[MASKED_") {
-                        self.hit(start, trimmed, PiiType::Address, D_LABEL, "address_label");
-                        return trimmed;
-                    }
+            Some(lexicon::Label::Address) => {
+                let mut start = i + 1;
+                while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
+                    start += 1;
+                }
+                let mut end = start;
+                while end < b.len() && end - start < 200 && b[end] != b'\n' && b[end] != b'\r' {
+                    end += 1;
+                }
+                let end = text::floor_boundary(self.text, end);
+                let trimmed = start + self.text[start..end].trim_end().len();
+                if trimmed > start + 3 && !b[start..].starts_with(b"[MASKED_") {
+                    self.hit(start, trimmed, PiiType::Address, D_LABEL, "address_label");
+                    return trimmed;
                 }
             }
+            None => {}
         }
         i + 1
     }

@@ -66,6 +66,12 @@ pub fn separator_at(b: &[u8], i: usize) -> usize {
     }
 }
 
+/// A byte that continues a word: an ASCII letter or digit, or any byte of a non-ASCII character.
+#[inline]
+pub fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c >= 0x80
+}
+
 #[inline]
 pub fn is_alnum(c: u8) -> bool {
     c.is_ascii_alphanumeric()
