@@ -8,7 +8,7 @@ use quick_xml::events::Event;
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
 use super::super::model::{Builder, Element, ElementKind, Table};
-use super::ooxml::{self, attribute, local, text_of, walk, Package};
+use super::ooxml::{self, attribute, local, walk, Package};
 
 /// The quoted value that starts at `bytes[at]` (after `=`, optional spaces), unescaped.
 fn quoted(bytes: &[u8], at: usize) -> Option<String> {
@@ -127,53 +127,50 @@ fn read_part(
     let mut tables: Vec<TableState> = Vec::new();
     let mut finished: Vec<(Element, Option<Table>)> = Vec::new();
     walk(xml, max_depth, |event| match event {
-        Event::Start(e) | Event::Empty(e) => {
-            let name = local(e);
-            match name.as_slice() {
-                b"p" => {
-                    paragraph.clear();
-                    style = None;
-                    list_level = None;
-                }
-                b"pStyle" => {
-                    style = attribute(e, b"val").and_then(|id| {
-                        styles.get(&id).copied().or_else(|| {
-                            let lower = id.to_lowercase();
-                            if lower == "title" {
-                                Some((ElementKind::Title, 0))
-                            } else {
-                                lower
-                                    .strip_prefix("heading")
-                                    .and_then(|l| l.parse().ok())
-                                    .map(|l| (ElementKind::Heading, l))
-                            }
-                        })
-                    })
-                }
-                b"numPr" => list_level = Some(list_level.unwrap_or(0)),
-                b"ilvl" => list_level = attribute(e, b"val").and_then(|v| v.parse().ok()),
-                b"t" => in_text = matches!(event, Event::Start(_)),
-                b"tab" if !in_text => paragraph.push('\t'),
-                b"br" | b"cr" => paragraph.push('\n'),
-                b"tbl" if matches!(event, Event::Start(_)) => tables.push(TableState {
-                    rows: Vec::new(),
-                    row: Vec::new(),
-                    cell: String::new(),
-                }),
-                b"tr" if matches!(event, Event::Start(_)) => {
-                    if let Some(table) = tables.last_mut() {
-                        table.row.clear();
-                    }
-                }
-                b"tc" if matches!(event, Event::Start(_)) => {
-                    if let Some(table) = tables.last_mut() {
-                        table.cell.clear();
-                    }
-                }
-                _ => {}
+        Event::Start(e) | Event::Empty(e) => match local(e) {
+            b"p" => {
+                paragraph.clear();
+                style = None;
+                list_level = None;
             }
-        }
-        Event::Text(t) if in_text => paragraph.push_str(&text_of(t)),
+            b"pStyle" => {
+                style = attribute(e, b"val").and_then(|id| {
+                    styles.get(&id).copied().or_else(|| {
+                        let lower = id.to_lowercase();
+                        if lower == "title" {
+                            Some((ElementKind::Title, 0))
+                        } else {
+                            lower
+                                .strip_prefix("heading")
+                                .and_then(|l| l.parse().ok())
+                                .map(|l| (ElementKind::Heading, l))
+                        }
+                    })
+                })
+            }
+            b"numPr" => list_level = Some(list_level.unwrap_or(0)),
+            b"ilvl" => list_level = attribute(e, b"val").and_then(|v| v.parse().ok()),
+            b"t" => in_text = matches!(event, Event::Start(_)),
+            b"tab" if !in_text => paragraph.push('\t'),
+            b"br" | b"cr" => paragraph.push('\n'),
+            b"tbl" if matches!(event, Event::Start(_)) => tables.push(TableState {
+                rows: Vec::new(),
+                row: Vec::new(),
+                cell: String::new(),
+            }),
+            b"tr" if matches!(event, Event::Start(_)) => {
+                if let Some(table) = tables.last_mut() {
+                    table.row.clear();
+                }
+            }
+            b"tc" if matches!(event, Event::Start(_)) => {
+                if let Some(table) = tables.last_mut() {
+                    table.cell.clear();
+                }
+            }
+            _ => {}
+        },
+        Event::Text(t) if in_text => ooxml::push_text(t, &mut paragraph),
         Event::End(e) => match e.local_name().as_ref() {
             b"t" => in_text = false,
             b"p" => {
@@ -256,36 +253,125 @@ fn read_part(
     Ok(())
 }
 
+/// The raw (still escaped) ids of the paragraph styles a part uses (`<w:pStyle w:val="..."/>`).
+fn used_styles(xml: &str, into: &mut Vec<Vec<u8>>) {
+    let bytes = xml.as_bytes();
+    for at in memchr::memmem::find_iter(bytes, b"pStyle") {
+        let end = memchr::memchr(b'>', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+        let tag = &bytes[at..end];
+        let Some(val) = memchr::memmem::find(tag, b"val=") else {
+            continue;
+        };
+        let value = &tag[val + 4..];
+        let Some(&quote) = value.first().filter(|q| matches!(q, b'"' | b'\'')) else {
+            continue;
+        };
+        let Some(close) = memchr::memchr(quote, &value[1..]) else {
+            continue;
+        };
+        let id = &value[1..1 + close];
+        if !into.iter().any(|known| known == id) {
+            into.push(id.to_vec());
+        }
+    }
+}
+
+/// Watches `styles.xml` being read and tells when every style of `wanted` has been read whole: a
+/// package's styles are hundreds (350 KB in a Word template) and a document uses a few of the first.
+struct StyleWatch {
+    /// (`styleId="id"`, where it was found).
+    wanted: Vec<(Vec<u8>, Option<usize>)>,
+    searched: usize,
+}
+
+impl StyleWatch {
+    fn new(ids: &[Vec<u8>]) -> StyleWatch {
+        let mut wanted = Vec::new();
+        for id in ids {
+            for quote in [b'"', b'\''] {
+                let mut pattern = b"styleId=".to_vec();
+                pattern.push(quote);
+                pattern.extend_from_slice(id);
+                pattern.push(quote);
+                wanted.push((pattern, None));
+            }
+        }
+        StyleWatch {
+            wanted,
+            searched: 0,
+        }
+    }
+
+    /// Whether more of the part is needed, `bytes` being all read so far.
+    fn more(&mut self, bytes: &[u8]) -> bool {
+        let mut missing = 0;
+        for pair in self.wanted.chunks_mut(2) {
+            let mut complete = false;
+            for (pattern, found) in pair.iter_mut() {
+                if found.is_none() {
+                    let from = self.searched.saturating_sub(pattern.len());
+                    *found = memchr::memmem::find(&bytes[from..], pattern).map(|n| from + n);
+                }
+                // Read whole once its end tag (or the next style's) has arrived.
+                complete |= found.is_some_and(|at| {
+                    memchr::memmem::find(&bytes[at..], b"style>").is_some()
+                        || memchr::memmem::find(&bytes[at + pattern.len()..], b"styleId=").is_some()
+                });
+            }
+            if !complete {
+                missing += 1;
+            }
+        }
+        self.searched = bytes.len();
+        missing > 0
+    }
+}
+
 pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
     let mut package = Package::open(bytes, limits)?;
     let depth = package.max_depth();
-    let styles = package
-        .read("word/styles.xml")?
-        .map(|xml| heading_styles(&xml))
-        .unwrap_or_default();
     let names = package.names();
+    // Every body-like part first, in the order of the output, so that only the styles they use are
+    // looked for.
+    let mut parts: Vec<(String, ElementKind)> = Vec::new();
     for part in ooxml::numbered_parts(&names, "word/header") {
         if let Some(xml) = package.read(&part)? {
-            read_part(&xml, depth, &styles, ElementKind::Header, builder)?;
+            parts.push((xml, ElementKind::Header));
         }
     }
     let body = package
         .read("word/document.xml")?
         .ok_or_else(|| ExtractError::Malformed("DOCX without word/document.xml".to_string()))?;
-    read_part(&body, depth, &styles, ElementKind::Paragraph, builder)?;
+    parts.push((body, ElementKind::Paragraph));
     for part in [
         "word/footnotes.xml",
         "word/endnotes.xml",
         "word/comments.xml",
     ] {
         if let Some(xml) = package.read(part)? {
-            read_part(&xml, depth, &styles, ElementKind::Paragraph, builder)?;
+            parts.push((xml, ElementKind::Paragraph));
         }
     }
     for part in ooxml::numbered_parts(&names, "word/footer") {
         if let Some(xml) = package.read(&part)? {
-            read_part(&xml, depth, &styles, ElementKind::Footer, builder)?;
+            parts.push((xml, ElementKind::Footer));
         }
+    }
+    let mut used = Vec::new();
+    for (xml, _) in &parts {
+        used_styles(xml, &mut used);
+    }
+    let styles = if used.is_empty() {
+        HashMap::new()
+    } else {
+        let mut watch = StyleWatch::new(&used);
+        package
+            .read_while("word/styles.xml", |read| watch.more(read))?
+            .map(|xml| heading_styles(&xml))
+            .unwrap_or_default()
+    };
+    for (xml, kind) in &parts {
+        read_part(xml, depth, &styles, *kind, builder)?;
     }
     ooxml::core_properties(&mut package, builder)?;
     Ok(())
@@ -335,5 +421,84 @@ mod tests {
         ] {
             assert!(heading_styles(xml).is_empty(), "{xml}");
         }
+    }
+
+    /// A DOCX whose styles.xml holds `filler` unused styles before (or after) the heading style `Balk1`.
+    fn docx_with_styles(filler: usize, heading_first: bool) -> Vec<u8> {
+        use std::io::Write;
+        let mut styles = String::from("<?xml version=\"1.0\"?><w:styles xmlns:w=\"w\">");
+        let heading =
+            "<w:style w:type=\"paragraph\" w:styleId=\"Balk1\"><w:name w:val=\"heading 1\"/></w:style>";
+        if heading_first {
+            styles.push_str(heading);
+        }
+        for n in 0..filler {
+            styles.push_str(&format!(
+                "<w:style w:type=\"paragraph\" w:styleId=\"Filler{n}\"><w:name w:val=\"Filler {n}\"/><w:rPr><w:sz w:val=\"22\"/></w:rPr></w:style>"
+            ));
+        }
+        if !heading_first {
+            styles.push_str(heading);
+        }
+        styles.push_str("</w:styles>");
+        let document = "<w:document xmlns:w=\"w\"><w:body><w:p><w:pPr><w:pStyle w:val=\"Balk1\"/></w:pPr><w:r><w:t>Giriş</w:t></w:r></w:p><w:p><w:r><w:t>Metin</w:t></w:r></w:p></w:body></w:document>";
+        let mut buffer = std::io::Cursor::new(Vec::new());
+        let mut archive = zip::ZipWriter::new(&mut buffer);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, content) in [
+            ("word/document.xml", document.to_string()),
+            ("word/styles.xml", styles),
+        ] {
+            archive.start_file(name, options).expect("entry");
+            archive.write_all(content.as_bytes()).expect("write");
+        }
+        archive.finish().expect("finish");
+        buffer.into_inner()
+    }
+
+    #[test]
+    fn a_used_heading_style_is_found_wherever_it_sits_in_styles_xml() {
+        use crate::extractor_pool::engine::extract;
+        for heading_first in [true, false] {
+            let bytes = docx_with_styles(3000, heading_first);
+            let document = extract(&bytes, &Limits::default()).expect("extracts");
+            let heading = &document.elements[0];
+            assert_eq!(heading.text, "Giriş");
+            assert_eq!(heading.kind, ElementKind::Heading, "first: {heading_first}");
+            assert_eq!(heading.level, Some(1));
+            assert_eq!(document.elements[1].kind, ElementKind::Paragraph);
+        }
+    }
+
+    #[test]
+    fn styles_xml_is_read_only_until_the_used_styles_are_whole() {
+        let mut used = Vec::new();
+        used_styles(
+            "<w:pPr><w:pStyle w:val=\"Balk1\"/></w:pPr><w:pStyle w:val='A&amp;B'/><w:pStyle w:val=\"Balk1\"/>",
+            &mut used,
+        );
+        assert_eq!(used, vec![b"Balk1".to_vec(), b"A&amp;B".to_vec()]);
+        let styles = "<w:styles><w:style w:styleId=\"Balk1\"><w:name w:val=\"heading 1\"/></w:style><w:style w:styleId='A&amp;B'><w:name w:val=\"heading 2\"/></w:style><w:style w:styleId=\"Later\"><w:name w:val=\"x\"/></w:style>";
+        let bytes = styles.as_bytes();
+        let second_end = styles.find("<w:style w:styleId=\"Later").unwrap();
+        let mut watch = StyleWatch::new(&used);
+        // Growing prefixes, as chunks arrive: more is needed until the second style has closed.
+        let mut stopped_at = None;
+        for end in 1..=bytes.len() {
+            if !watch.more(&bytes[..end]) {
+                stopped_at = Some(end);
+                break;
+            }
+        }
+        let stopped_at = stopped_at.expect("stops before the end");
+        assert!(stopped_at <= second_end, "{stopped_at} > {second_end}");
+        assert!(styles[..stopped_at].ends_with("style>"));
+        let map = heading_styles(&styles[..stopped_at]);
+        assert_eq!(map.get("A&B"), Some(&(ElementKind::Heading, 2)));
+        assert_eq!(map.get("Balk1"), Some(&(ElementKind::Heading, 1)));
+        // A style that is not there: the whole part is read.
+        let mut watch = StyleWatch::new(&[b"Missing".to_vec()]);
+        assert!(watch.more(bytes));
     }
 }

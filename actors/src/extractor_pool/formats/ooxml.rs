@@ -58,14 +58,69 @@ impl<'a> Package<'a> {
         })))
     }
 
+    /// The start of a part, read in chunks for as long as `more` (shown everything read so far) asks
+    /// for more; None when the package has no such part. For parts of which only a prefix usually
+    /// matters (a DOCX's styles: the few a document uses come first among hundreds). Counts against
+    /// the same budget as [`Package::read`]; a character cut by the last chunk is dropped.
+    pub fn read_while(
+        &mut self,
+        name: &str,
+        mut more: impl FnMut(&[u8]) -> bool,
+    ) -> Result<Option<String>, ExtractError> {
+        const CHUNK: usize = 16 * 1024;
+        let mut file = match self.archive.by_name(name) {
+            Ok(file) => file,
+            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+            Err(error) => return Err(ExtractError::Malformed(format!("{name}: {error}"))),
+        };
+        let mut bytes = Vec::new();
+        loop {
+            let read = (&mut file)
+                .take(CHUNK as u64)
+                .read_to_end(&mut bytes)
+                .map_err(|error| ExtractError::Malformed(format!("{name}: {error}")))?;
+            if bytes.len() as u64 > self.budget {
+                return Err(ExtractError::LimitExceeded(
+                    "decompressed size of the container (zip bomb?)".to_string(),
+                ));
+            }
+            if read == 0 || !more(&bytes) {
+                break;
+            }
+        }
+        self.budget -= bytes.len() as u64;
+        Ok(Some(match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(error) => {
+                let valid = error.utf8_error().valid_up_to();
+                let mut bytes = error.into_bytes();
+                // A character cut at the end of the prefix (at most 3 bytes of it).
+                if error_is_cut_char(&bytes[valid..]) {
+                    bytes.truncate(valid);
+                }
+                String::from_utf8(bytes)
+                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+            }
+        }))
+    }
+
     pub fn max_depth(&self) -> usize {
         self.max_depth
     }
 }
 
+/// Whether `tail` (what follows the last valid UTF-8 of a prefix) is only the start of one character.
+fn error_is_cut_char(tail: &[u8]) -> bool {
+    tail.len() < 4
+        && match std::str::from_utf8(tail) {
+            Err(error) => error.error_len().is_none() && error.valid_up_to() == 0,
+            Ok(_) => false,
+        }
+}
+
 /// The local name of an element (`w:p` -> `p`).
-pub fn local(element: &BytesStart<'_>) -> Vec<u8> {
-    element.local_name().as_ref().to_vec()
+pub fn local<'e>(element: &'e BytesStart<'_>) -> &'e [u8] {
+    element.local_name().into_inner()
 }
 
 /// The value of attribute `name` (local name), unescaped.
@@ -85,6 +140,14 @@ pub fn text_of(text: &BytesText<'_>) -> String {
     text.unescape()
         .map(Cow::into_owned)
         .unwrap_or_else(|_| String::from_utf8_lossy(text).into_owned())
+}
+
+/// `text` unescaped onto the end of `out` (no copy of its own when it holds no entity).
+pub fn push_text(text: &BytesText<'_>, out: &mut String) {
+    match text.unescape() {
+        Ok(unescaped) => out.push_str(&unescaped),
+        Err(_) => out.push_str(&String::from_utf8_lossy(text)),
+    }
 }
 
 /// Walks `xml`, calling `visit` for every event, failing on malformed XML or excessive depth.
@@ -130,7 +193,7 @@ pub fn core_properties(
     let mut current: Option<Vec<u8>> = None;
     let mut values: Vec<(Vec<u8>, String)> = Vec::new();
     walk(&xml, package.max_depth(), |event| match event {
-        Event::Start(e) => current = Some(local(e)),
+        Event::Start(e) => current = Some(local(e).to_vec()),
         Event::Text(t) => {
             if let Some(name) = &current {
                 let value = text_of(t).trim().to_string();

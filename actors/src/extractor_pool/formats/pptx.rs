@@ -5,7 +5,7 @@ use quick_xml::events::Event;
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
 use super::super::model::{Builder, Element, ElementKind, Table};
-use super::ooxml::{self, attribute, local, text_of, walk, Package};
+use super::ooxml::{self, attribute, local, walk, Package};
 
 struct Cell {
     rows: Vec<Vec<String>>,
@@ -28,7 +28,7 @@ fn read_slide(
     let mut table: Option<Cell> = None;
     let mut out: Vec<(Element, Option<Table>)> = Vec::new();
     walk(xml, max_depth, |event| match event {
-        Event::Start(e) | Event::Empty(e) => match local(e).as_slice() {
+        Event::Start(e) | Event::Empty(e) => match local(e) {
             b"sp" => {
                 title_shape = false;
                 skip_shape = false;
@@ -51,7 +51,7 @@ fn read_slide(
             }
             _ => {}
         },
-        Event::Text(t) if in_text => paragraph.push_str(&text_of(t)),
+        Event::Text(t) if in_text => ooxml::push_text(t, &mut paragraph),
         Event::End(e) => match e.local_name().as_ref() {
             b"t" => in_text = false,
             b"p" => {

@@ -90,7 +90,7 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
             .map_err(|error| ExtractError::Malformed(format!("XML: {error}")))?;
         match &event {
             Event::Start(e) | Event::Empty(e) => {
-                let name = String::from_utf8_lossy(&local(e)).into_owned();
+                let name = String::from_utf8_lossy(local(e)).into_owned();
                 if path.is_empty() && name == "Invoice" {
                     is_invoice = true;
                 }

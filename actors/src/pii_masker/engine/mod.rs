@@ -323,22 +323,34 @@ fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
             ),
         ),
     };
-    // The names found in this text are few: a direct search each. Many values over a long text get an
-    // automaton.
+    // The names found in this text are few: a direct search each. Otherwise an automaton costs some
+    // 16,000 instructions per value to build and then searches fast (its prefilter skips to the values'
+    // first bytes); the word-start look-up costs next to nothing to build and some ten instructions per
+    // byte of text. Measured (callgrind): the automaton wins on long texts with few values (the
+    // 10 MB benchmark, 64 names), the look-up on a document (40 KB, ~80 names: 3.1 M -> 0.6 M
+    // instructions).
     if text.len().saturating_mul(values.len()) <= 64 * 1024 {
         for (ty, value) in &values {
             for (start, matched) in text.match_indices(value) {
                 push(start, start + matched.len(), *ty);
             }
         }
-    } else if let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
-        .build(values.iter().map(|(_, v)| v))
-    {
-        for hit in automaton.find_iter(text) {
-            push(hit.start(), hit.end(), values[hit.pattern().as_usize()].0);
+    } else if text.len() > 4096 * values.len() {
+        if let Ok(automaton) = aho_corasick::AhoCorasickBuilder::new()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+            .build(values.iter().map(|(_, v)| v))
+        {
+            for hit in automaton.find_iter(text) {
+                push(hit.start(), hit.end(), values[hit.pattern().as_usize()].0);
+            }
         }
+    } else {
+        let values = values
+            .into_iter()
+            .map(|(ty, value)| (ty, value.to_string()))
+            .collect();
+        KnownMatcher::new(0, values).find(text, &mut push);
     }
     hits.extend(found);
 }

@@ -527,3 +527,55 @@ fn a_scanned_text_masks_like_a_fresh_scan() {
         "TC kimlik no [MASKED_NATIONAL_ID_TR] olan başvuru"
     );
 }
+
+#[test]
+fn many_found_names_are_masked_everywhere_in_a_long_text() {
+    // Enough names over enough text that propagation looks them up by first word at word starts
+    // (80 KB) or with an automaton (200 KB) instead of searching for each.
+    let firsts = [
+        "Halenur", "Umutcan", "Lezize", "Şenkal", "Gülizar", "Nurettin",
+    ];
+    let lasts = [
+        "Bilir",
+        "Çetin",
+        "Korutürk",
+        "Karadeniz",
+        "Öztoprak",
+        "Ilgaz",
+    ];
+    let names: Vec<String> = firsts
+        .iter()
+        .flat_map(|f| lasts.iter().map(move |l| format!("{f} {l}")))
+        .collect();
+    for filler in [80_000, 200_000] {
+        let mut text = String::new();
+        for name in &names {
+            text.push_str(&format!("Ad Soyad: {name}\n"));
+        }
+        while text.len() < filler {
+            text.push_str("Rapor satırı hazırlandı ve arşive kaldırıldı.\n");
+        }
+        for name in &names {
+            text.push_str(&format!(
+                "Görüşmeye {name} katıldı; x{name} bir ürün kodudur.\n"
+            ));
+        }
+        let result = mask(&text, &Policy::default()).expect("mask");
+        let placeholders = result.text.matches("[MASKED_PERSON_NAME]").count();
+        assert_eq!(
+            placeholders,
+            2 * names.len(),
+            "labelled and mentioned ({filler})"
+        );
+        for name in &names {
+            assert!(
+                result.text.contains(&format!("x{name} bir")),
+                "{name}: kept inside a word"
+            );
+            assert!(
+                !result.text.contains(&format!("Görüşmeye {name}")),
+                "{name}"
+            );
+        }
+    }
+}
