@@ -330,8 +330,24 @@ async fn a_dead_receiver_leaves_a_failed_entry_and_a_restart_loses_nothing() {
     alice
         .wait_for(&server, &jobs, Duration::from_secs(60))
         .await;
-    // The live receiver answered 500 once; kill the server before the retry is due, then restart.
+    // The live receiver answered 500 once; kill the server before the retry is due, then restart. Not
+    // before the failed attempt is recorded: a delivery killed in flight is held for its claim (the
+    // timeout + 30 s) before a process may send it again, longer than this test waits.
     receiver.wait_for(1, Duration::from_secs(30)).await;
+    let live_id = live["data"]["id"].as_i64().expect("id");
+    let started = std::time::Instant::now();
+    loop {
+        let log = log_of(&server, &alice, live_id).await;
+        let recorded = log
+            .first()
+            .and_then(|d| d["attempts"].as_array())
+            .is_some_and(|attempts| !attempts.is_empty());
+        if recorded {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "{log:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     server.kill();
     server.spawn();
     let requests = receiver.wait_for(2, Duration::from_secs(30)).await;
@@ -349,7 +365,6 @@ async fn a_dead_receiver_leaves_a_failed_entry_and_a_restart_loses_nothing() {
             .to_string(),
         tenant_id: alice.tenant_id,
     };
-    let live_id = live["data"]["id"].as_i64().expect("id");
     let started = std::time::Instant::now();
     loop {
         let log = log_of(&server, &alice, live_id).await;
