@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use super::automaton::Automaton;
 
 use super::text::{fold, is_word_byte};
 use super::types::{PiiType, TypeSet};
@@ -149,7 +149,7 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
 };
 
 struct Table {
-    automaton: AhoCorasick,
+    automaton: Automaton,
     /// Per pattern: the types it supports and whether it is a short stem (needs a clean word end).
     patterns: Vec<(TypeSet, bool)>,
     /// Length of the longest spelling: a keyword starting before `to` ends before `to + longest`.
@@ -189,26 +189,28 @@ fn variants(stem: &str) -> Vec<Vec<u8>> {
     spellings
 }
 
+/// Every spelling of every stem, with its types and whether it is a short stem.
+fn spellings() -> (Vec<Vec<u8>>, Vec<(TypeSet, bool)>) {
+    let mut spellings = Vec::new();
+    let mut patterns = Vec::new();
+    for (stem, types) in KEYWORDS {
+        let set = types.iter().fold(TypeSet::default(), |set, t| set.with(*t));
+        let short = fold(stem).len() <= 4;
+        for spelling in variants(stem) {
+            spellings.push(spelling);
+            patterns.push((set, short));
+        }
+    }
+    (spellings, patterns)
+}
+
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut spellings = Vec::new();
-        let mut patterns = Vec::new();
-        for (stem, types) in KEYWORDS {
-            let set = types.iter().fold(TypeSet::default(), |set, t| set.with(*t));
-            let short = fold(stem).len() <= 4;
-            for spelling in variants(stem) {
-                spellings.push(spelling);
-                patterns.push((set, short));
-            }
-        }
+        let (spellings, patterns) = spellings();
         let longest = spellings.iter().map(Vec::len).max().unwrap_or(0);
-        let automaton = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&spellings)
-            .expect("the constant keyword list builds an automaton");
+        let automaton =
+            Automaton::new(&spellings).expect("the constant keyword list builds an automaton");
         Table {
             automaton,
             patterns,
@@ -268,9 +270,9 @@ impl<'t> KeywordIndex<'t> {
         if from >= limit {
             return to.max(from);
         }
-        let input = aho_corasick::Input::new(text).range(from..limit);
-        for hit in table.automaton.find_iter(input) {
-            let (start, end) = (hit.start(), hit.end());
+        let mut hits = Vec::new();
+        table.automaton.find_all(text, from, limit, &mut hits);
+        for (start, end, pattern) in hits {
             if start >= to {
                 return resume.max(to);
             }
@@ -279,7 +281,7 @@ impl<'t> KeywordIndex<'t> {
             if start > 0 && (is_word_byte(text[start - 1]) || text[start - 1] == b'_') {
                 continue;
             }
-            let (types, short) = table.patterns[hit.pattern().as_usize()];
+            let (types, short) = table.patterns[pattern as usize];
             if short {
                 if let Some(&next) = text.get(end) {
                     if is_word_byte(next) {
@@ -430,6 +432,50 @@ mod tests {
                 full.types_in(from, to),
                 "{from}..{to}"
             );
+        }
+    }
+
+    #[test]
+    fn the_keyword_automaton_finds_what_the_aho_corasick_crate_finds() {
+        let (spellings, _) = spellings();
+        let oracle = aho_corasick::AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&spellings)
+            .expect("builds");
+        let root =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/tr");
+        let mut texts = vec![
+            super::super::synthetic::text(100_000, true, 3),
+            "TC KİMLİK NO, T.C. Kimliği, Vergi No, VKN, Tel., Telefonu, GSM, IBAN'ı, Doğum Tarihi, \
+             BAĞ-KUR, 4/B, DL#, Sécurité Sociale, NÉ LE, driver's license, ust-id"
+                .to_string(),
+        ];
+        for entry in std::fs::read_dir(&root).expect("corpus") {
+            let path = entry.expect("entry").path();
+            if path
+                .extension()
+                .is_some_and(|e| e == "txt" || e == "eml" || e == "xml")
+            {
+                texts.push(
+                    String::from_utf8_lossy(&std::fs::read(&path).expect("read")).into_owned(),
+                );
+            }
+        }
+        let automaton = &table().automaton;
+        let mut found = Vec::new();
+        for text in &texts {
+            let b = text.as_bytes();
+            let n = b.len();
+            for (from, to) in [(0, n), (n / 3, n), (7, n / 2), (n / 2, n / 2 + 300)] {
+                let (from, to) = (from.min(n), to.min(n));
+                automaton.find_all(b, from, to, &mut found);
+                let expected: Vec<(usize, usize, u32)> = oracle
+                    .find_iter(aho_corasick::Input::new(b).range(from..to))
+                    .map(|m| (m.start(), m.end(), m.pattern().as_u32()))
+                    .collect();
+                assert_eq!(found, expected, "{from}..{to}");
+            }
         }
     }
 

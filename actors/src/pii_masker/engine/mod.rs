@@ -3,6 +3,7 @@
 //! that a masked result can never carry a detectable value. Pure and synchronous; never panics on
 //! any input; findings never contain the raw value.
 
+mod automaton;
 mod context;
 mod lexicon;
 mod scanner;
