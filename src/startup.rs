@@ -346,8 +346,13 @@ impl Application {
         });
         self.server.await.context("HTTP server failed")?;
         signals.abort();
+        let store = &self.store;
         self.actors
-            .shutdown(Duration::from_secs(self.shutdown_timeout_seconds))
+            .shutdown_when(Duration::from_secs(self.shutdown_timeout_seconds), async {
+                if !store.wait_idle(Duration::from_secs(2)).await {
+                    tracing::warn!("queries still under way while the actors stop");
+                }
+            })
             .await;
         self.upkeep.abort();
         self.store.close().await.context("closing the database")?;

@@ -242,6 +242,16 @@ impl ActorSystem {
     /// Stops the actors in start order (the job router first, so no new work is claimed) and waits for
     /// each arbiter thread to finish.
     pub async fn shutdown(self, grace: Duration) {
+        self.shutdown_when(grace, async {}).await;
+    }
+
+    /// [`ActorSystem::shutdown`], stopping the actors' threads only once `quiet` has finished (after
+    /// the jobs are drained): the server waits there for a moment without queries in flight.
+    pub async fn shutdown_when(
+        self,
+        grace: Duration,
+        quiet: impl std::future::Future<Output = ()>,
+    ) {
         // Running jobs get `grace` to finish; the leases of the others are given back at once, so
         // another process (or the next start) picks them up without waiting for them to expire.
         match self
@@ -259,8 +269,13 @@ impl ActorSystem {
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "the job router did not drain"),
         }
-        for (name, arbiter) in self.arbiters {
+        quiet.await;
+        // Every thread is told to stop before any is waited for, so that none goes on issuing queries
+        // while the others are joined.
+        for (_, arbiter) in &self.arbiters {
             arbiter.stop();
+        }
+        for (name, arbiter) in self.arbiters {
             let joined = tokio::task::spawn_blocking(move || arbiter.join()).await;
             match joined {
                 Ok(Ok(())) => tracing::debug!(actor = name, "actor stopped"),

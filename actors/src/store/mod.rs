@@ -101,6 +101,35 @@ impl Store {
     }
 
     /// Closes the pool, waiting for checked-out connections to come back.
+    /// Connections checked out of the pool right now (a query or transaction under way).
+    pub fn busy_connections(&self) -> usize {
+        match &self.db {
+            DatabaseConnection::SqlxPostgresPoolConnection(_) => {
+                let pool = self.db.get_postgres_connection_pool();
+                (pool.size() as usize).saturating_sub(pool.num_idle())
+            }
+            DatabaseConnection::SqlxSqlitePoolConnection(_) => {
+                let pool = self.db.get_sqlite_connection_pool();
+                (pool.size() as usize).saturating_sub(pool.num_idle())
+            }
+            _ => 0,
+        }
+    }
+
+    /// Waits, up to `limit`, for a moment when no connection is checked out: at shutdown, so that the
+    /// actors' threads are not stopped in the middle of a query (a pooled connection dropped on a
+    /// thread whose runtime is being torn down makes sqlx panic). Whether that moment came.
+    pub async fn wait_idle(&self, limit: Duration) -> bool {
+        let started = Instant::now();
+        while self.busy_connections() > 0 {
+            if started.elapsed() >= limit {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        true
+    }
+
     pub async fn close(self) -> Result<(), StoreError> {
         self.db.close().await?;
         Ok(())
