@@ -103,14 +103,15 @@ impl Store {
     /// Closes the pool, waiting for checked-out connections to come back.
     /// Connections checked out of the pool right now (a query or transaction under way).
     pub fn busy_connections(&self) -> usize {
+        fn busy<DB: sea_orm::sqlx::Database>(pool: &sea_orm::sqlx::Pool<DB>) -> usize {
+            (pool.size() as usize).saturating_sub(pool.num_idle())
+        }
         match &self.db {
             DatabaseConnection::SqlxPostgresPoolConnection(_) => {
-                let pool = self.db.get_postgres_connection_pool();
-                (pool.size() as usize).saturating_sub(pool.num_idle())
+                busy(self.db.get_postgres_connection_pool())
             }
             DatabaseConnection::SqlxSqlitePoolConnection(_) => {
-                let pool = self.db.get_sqlite_connection_pool();
-                (pool.size() as usize).saturating_sub(pool.num_idle())
+                busy(self.db.get_sqlite_connection_pool())
             }
             _ => 0,
         }

@@ -10,8 +10,8 @@ use super::super::limits::Limits;
 use super::super::model::{Builder, Element, ElementKind, Table};
 use super::ooxml::{self, attribute, local, walk, Package};
 
-/// The quoted value that starts at `bytes[at]` (after `=`, optional spaces), unescaped.
-fn quoted(bytes: &[u8], at: usize) -> Option<String> {
+/// The quoted value that starts at `bytes[at]` (after `=`, optional spaces), as written (still escaped).
+fn raw_quoted(bytes: &[u8], at: usize) -> Option<&[u8]> {
     let rest = bytes.get(at..)?;
     let open = rest.iter().position(|b| !b.is_ascii_whitespace())?;
     let quote = rest[open];
@@ -19,7 +19,12 @@ fn quoted(bytes: &[u8], at: usize) -> Option<String> {
         return None;
     }
     let value = &rest[open + 1..];
-    let raw = std::str::from_utf8(&value[..memchr::memchr(quote, value)?]).ok()?;
+    Some(&value[..memchr::memchr(quote, value)?])
+}
+
+/// The quoted value that starts at `bytes[at]` (after `=`, optional spaces), unescaped.
+fn quoted(bytes: &[u8], at: usize) -> Option<String> {
+    let raw = std::str::from_utf8(raw_quoted(bytes, at)?).ok()?;
     Some(
         quick_xml::escape::unescape(raw)
             .map(std::borrow::Cow::into_owned)
@@ -259,17 +264,10 @@ fn used_styles(xml: &str, into: &mut Vec<Vec<u8>>) {
     for at in memchr::memmem::find_iter(bytes, b"pStyle") {
         let end = memchr::memchr(b'>', &bytes[at..]).map_or(bytes.len(), |n| at + n);
         let tag = &bytes[at..end];
-        let Some(val) = memchr::memmem::find(tag, b"val=") else {
+        let Some(id) = memchr::memmem::find(tag, b"val=").and_then(|val| raw_quoted(tag, val + 4))
+        else {
             continue;
         };
-        let value = &tag[val + 4..];
-        let Some(&quote) = value.first().filter(|q| matches!(q, b'"' | b'\'')) else {
-            continue;
-        };
-        let Some(close) = memchr::memchr(quote, &value[1..]) else {
-            continue;
-        };
-        let id = &value[1..1 + close];
         if !into.iter().any(|known| known == id) {
             into.push(id.to_vec());
         }

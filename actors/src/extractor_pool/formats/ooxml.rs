@@ -35,27 +35,7 @@ impl<'a> Package<'a> {
     /// A part as text, or None when the package has no such part. Every read counts against the
     /// decompressed-size budget, whatever the entry claims its size is.
     pub fn read(&mut self, name: &str) -> Result<Option<String>, ExtractError> {
-        let file = match self.archive.by_name(name) {
-            Ok(file) => file,
-            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-            Err(error) => return Err(ExtractError::Malformed(format!("{name}: {error}"))),
-        };
-        let mut bytes = Vec::new();
-        let read = file
-            .take(self.budget + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|error| ExtractError::Malformed(format!("{name}: {error}")))?;
-        if read as u64 > self.budget {
-            return Err(ExtractError::LimitExceeded(
-                "decompressed size of the container (zip bomb?)".to_string(),
-            ));
-        }
-        self.budget -= read as u64;
-        // Parts are almost always valid UTF-8: validate in place instead of copying through the lossy
-        // decoder, which showed up in preview profiles.
-        Ok(Some(String::from_utf8(bytes).unwrap_or_else(|error| {
-            String::from_utf8_lossy(error.as_bytes()).into_owned()
-        })))
+        self.read_while(name, |_| true)
     }
 
     /// The start of a part, read in chunks for as long as `more` (shown everything read so far) asks
@@ -74,7 +54,8 @@ impl<'a> Package<'a> {
             Err(error) => return Err(ExtractError::Malformed(format!("{name}: {error}"))),
         };
         let mut bytes = Vec::new();
-        loop {
+        // Whether the part was read to its end.
+        let whole = loop {
             let read = (&mut file)
                 .take(CHUNK as u64)
                 .read_to_end(&mut bytes)
@@ -84,18 +65,23 @@ impl<'a> Package<'a> {
                     "decompressed size of the container (zip bomb?)".to_string(),
                 ));
             }
-            if read == 0 || !more(&bytes) {
-                break;
+            if read == 0 {
+                break true;
             }
-        }
+            if !more(&bytes) {
+                break false;
+            }
+        };
         self.budget -= bytes.len() as u64;
+        // Parts are almost always valid UTF-8: validated in place instead of copied through the lossy
+        // decoder, which showed up in preview profiles.
         Ok(Some(match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(error) => {
                 let valid = error.utf8_error().valid_up_to();
                 let mut bytes = error.into_bytes();
-                // A character cut at the end of the prefix (at most 3 bytes of it).
-                if error_is_cut_char(&bytes[valid..]) {
+                // A character cut where reading stopped early (at most 3 bytes of it).
+                if !whole && error_is_cut_char(&bytes[valid..]) {
                     bytes.truncate(valid);
                 }
                 String::from_utf8(bytes)

@@ -438,11 +438,7 @@ mod tests {
     #[test]
     fn the_keyword_automaton_finds_what_the_aho_corasick_crate_finds() {
         let (spellings, _) = spellings();
-        let oracle = aho_corasick::AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .build(&spellings)
-            .expect("builds");
+        let oracle = super::super::automaton::tests::oracle(&spellings);
         let root =
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/tr");
         let mut texts = vec![
@@ -470,10 +466,7 @@ mod tests {
             for (from, to) in [(0, n), (n / 3, n), (7, n / 2), (n / 2, n / 2 + 300)] {
                 let (from, to) = (from.min(n), to.min(n));
                 automaton.find_all(b, from, to, &mut found);
-                let expected: Vec<(usize, usize, u32)> = oracle
-                    .find_iter(aho_corasick::Input::new(b).range(from..to))
-                    .map(|m| (m.start(), m.end(), m.pattern().as_u32()))
-                    .collect();
+                let expected = super::super::automaton::tests::oracle_matches(&oracle, b, from, to);
                 assert_eq!(found, expected, "{from}..{to}");
             }
         }
