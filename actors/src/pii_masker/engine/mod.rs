@@ -49,6 +49,9 @@ struct KnownMatcher {
     /// Per first byte of a word: bit n set when some value's first word has n bytes (31: 31 or more).
     /// Most words of a text are turned away here without hashing.
     word_lengths: [u32; 256],
+    /// Bit `first byte * 256 + second byte` set for the first two bytes of each of those values: the
+    /// walk over a text stops only at word starts that begin like some value.
+    pairs: Box<[u64; 1024]>,
     /// The values that start with neither a letter nor a digit, and their indices into `values`.
     others: Option<(aho_corasick::AhoCorasick, Vec<usize>)>,
 }
@@ -58,6 +61,7 @@ impl KnownMatcher {
         let mut by_word: rustc_hash::FxHashMap<Vec<u8>, Vec<usize>> = Default::default();
         let mut others = Vec::new();
         let mut word_lengths = [0u32; 256];
+        let mut pairs = Box::new([0u64; 1024]);
         for (index, (_, value)) in values.iter().enumerate() {
             let bytes = value.as_bytes();
             let first = bytes
@@ -72,6 +76,9 @@ impl KnownMatcher {
                     .or_default()
                     .push(index);
                 word_lengths[usize::from(bytes[0])] |= 1 << first.min(31);
+                // Matchable values have at least four characters.
+                let pair = usize::from(bytes[0]) << 8 | usize::from(bytes[1]);
+                pairs[pair >> 6] |= 1 << (pair & 63);
             }
         }
         for list in by_word.values_mut() {
@@ -91,6 +98,7 @@ impl KnownMatcher {
             values,
             by_word,
             word_lengths,
+            pairs,
             others,
         }
     }
@@ -106,32 +114,44 @@ impl KnownMatcher {
     /// the longest value at a position, none inside another.
     fn find(&self, text: &str, mut found: impl FnMut(usize, usize, PiiType)) {
         let b = text.as_bytes();
-        let mut i = 0;
+        let n = b.len();
+        let begins_like_a_value = |at: usize| {
+            at + 1 < n && {
+                let pair = usize::from(b[at]) << 8 | usize::from(b[at + 1]);
+                self.pairs[pair >> 6] & (1 << (pair & 63)) != 0
+            }
+        };
         let mut after = 0;
-        while i < b.len() {
-            if !text::is_word_byte(b[i]) {
-                i += 1;
-                continue;
+        let mut look = |start: usize, after: &mut usize| {
+            let mut end = start;
+            while end < n && text::is_word_byte(b[end]) {
+                end += 1;
             }
-            let start = i;
-            while i < b.len() && text::is_word_byte(b[i]) {
-                i += 1;
-            }
-            if start < after
-                || self.word_lengths[usize::from(b[start])] & (1 << (i - start).min(31)) == 0
+            if start < *after
+                || self.word_lengths[usize::from(b[start])] & (1 << (end - start).min(31)) == 0
             {
-                continue;
+                return;
             }
-            let Some(list) = self.by_word.get(&b[start..i]) else {
-                continue;
+            let Some(list) = self.by_word.get(&b[start..end]) else {
+                return;
             };
             if let Some(&index) = list
                 .iter()
                 .find(|&&index| b[start..].starts_with(self.values[index].1.as_bytes()))
             {
                 let (ty, value) = &self.values[index];
-                after = start + value.len();
-                found(start, after, *ty);
+                *after = start + value.len();
+                found(start, *after, *ty);
+            }
+        };
+        if begins_like_a_value(0) {
+            look(0, &mut after);
+        }
+        // A word starts after each byte that is not a word byte; only those that begin like some
+        // value are looked at (the pair bitmap), instead of measuring and filtering every word.
+        for (i, &byte) in b.iter().enumerate().take(n.saturating_sub(1)) {
+            if !text::is_word_byte(byte) && begins_like_a_value(i + 1) {
+                look(i + 1, &mut after);
             }
         }
         if let Some((automaton, indices)) = &self.others {
