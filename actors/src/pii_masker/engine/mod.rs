@@ -122,36 +122,32 @@ impl KnownMatcher {
             }
         };
         let mut after = 0;
-        let mut look = |start: usize, after: &mut usize| {
+        // A word starts after each byte that is not a word byte; only those that begin like some
+        // value are looked at (the pair bitmap), instead of measuring and filtering every word.
+        for start in 0..n {
+            if (start > 0 && text::is_word_byte(b[start - 1]))
+                || !begins_like_a_value(start)
+                || start < after
+            {
+                continue;
+            }
             let mut end = start;
             while end < n && text::is_word_byte(b[end]) {
                 end += 1;
             }
-            if start < *after
-                || self.word_lengths[usize::from(b[start])] & (1 << (end - start).min(31)) == 0
-            {
-                return;
+            if self.word_lengths[usize::from(b[start])] & (1 << (end - start).min(31)) == 0 {
+                continue;
             }
             let Some(list) = self.by_word.get(&b[start..end]) else {
-                return;
+                continue;
             };
             if let Some(&index) = list
                 .iter()
                 .find(|&&index| b[start..].starts_with(self.values[index].1.as_bytes()))
             {
                 let (ty, value) = &self.values[index];
-                *after = start + value.len();
-                found(start, *after, *ty);
-            }
-        };
-        if begins_like_a_value(0) {
-            look(0, &mut after);
-        }
-        // A word starts after each byte that is not a word byte; only those that begin like some
-        // value are looked at (the pair bitmap), instead of measuring and filtering every word.
-        for (i, &byte) in b.iter().enumerate().take(n.saturating_sub(1)) {
-            if !text::is_word_byte(byte) && begins_like_a_value(i + 1) {
-                look(i + 1, &mut after);
+                after = start + value.len();
+                found(start, after, *ty);
             }
         }
         if let Some((automaton, indices)) = &self.others {
