@@ -79,7 +79,7 @@ fn unauthenticated(code: &str, message: &str) -> ApiError {
 async fn from_api_key(state: &AppState, key: &str) -> Result<Authenticated, ApiError> {
     let invalid = || unauthenticated("invalid_api_key", "the API key is not valid");
     let prefix = tokens::api_key_prefix(key).ok_or_else(invalid)?;
-    let record = state
+    let (record, role) = state
         .store
         .active_api_key(prefix)
         .await?
@@ -90,11 +90,7 @@ async fn from_api_key(state: &AppState, key: &str) -> Result<Authenticated, ApiE
     ) {
         return Err(invalid());
     }
-    let role = state
-        .store
-        .role_of(record.tenant_id, record.user_id)
-        .await?
-        .ok_or_else(invalid)?;
+    let role = role.ok_or_else(invalid)?;
     state
         .store
         .touch_api_key(&record, state.clock.now())

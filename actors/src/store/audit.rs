@@ -1,7 +1,7 @@
 //! Audit entries: who did what, when, from where. Never raw personal data, file content or secrets.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveModelTrait, Set};
+use sea_orm::{EntityTrait, Set};
 
 use super::entities::audit_entry;
 use super::{Store, StoreError};
@@ -28,7 +28,9 @@ impl Store {
         record: AuditRecord,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        audit_entry::ActiveModel {
+        // Written without reading the row back: on SQLite, sea-orm's `insert` follows the INSERT with a
+        // SELECT of the new row, a second statement for an id nobody uses.
+        audit_entry::Entity::insert(audit_entry::ActiveModel {
             tenant_id: Set(record.tenant_id),
             actor_type: Set(record.actor_type.to_string()),
             actor_id: Set(record.actor_id),
@@ -40,8 +42,8 @@ impl Store {
             details: Set(record.details.to_string()),
             created_at: Set(now),
             ..Default::default()
-        }
-        .insert(self.connection())
+        })
+        .exec_without_returning(self.connection())
         .await?;
         Ok(())
     }

@@ -66,7 +66,10 @@ async fn connect_sqlite(settings: &StoreSettings) -> Result<DatabaseConnection, 
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(settings.busy_timeout)
         .foreign_keys(true);
+    // A connection to an embedded database cannot go stale: pinging it through its worker thread before
+    // every query (sqlx's default) only added a round trip per statement.
     let pool = SqlitePoolOptions::new()
+        .test_before_acquire(false)
         .max_connections(settings.max_connections)
         .acquire_timeout(settings.connect_timeout)
         .connect_with(options)

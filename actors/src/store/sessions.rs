@@ -3,10 +3,11 @@
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, EntityTrait, JoinType, QueryFilter, QueryOrder, QuerySelect,
+    Set, TransactionTrait,
 };
 
-use super::entities::{api_key, refresh_token, user};
+use super::entities::{api_key, membership, refresh_token, user};
 use super::{unique, Store, StoreError};
 
 pub type ApiKeyRecord = api_key::Model;
@@ -205,12 +206,24 @@ impl Store {
     }
 
     /// The unrevoked key with this public prefix.
-    pub async fn active_api_key(&self, prefix: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
+    /// The unrevoked key with this prefix and its owner's role in the key's tenant (none when the owner
+    /// is no longer a member), in one query: it runs on every request authenticated by a key.
+    pub async fn active_api_key(
+        &self,
+        prefix: &str,
+    ) -> Result<Option<(ApiKeyRecord, Option<String>)>, StoreError> {
+        let membership = api_key::Entity::belongs_to(membership::Entity)
+            .from((api_key::Column::TenantId, api_key::Column::UserId))
+            .to((membership::Column::TenantId, membership::Column::UserId))
+            .into();
         Ok(api_key::Entity::find()
+            .select_also(membership::Entity)
+            .join(JoinType::LeftJoin, membership)
             .filter(api_key::Column::Prefix.eq(prefix))
             .filter(api_key::Column::RevokedAt.is_null())
             .one(self.connection())
-            .await?)
+            .await?
+            .map(|(key, member)| (key, member.map(|m| m.role))))
     }
 
     /// Records use of a key, at most once a minute so that authentication stays read-only.
