@@ -28,7 +28,7 @@ pub struct ExtractorPool {
 impl ExtractorPool {
     pub fn new(pool_size: usize) -> ExtractorPool {
         ExtractorPool {
-            pool: CpuPool::new(pool_size).named(Self::NAME),
+            pool: CpuPool::new(Self::NAME, pool_size),
         }
     }
 }

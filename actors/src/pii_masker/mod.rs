@@ -22,7 +22,7 @@ pub struct PiiMasker {
 impl PiiMasker {
     pub fn new(pool_size: usize) -> PiiMasker {
         PiiMasker {
-            pool: CpuPool::new(pool_size).named(Self::NAME),
+            pool: CpuPool::new(Self::NAME, pool_size),
         }
     }
 }

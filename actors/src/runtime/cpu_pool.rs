@@ -1,11 +1,14 @@
-//! A bounded pool for CPU-bound engine calls (parsing, OCR, detection): at most `size` run at once on
-//! tokio's blocking threads, each inside `catch_unwind`, so a panic fails that call and never shrinks
-//! the pool.
+//! A bounded pool for CPU-bound engine calls (parsing, OCR, detection): `size` threads of its own, each
+//! call inside `catch_unwind`, so a panic fails that call and never shrinks the pool.
+//!
+//! The threads are the pool's own, named `<pool>-<n>` (visible in `top -H` and in profiles), rather than
+//! tokio's blocking threads, of which a server under preview load had fifteen for four slots: a new one
+//! whenever none was idle at that instant.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{oneshot, Semaphore};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PoolError {
@@ -15,29 +18,43 @@ pub enum PoolError {
     Closed,
 }
 
+type Job = Box<dyn FnOnce() + Send>;
+
 #[derive(Clone)]
 pub struct CpuPool {
     permits: Arc<Semaphore>,
     size: usize,
-    /// Label of the `docsieve_pool_busy` gauge.
+    /// Label of the `docsieve_pool_busy` gauge and prefix of the threads' names.
     name: &'static str,
+    /// The threads end when the last clone of the pool is dropped.
+    jobs: flume::Sender<Job>,
 }
 
 impl CpuPool {
-    pub fn new(size: usize) -> CpuPool {
+    /// `size` threads named `<name>-<n>`, reporting their busy slots as `docsieve_pool_busy{pool=name}`.
+    pub fn new(name: &'static str, size: usize) -> CpuPool {
         let size = size.max(1);
+        let (jobs, queue) = flume::unbounded::<Job>();
+        for n in 0..size {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("{name}-{n}"))
+                .spawn(move || {
+                    while let Ok(job) = queue.recv() {
+                        job();
+                    }
+                });
+            if let Err(error) = spawned {
+                tracing::error!(pool = name, %error, "could not start a pool thread");
+            }
+        }
+        metrics::gauge!(crate::metric_names::POOL_SIZE, "pool" => name).set(size as f64);
         CpuPool {
             permits: Arc::new(Semaphore::new(size)),
             size,
-            name: "unnamed",
+            name,
+            jobs,
         }
-    }
-
-    /// The same pool, reporting its busy slots as `docsieve_pool_busy{pool=name}`.
-    pub fn named(mut self, name: &'static str) -> CpuPool {
-        self.name = name;
-        metrics::gauge!(crate::metric_names::POOL_SIZE, "pool" => name).set(self.size as f64);
-        self
     }
 
     pub fn size(&self) -> usize {
@@ -58,14 +75,18 @@ impl CpuPool {
             .map_err(|_| PoolError::Closed)?;
         let busy = metrics::gauge!(crate::metric_names::POOL_BUSY, "pool" => self.name);
         busy.increment(1.0);
-        let outcome = tokio::task::spawn_blocking(move || {
+        let (done, outcome) = oneshot::channel();
+        let sent = self.jobs.send(Box::new(move || {
             let result = catch_unwind(AssertUnwindSafe(job));
             drop(permit);
             busy.decrement(1.0);
-            result
-        })
-        .await
-        .map_err(|_| PoolError::Closed)?;
+            let _ = done.send(result);
+        }));
+        if sent.is_err() {
+            metrics::gauge!(crate::metric_names::POOL_BUSY, "pool" => self.name).decrement(1.0);
+            return Err(PoolError::Closed);
+        }
+        let outcome = outcome.await.map_err(|_| PoolError::Closed)?;
         outcome.map_err(|payload| PoolError::Panicked(super::panic_message(payload.as_ref())))
     }
 }
@@ -76,7 +97,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_panicking_job_fails_alone_and_the_pool_keeps_its_size() {
-        let pool = CpuPool::new(1);
+        let pool = CpuPool::new("test", 1);
         let failed = pool.run(|| -> u32 { panic!("bad input") }).await;
         assert_eq!(failed, Err(PoolError::Panicked("bad input".to_string())));
         for n in 0..3 {
@@ -87,7 +108,7 @@ mod tests {
     #[tokio::test]
     async fn at_most_size_jobs_run_at_once() {
         use std::sync::atomic::{AtomicUsize, Ordering};
-        let pool = CpuPool::new(2);
+        let pool = CpuPool::new("test", 2);
         let running = Arc::new(AtomicUsize::new(0));
         let peak = Arc::new(AtomicUsize::new(0));
         let jobs = (0..8).map(|_| {
