@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::engine::{self, Finding, LeakError, PiiType, Policy};
-use crate::extractor_pool::model::{Document, Table};
+use crate::extractor_pool::model::{Attachment, Document, Element, Table};
 
 #[derive(Clone, Debug)]
 pub struct MaskedDocument {
@@ -141,15 +141,18 @@ fn mask_parts(
     policy: &Policy,
     scanned: Option<engine::Scanned>,
 ) -> Result<Document, LeakError> {
-    let mut masked = document.clone();
+    // Built part by part rather than cloned and overwritten: every text of the clone would have been
+    // copied only to be replaced.
+    let mut masked_text = String::new();
     let mut pieces = if document.text.trim().is_empty() {
+        masked_text.clone_from(&document.text);
         None
     } else {
         let result = match scanned {
             Some(scanned) => engine::mask_scanned(&document.text, policy, scanned)?,
             None => engine::mask(&document.text, policy)?,
         };
-        masked.text = result.text;
+        masked_text = result.text;
         Some(MaskedText {
             original: &document.text,
             findings: result.findings,
@@ -158,47 +161,74 @@ fn mask_parts(
     };
     // Masked texts of the elements that render a table exactly, by table index, for the tables.
     let mut table_texts: BTreeMap<usize, String> = BTreeMap::new();
-    for element in &mut masked.elements {
+    let mut elements = Vec::with_capacity(document.elements.len());
+    for element in &document.elements {
         let cut = pieces
             .as_mut()
             .and_then(|pieces| pieces.cut(&element.text, policy));
-        let original = std::mem::take(&mut element.text);
-        element.text = match cut {
+        let text = match cut {
             Some(text) => text,
-            None => mask_text(&original, policy)?,
+            None => mask_text(&element.text, policy)?,
         };
         let table = element
             .table
             .and_then(|i| document.tables.get(i).map(|t| (i, t)));
         if let Some((index, table)) = table {
-            if table.to_text() == original {
-                table_texts.insert(index, element.text.clone());
+            if table.to_text() == element.text {
+                table_texts.insert(index, text.clone());
             }
         }
+        elements.push(Element {
+            kind: element.kind,
+            text,
+            page: element.page,
+            level: element.level,
+            table: element.table,
+        });
     }
-    masked.tables = document
+    let tables = document
         .tables
         .iter()
         .enumerate()
         .map(|(index, table)| mask_table(table, table_texts.remove(&index), policy))
         .collect::<Result<_, _>>()?;
-    masked.fields = document
+    let fields = document
         .fields
         .iter()
         .map(|(k, v)| mask_value(k, v, policy).map(|masked| (k.clone(), masked)))
         .collect::<Result<_, _>>()?;
-    for value in [&mut masked.metadata.title, &mut masked.metadata.author] {
+    let mut metadata = document.metadata.clone();
+    for value in [&mut metadata.title, &mut metadata.author] {
         if let Some(text) = value.as_mut() {
             *text = mask_text(text, policy)?;
         }
     }
-    for attachment in &mut masked.attachments {
-        attachment.filename = mask_text(&attachment.filename, policy)?;
-        if let Some(child) = attachment.document.as_mut() {
-            **child = mask_parts(child, policy, None)?;
-        }
-    }
-    Ok(masked)
+    let attachments = document
+        .attachments
+        .iter()
+        .map(|attachment| {
+            Ok(Attachment {
+                filename: mask_text(&attachment.filename, policy)?,
+                mime: attachment.mime.clone(),
+                bytes: attachment.bytes,
+                document: match &attachment.document {
+                    Some(child) => Some(Box::new(mask_parts(child, policy, None)?)),
+                    None => None,
+                },
+                error: attachment.error.clone(),
+            })
+        })
+        .collect::<Result<_, LeakError>>()?;
+    Ok(Document {
+        text: masked_text,
+        elements,
+        tables,
+        fields,
+        metadata,
+        attachments,
+        language: document.language.clone(),
+        quality: document.quality.clone(),
+    })
 }
 
 /// The policy plus everything the document declares about itself.
@@ -223,7 +253,13 @@ pub fn detect_document(
 
 pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocument, LeakError> {
     let mut policy = policy_for(document, policy);
-    let full_text = document.full_text();
+    // Without readable attachments the full text is the text itself: borrowed, not copied.
+    let full_text: std::borrow::Cow<str> =
+        if document.attachments.iter().any(|a| a.document.is_some()) {
+            document.full_text().into()
+        } else {
+            document.text.as_str().into()
+        };
     let (findings, summary, scanned) = engine::summarize_scanned(&full_text, &policy);
     // What the whole text revealed (a name from a table header, a VKN behind its label) is personal
     // data in every part, even where that part alone gives no context.

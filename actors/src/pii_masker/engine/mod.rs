@@ -122,23 +122,26 @@ impl KnownMatcher {
             }
         };
         let mut after = 0;
-        // A word starts after each byte that is not a word byte; only those that begin like some
-        // value are looked at (the pair bitmap), instead of measuring and filtering every word.
-        for start in 0..n {
-            if (start > 0 && text::is_word_byte(b[start - 1]))
+        // Word by word: each word is stepped over in one tight loop, and only its start is looked at,
+        // when it begins like some value (the pair bitmap) and lies past the last value found.
+        let mut i = 0;
+        while i < n {
+            if !text::is_word_byte(b[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            i += 1;
+            while i < n && text::is_word_byte(b[i]) {
+                i += 1;
+            }
+            if start < after
                 || !begins_like_a_value(start)
-                || start < after
+                || self.word_lengths[usize::from(b[start])] & (1 << (i - start).min(31)) == 0
             {
                 continue;
             }
-            let mut end = start;
-            while end < n && text::is_word_byte(b[end]) {
-                end += 1;
-            }
-            if self.word_lengths[usize::from(b[start])] & (1 << (end - start).min(31)) == 0 {
-                continue;
-            }
-            let Some(list) = self.by_word.get(&b[start..end]) else {
+            let Some(list) = self.by_word.get(&b[start..i]) else {
                 continue;
             };
             if let Some(&index) = list
