@@ -4,9 +4,10 @@
 //!    `--batch` files per request) and waits until every job is completed: documents/s end to end and
 //!    upload latency percentiles;
 //! 2. sends `--preview-requests` previews of a DOCX from `--concurrency-preview` clients: latency
-//!    percentiles. The DOCX is the corpus' `tr/tr_ik_yazisi.docx` (39 KB) grown to `--preview-kb` KB
-//!    (default 50) with further paragraphs of varied Turkish business text, or `--preview-file PATH`
-//!    (`--save-preview PATH` only writes that DOCX and exits);
+//!    percentiles, and the server's CPU time per preview (all its threads, from `/proc`: steadier than
+//!    requests/s on a noisy machine). The DOCX is the corpus' `tr/tr_ik_yazisi.docx` (39 KB) grown to
+//!    `--preview-kb` KB (default 50) with further paragraphs of varied Turkish business text, or
+//!    `--preview-file PATH` (`--save-preview PATH` only writes that DOCX and exits);
 //! 3. with `--soak-seconds N`, keeps uploading for N seconds and prints the server's RSS every 30 s.
 //!
 //! ```sh
@@ -218,6 +219,21 @@ fn rss_kib(pid: u32) -> u64 {
                 .and_then(|kib| kib.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// CPU time the server has used so far (user + system, in seconds; Linux counts it in 1/100 s ticks).
+fn cpu_seconds(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command name (which may hold spaces) start after the last ')'.
+            let rest = stat.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let user: f64 = fields.get(11)?.parse().ok()?;
+            let system: f64 = fields.get(12)?.parse().ok()?;
+            Some((user + system) / 100.0)
+        })
+        .unwrap_or(0.0)
 }
 
 struct Server {
@@ -452,6 +468,7 @@ async fn main() {
 
     // 2. Preview latency.
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let cpu_before = cpu_seconds(pid);
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..args.preview_concurrency {
@@ -505,6 +522,10 @@ async fn main() {
         args.preview_requests as f64 / elapsed.as_secs_f64()
     );
     report("preview", preview_latencies);
+    println!(
+        "server CPU per preview: {:.2} ms (user + system, all threads)",
+        (cpu_seconds(pid) - cpu_before) * 1000.0 / args.preview_requests as f64
+    );
     println!("RSS after the preview run: {} KiB", rss_kib(pid));
 
     // 3. Soak: steady uploads, RSS sampled.
