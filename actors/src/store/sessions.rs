@@ -205,7 +205,6 @@ impl Store {
         Ok(true)
     }
 
-    /// The unrevoked key with this public prefix.
     /// The unrevoked key with this prefix and its owner's role in the key's tenant (none when the owner
     /// is no longer a member), in one query: it runs on every request authenticated by a key.
     pub async fn active_api_key(
