@@ -96,7 +96,7 @@ pub fn run(args: MaskArgs) -> ExitCode {
                             .into_iter()
                             .filter_map(|(ty, value)| PiiType::from_name(ty).map(|ty| (ty, value))),
                     );
-                    document.full_text()
+                    document.full_text().into_owned()
                 }
                 Err(error) => {
                     eprintln!("docsieve mask: {name}: {error} ({})", error.code());

@@ -25,8 +25,12 @@ pub struct Document {
 }
 
 impl Document {
-    /// The text with the text of every readable attachment appended (attachments marked by name).
-    pub fn full_text(&self) -> String {
+    /// The text with the text of every readable attachment appended (attachments marked by name);
+    /// the text itself, borrowed, when no attachment was read.
+    pub fn full_text(&self) -> std::borrow::Cow<'_, str> {
+        if self.attachments.iter().all(|a| a.document.is_none()) {
+            return self.text.as_str().into();
+        }
         let mut text = self.text.clone();
         for attachment in &self.attachments {
             if let Some(document) = &attachment.document {
@@ -37,7 +41,7 @@ impl Document {
                 text.push_str(&document.full_text());
             }
         }
-        text
+        text.into()
     }
 
     /// Personal values the document itself declares, as (type name, value): its author, e-mail senders

@@ -253,13 +253,7 @@ pub fn detect_document(
 
 pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocument, LeakError> {
     let mut policy = policy_for(document, policy);
-    // Without readable attachments the full text is the text itself: borrowed, not copied.
-    let full_text: std::borrow::Cow<str> =
-        if document.attachments.iter().any(|a| a.document.is_some()) {
-            document.full_text().into()
-        } else {
-            document.text.as_str().into()
-        };
+    let full_text = document.full_text();
     let (findings, summary, scanned) = engine::summarize_scanned(&full_text, &policy);
     // What the whole text revealed (a name from a table header, a VKN behind its label) is personal
     // data in every part, even where that part alone gives no context.

@@ -74,18 +74,18 @@ impl CpuPool {
             .await
             .map_err(|_| PoolError::Closed)?;
         let busy = metrics::gauge!(crate::metric_names::POOL_BUSY, "pool" => self.name);
-        busy.increment(1.0);
         let (done, outcome) = oneshot::channel();
-        let sent = self.jobs.send(Box::new(move || {
-            let result = catch_unwind(AssertUnwindSafe(job));
-            drop(permit);
-            busy.decrement(1.0);
-            let _ = done.send(result);
-        }));
-        if sent.is_err() {
-            metrics::gauge!(crate::metric_names::POOL_BUSY, "pool" => self.name).decrement(1.0);
-            return Err(PoolError::Closed);
-        }
+        // The slot counts as busy on the pool thread, from the job's start to its end; a job that could
+        // not be queued (no thread left) drops its permit with it.
+        self.jobs
+            .send(Box::new(move || {
+                busy.increment(1.0);
+                let result = catch_unwind(AssertUnwindSafe(job));
+                busy.decrement(1.0);
+                drop(permit);
+                let _ = done.send(result);
+            }))
+            .map_err(|_| PoolError::Closed)?;
         let outcome = outcome.await.map_err(|_| PoolError::Closed)?;
         outcome.map_err(|payload| PoolError::Panicked(super::panic_message(payload.as_ref())))
     }

@@ -77,6 +77,7 @@ impl Automaton {
         // Renumber: dead and root first, states without a pattern ending next, matching states last.
         let (plain, matching): (Vec<usize>, Vec<usize>) =
             (2..states).partition(|&state| ends[state] == NONE);
+        let first_state = states - matching.len();
         let order: Vec<usize> = [0, 1].into_iter().chain(plain).chain(matching).collect();
         let mut number = vec![0u32; states];
         for (new, &old) in order.iter().enumerate() {
@@ -90,7 +91,6 @@ impl Automaton {
                 next[new * stride + class] = number[trie[old * stride + class] as usize] * width;
             }
         }
-        let first_state = states - order.iter().filter(|&&s| ends[s] != NONE).count();
         let outputs = order[first_state..].iter().map(|&old| ends[old]).collect();
         let mut first = [false; 256];
         let mut boundary = [false; 256];
