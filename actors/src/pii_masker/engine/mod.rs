@@ -87,8 +87,11 @@ impl KnownMatcher {
         let others = if others.is_empty() {
             None
         } else {
+            // A contiguous NFA: the DFA the builder would choose for so few values cost more to
+            // build (per document) than all its searches saved.
             aho_corasick::AhoCorasickBuilder::new()
                 .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
                 .build(others.iter().map(|&index| &values[index].1))
                 .ok()
                 .map(|automaton| (automaton, others))
