@@ -334,6 +334,67 @@ mod tests {
         assert!(masked.document.text.contains("[MASKED_"));
     }
 
+    /// Where the text is the elements joined by blank lines, the masked text is the masked elements
+    /// joined: an element the text's masking left a value in (one it had to mask on its own) would
+    /// leave that value in the masked `text`. Over every corpus document that extracts without OCR,
+    /// and a text whose paragraph starts with a name only its own line reveals.
+    #[test]
+    fn the_masked_text_and_the_masked_elements_agree_across_the_corpus() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let mut inputs = vec![(
+            "a paragraph starting with a name".to_string(),
+            "Rapor ektedir.\n\nKemal Sunal tarafından hazırlanmıştır.\n"
+                .as_bytes()
+                .to_vec(),
+        )];
+        for folder in std::fs::read_dir(&root).expect("corpus") {
+            let folder = folder.expect("entry").path();
+            if !folder.is_dir() || folder.ends_with("broken") || folder.ends_with("image") {
+                continue;
+            }
+            for file in std::fs::read_dir(&folder).expect("folder") {
+                let path = file.expect("entry").path();
+                let name = path.display().to_string();
+                if !name.ends_with(".json") && !name.ends_with(".png") {
+                    inputs.push((name, std::fs::read(&path).expect("file")));
+                }
+            }
+        }
+        let joined = |elements: &[Element]| {
+            elements
+                .iter()
+                .map(|e| e.text.as_str())
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        };
+        let mut checked = 0;
+        for (name, bytes) in inputs {
+            let Ok(document) = extract(&bytes, &Limits::default()) else {
+                continue;
+            };
+            if joined(&document.elements) != document.text {
+                continue;
+            }
+            let masked = mask_document(&document, &Policy::default()).expect("masked");
+            let elements = joined(&masked.document.elements);
+            if elements != masked.document.text {
+                let at = elements
+                    .bytes()
+                    .zip(masked.document.text.bytes())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                let from = elements.floor_char_boundary(at.saturating_sub(60));
+                panic!(
+                    "{name}: the masked text and elements differ from byte {at}: elements {:?}",
+                    &elements[from..elements.floor_char_boundary(at + 60)]
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 20, "only {checked} documents checked");
+    }
+
     #[test]
     fn a_part_that_is_not_the_next_piece_of_the_text_is_masked_on_its_own() {
         let policy = Policy::default();

@@ -233,8 +233,29 @@ impl<'t> Scanner<'t> {
             if !(rest.starts_with("ından".as_bytes()) || rest.starts_with(b"indan")) {
                 continue;
             }
-            let before = &text[text::floor_boundary(text, at.saturating_sub(80))..at];
-            let words: Vec<&str> = before.split(' ').rev().skip(1).take(3).collect();
+            // Up to three words right before, on the same line: a paragraph that starts with the name
+            // has a line break, not a space, before it, and a table cell a tab. Walked back over bytes
+            // (a word's ends are ASCII, so its slice is whole characters).
+            if at == 0 || !matches!(b[at - 1], b' ' | b'\t') {
+                continue;
+            }
+            let floor = text::floor_boundary(text, at.saturating_sub(80));
+            let mut words = [""; 3];
+            let mut count = 0;
+            let mut end = at - 1;
+            while count < 3 {
+                let mut start = end;
+                while start > floor && !matches!(b[start - 1], b' ' | b'\t' | b'\n' | b'\r') {
+                    start -= 1;
+                }
+                words[count] = &text[start..end];
+                count += 1;
+                if start == floor || !matches!(b[start - 1], b' ' | b'\t') {
+                    break;
+                }
+                end = start - 1;
+            }
+            let words = &words[..count];
             let mut capitalised = words
                 .iter()
                 .take_while(|w| {

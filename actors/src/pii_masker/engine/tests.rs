@@ -268,6 +268,17 @@ fn table_columns_and_key_value_rows_anchor_names() {
         masked("Fatura Şenkal Karadeniz tarafından düzenlenmiştir."),
         "Fatura [MASKED_PERSON_NAME] tarafından düzenlenmiştir."
     );
+    // At the start of a paragraph or a table cell: the line break or tab before the name is not a
+    // word of it.
+    assert_eq!(
+        masked("Rapor ektedir.\n\nKemal Sunal tarafından hazırlanmıştır."),
+        "Rapor ektedir.\n\n[MASKED_PERSON_NAME] tarafından hazırlanmıştır."
+    );
+    assert_eq!(
+        masked("Onay\tKemal Sunal tarafından"),
+        "Onay\t[MASKED_PERSON_NAME] tarafından"
+    );
+    assert_eq!(masked("Kemal Sunaltarafından"), "Kemal Sunaltarafından");
     // Once known, a name is masked wherever else it appears.
     assert_eq!(
         masked("Ad Soyad: Umutcan Çetin\nÖncelikli müşteri Umutcan Çetin ile görüşüldü."),
