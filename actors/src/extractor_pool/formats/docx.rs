@@ -53,8 +53,7 @@ fn tag_name(bytes: &[u8], at: usize) -> (&[u8], usize) {
 /// `styles.xml` is often hundreds of KB (latent styles, run properties) of which only each style's id and
 /// its `name` matter, so this scans bytes instead of parsing the XML: every `styleId=` attribute of a
 /// `style` tag, then the first `name` tag after it (before the next style) and its `val`.
-fn heading_styles(xml: &str) -> HashMap<String, (ElementKind, u8)> {
-    let bytes = xml.as_bytes();
+fn heading_styles(bytes: &[u8]) -> HashMap<String, (ElementKind, u8)> {
     let ids: Vec<usize> = memchr::memmem::find_iter(bytes, b"styleId=").collect();
     let mut styles = HashMap::new();
     for (index, &at) in ids.iter().enumerate() {
@@ -119,7 +118,7 @@ struct TableState {
 
 /// Body-like parts (document, header, footer, footnotes, comments).
 fn read_part(
-    xml: &str,
+    xml: &[u8],
     max_depth: usize,
     styles: &HashMap<String, (ElementKind, u8)>,
     default: ElementKind,
@@ -259,8 +258,7 @@ fn read_part(
 }
 
 /// The raw (still escaped) ids of the paragraph styles a part uses (`<w:pStyle w:val="..."/>`).
-fn used_styles(xml: &str, into: &mut Vec<Vec<u8>>) {
-    let bytes = xml.as_bytes();
+fn used_styles(bytes: &[u8], into: &mut Vec<Vec<u8>>) {
     for at in memchr::memmem::find_iter(bytes, b"pStyle") {
         let end = memchr::memchr(b'>', &bytes[at..]).map_or(bytes.len(), |n| at + n);
         let tag = &bytes[at..end];
@@ -331,7 +329,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     let names = package.names();
     // Every body-like part first, in the order of the output, so that only the styles they use are
     // looked for.
-    let mut parts: Vec<(String, ElementKind)> = Vec::new();
+    let mut parts: Vec<(Vec<u8>, ElementKind)> = Vec::new();
     for part in ooxml::numbered_parts(&names, "word/header") {
         if let Some(xml) = package.read(&part)? {
             parts.push((xml, ElementKind::Header));
@@ -394,7 +392,7 @@ mod tests {
   <w:style w:type="character" w:customStyle="1" w:styleId="NoName"></w:style>
   <w:style w:type="paragraph" w:styleId="After"><w:name w:val="heading 5"/></w:style>
 </w:styles>"#;
-        let styles = heading_styles(xml);
+        let styles = heading_styles(xml.as_bytes());
         assert_eq!(styles.get("Balk1"), Some(&(ElementKind::Heading, 1)));
         assert_eq!(styles.get("Balk2"), Some(&(ElementKind::Heading, 2)));
         assert_eq!(styles.get("KonuBal"), Some(&(ElementKind::Title, 0)));
@@ -417,7 +415,7 @@ mod tests {
             "<<<>>>styleId=\"a\"<",
             "<w:style w:styleId=\"x\"><w:name w:val=\"heading 300\"/>",
         ] {
-            assert!(heading_styles(xml).is_empty(), "{xml}");
+            assert!(heading_styles(xml.as_bytes()).is_empty(), "{xml}");
         }
     }
 
@@ -455,6 +453,28 @@ mod tests {
         buffer.into_inner()
     }
 
+    /// Parts are not validated as a whole: a text node that is not UTF-8 is decoded on its own with
+    /// replacement characters (its entities still unescaped), and the rest reads as usual.
+    #[test]
+    fn a_text_that_is_not_utf8_is_read_lossily_and_alone() {
+        use crate::extractor_pool::engine::extract;
+        use std::io::Write;
+        let document = b"<w:document xmlns:w=\"w\"><w:body><w:p><w:r><w:t>Bozuk \xFF &amp; metin</w:t></w:r></w:p><w:p><w:r><w:t>Sa\xC4\x9Flam &amp; metin</w:t></w:r></w:p></w:body></w:document>".to_vec();
+        let mut buffer = std::io::Cursor::new(Vec::new());
+        let mut archive = zip::ZipWriter::new(&mut buffer);
+        archive
+            .start_file(
+                "word/document.xml",
+                zip::write::SimpleFileOptions::default(),
+            )
+            .expect("entry");
+        archive.write_all(&document).expect("write");
+        archive.finish().expect("finish");
+        let document = extract(&buffer.into_inner(), &Limits::default()).expect("extracts");
+        let texts: Vec<&str> = document.elements.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(texts, ["Bozuk \u{FFFD} & metin", "Sağlam & metin"]);
+    }
+
     #[test]
     fn a_used_heading_style_is_found_wherever_it_sits_in_styles_xml() {
         use crate::extractor_pool::engine::extract;
@@ -473,7 +493,7 @@ mod tests {
     fn styles_xml_is_read_only_until_the_used_styles_are_whole() {
         let mut used = Vec::new();
         used_styles(
-            "<w:pPr><w:pStyle w:val=\"Balk1\"/></w:pPr><w:pStyle w:val='A&amp;B'/><w:pStyle w:val=\"Balk1\"/>",
+            "<w:pPr><w:pStyle w:val=\"Balk1\"/></w:pPr><w:pStyle w:val='A&amp;B'/><w:pStyle w:val=\"Balk1\"/>".as_bytes(),
             &mut used,
         );
         assert_eq!(used, vec![b"Balk1".to_vec(), b"A&amp;B".to_vec()]);
@@ -492,7 +512,7 @@ mod tests {
         let stopped_at = stopped_at.expect("stops before the end");
         assert!(stopped_at <= second_end, "{stopped_at} > {second_end}");
         assert!(styles[..stopped_at].ends_with("style>"));
-        let map = heading_styles(&styles[..stopped_at]);
+        let map = heading_styles(&bytes[..stopped_at]);
         assert_eq!(map.get("A&B"), Some(&(ElementKind::Heading, 2)));
         assert_eq!(map.get("Balk1"), Some(&(ElementKind::Heading, 1)));
         // A style that is not there: the whole part is read.

@@ -32,21 +32,23 @@ impl<'a> Package<'a> {
         self.archive.file_names().map(str::to_string).collect()
     }
 
-    /// A part as text, or None when the package has no such part. Every read counts against the
-    /// decompressed-size budget, whatever the entry claims its size is.
-    pub fn read(&mut self, name: &str) -> Result<Option<String>, ExtractError> {
+    /// A part's bytes, or None when the package has no such part. Every read counts against the
+    /// decompressed-size budget, whatever the entry claims its size is. The bytes are not validated
+    /// as UTF-8 here: markup is only compared with ASCII names, and each text and attribute value is
+    /// decoded where it is read ([`push_text`], [`text_of`], [`attribute`]), a broken one lossily.
+    pub fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, ExtractError> {
         self.read_while(name, |_| true)
     }
 
     /// The start of a part, read in chunks for as long as `more` (shown everything read so far) asks
     /// for more; None when the package has no such part. For parts of which only a prefix usually
     /// matters (a DOCX's styles: the few a document uses come first among hundreds). Counts against
-    /// the same budget as [`Package::read`]; a character cut by the last chunk is dropped.
+    /// the same budget as [`Package::read`].
     pub fn read_while(
         &mut self,
         name: &str,
         mut more: impl FnMut(&[u8]) -> bool,
-    ) -> Result<Option<String>, ExtractError> {
+    ) -> Result<Option<Vec<u8>>, ExtractError> {
         const CHUNK: usize = 16 * 1024;
         let mut file = match self.archive.by_name(name) {
             Ok(file) => file,
@@ -54,8 +56,7 @@ impl<'a> Package<'a> {
             Err(error) => return Err(ExtractError::Malformed(format!("{name}: {error}"))),
         };
         let mut bytes = Vec::new();
-        // Whether the part was read to its end.
-        let whole = loop {
+        loop {
             let read = (&mut file)
                 .take(CHUNK as u64)
                 .read_to_end(&mut bytes)
@@ -65,43 +66,17 @@ impl<'a> Package<'a> {
                     "decompressed size of the container (zip bomb?)".to_string(),
                 ));
             }
-            if read == 0 {
-                break true;
+            if read == 0 || !more(&bytes) {
+                break;
             }
-            if !more(&bytes) {
-                break false;
-            }
-        };
+        }
         self.budget -= bytes.len() as u64;
-        // Parts are almost always valid UTF-8: validated in place instead of copied through the lossy
-        // decoder, which showed up in preview profiles.
-        Ok(Some(match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(error) => {
-                let valid = error.utf8_error().valid_up_to();
-                let mut bytes = error.into_bytes();
-                // A character cut where reading stopped early (at most 3 bytes of it).
-                if !whole && error_is_cut_char(&bytes[valid..]) {
-                    bytes.truncate(valid);
-                }
-                String::from_utf8(bytes)
-                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
-            }
-        }))
+        Ok(Some(bytes))
     }
 
     pub fn max_depth(&self) -> usize {
         self.max_depth
     }
-}
-
-/// Whether `tail` (what follows the last valid UTF-8 of a prefix) is only the start of one character.
-fn error_is_cut_char(tail: &[u8]) -> bool {
-    tail.len() < 4
-        && match std::str::from_utf8(tail) {
-            Err(error) => error.error_len().is_none() && error.valid_up_to() == 0,
-            Ok(_) => false,
-        }
 }
 
 /// The local name of an element (`w:p` -> `p`).
@@ -118,31 +93,41 @@ pub fn attribute(element: &BytesStart<'_>, name: &[u8]) -> Option<String> {
         .map(|a| {
             a.unescape_value()
                 .map(Cow::into_owned)
-                .unwrap_or_else(|_| String::from_utf8_lossy(&a.value).into_owned())
+                .unwrap_or_else(|_| lossy(&a.value))
         })
+}
+
+/// Raw XML text that is not valid UTF-8 (or holds an unknown entity): decoded with replacement
+/// characters, then unescaped where it can be.
+fn lossy(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw);
+    match quick_xml::escape::unescape(&text) {
+        Ok(unescaped) => unescaped.into_owned(),
+        Err(_) => text.into_owned(),
+    }
 }
 
 pub fn text_of(text: &BytesText<'_>) -> String {
     text.unescape()
         .map(Cow::into_owned)
-        .unwrap_or_else(|_| String::from_utf8_lossy(text).into_owned())
+        .unwrap_or_else(|_| lossy(text))
 }
 
 /// `text` unescaped onto the end of `out` (no copy of its own when it holds no entity).
 pub fn push_text(text: &BytesText<'_>, out: &mut String) {
     match text.unescape() {
         Ok(unescaped) => out.push_str(&unescaped),
-        Err(_) => out.push_str(&String::from_utf8_lossy(text)),
+        Err(_) => out.push_str(&lossy(text)),
     }
 }
 
 /// Walks `xml`, calling `visit` for every event, failing on malformed XML or excessive depth.
 pub fn walk(
-    xml: &str,
+    xml: &[u8],
     max_depth: usize,
     mut visit: impl FnMut(&Event<'_>),
 ) -> Result<(), ExtractError> {
-    let mut reader = Reader::from_str(xml);
+    let mut reader = Reader::from_reader(xml);
     let mut depth = 0usize;
     loop {
         let event = reader

@@ -15,7 +15,7 @@ struct Cell {
 
 /// One slide or notes part.
 fn read_slide(
-    xml: &str,
+    xml: &[u8],
     max_depth: usize,
     page: u32,
     notes: bool,
