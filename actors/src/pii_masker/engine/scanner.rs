@@ -234,26 +234,43 @@ impl<'t> Scanner<'t> {
                 continue;
             }
             // Up to three words right before, on the same line: a paragraph that starts with the name
-            // has a line break, not a space, before it, and a table cell a tab. Walked back over bytes
-            // (a word's ends are ASCII, so its slice is whole characters).
-            if at == 0 || !matches!(b[at - 1], b' ' | b'\t') {
+            // has a line break, not a space, before it, and a table cell a tab; word processors put
+            // no-break spaces between a name's words. Walked back over bytes (every separator is whole
+            // characters, so each word's slice is too).
+            let separator = |i: usize| {
+                if i > 0 && b[i - 1] == b'\t' {
+                    1
+                } else {
+                    text::space_before(b, i)
+                }
+            };
+            let last = separator(at);
+            if last == 0 {
                 continue;
             }
             let floor = text::floor_boundary(text, at.saturating_sub(80));
-            let mut words = [""; 3];
+            let mut spans = [(0, 0); 3];
             let mut count = 0;
-            let mut end = at - 1;
+            let mut end = at - last;
             while count < 3 {
                 let mut start = end;
-                while start > floor && !matches!(b[start - 1], b' ' | b'\t' | b'\n' | b'\r') {
+                while start > floor
+                    && separator(start) == 0
+                    && !matches!(b[start - 1], b'\n' | b'\r')
+                {
                     start -= 1;
                 }
-                words[count] = &text[start..end];
+                spans[count] = (start, end);
                 count += 1;
-                if start == floor || !matches!(b[start - 1], b' ' | b'\t') {
+                let gap = separator(start);
+                if start == floor || gap == 0 {
                     break;
                 }
-                end = start - 1;
+                end = start - gap;
+            }
+            let mut words = [""; 3];
+            for (word, &(start, end)) in words.iter_mut().zip(&spans[..count]) {
+                *word = &text[start..end];
             }
             let words = &words[..count];
             let mut capitalised = words
@@ -274,22 +291,13 @@ impl<'t> Scanner<'t> {
                 capitalised = 2;
             }
             if capitalised >= 2 {
-                let length: usize = words[..capitalised]
-                    .iter()
-                    .map(|w| w.len() + 1)
-                    .sum::<usize>()
-                    - 1;
-                let end = at - 1;
-                let start = end - length;
-                if text.is_char_boundary(start) {
-                    self.hit(
-                        start,
-                        end,
-                        PiiType::PersonName,
-                        D_GAZETTEER,
-                        "person_name_agent",
-                    );
-                }
+                self.hit(
+                    spans[capitalised - 1].0,
+                    at - last,
+                    PiiType::PersonName,
+                    D_GAZETTEER,
+                    "person_name_agent",
+                );
             }
         }
     }
@@ -409,8 +417,12 @@ impl<'t> Scanner<'t> {
     fn name_words(&self, from: usize, max: usize) -> Option<(usize, usize)> {
         let b = self.b;
         let mut i = from;
-        while b.get(i) == Some(&b' ') {
-            i += 1;
+        loop {
+            let space = text::space_at(b, i);
+            if space == 0 {
+                break;
+            }
+            i += space;
         }
         let start = i;
         let mut end = None;
@@ -427,8 +439,9 @@ impl<'t> Scanner<'t> {
             }
             end = Some(j);
             words += 1;
-            if b.get(j) == Some(&b' ') && upper_at(b, j + 1) {
-                i = j + 1;
+            let space = text::space_at(b, j);
+            if space > 0 && upper_at(b, j + space) {
+                i = j + space;
             } else {
                 break;
             }
@@ -443,10 +456,11 @@ impl<'t> Scanner<'t> {
         let mut found_surname = false;
         let mut cursor = first_end;
         for _ in 0..2 {
-            if b.get(cursor) != Some(&b' ') || !upper_at(b, cursor + 1) {
+            let space = text::space_at(b, cursor);
+            if space == 0 || !upper_at(b, cursor + space) {
                 break;
             }
-            let ws = cursor + 1;
+            let ws = cursor + space;
             let we = self.word_end(ws);
             if we - ws < 2 {
                 break;
@@ -482,8 +496,12 @@ impl<'t> Scanner<'t> {
         let mut start = ws;
         for _ in 0..2 {
             let mut k = start;
-            while k > 0 && b[k - 1] == b' ' {
-                k -= 1;
+            loop {
+                let space = text::space_before(b, k);
+                if space == 0 {
+                    break;
+                }
+                k -= space;
             }
             if k == start || k == 0 {
                 break;
@@ -512,6 +530,11 @@ impl<'t> Scanner<'t> {
             }
             if matches!(c, b' ' | b',' | b'/' | b'-' | b':' | b'.' | b'(' | b')') {
                 i += 1;
+                continue;
+            }
+            let space = text::space_at(b, i);
+            if space > 0 {
+                i += space;
                 continue;
             }
             if c.is_ascii_digit() {
@@ -608,8 +631,13 @@ impl<'t> Scanner<'t> {
             }
             Some(lexicon::Label::Address) => {
                 let mut start = i + 1;
-                while b.get(start).is_some_and(|c| *c == b' ' || *c == b'\t') {
-                    start += 1;
+                loop {
+                    let space =
+                        text::space_at(b, start).max(usize::from(b.get(start) == Some(&b'\t')));
+                    if space == 0 {
+                        break;
+                    }
+                    start += space;
                 }
                 let mut end = start;
                 while end < b.len() && end - start < 200 && b[end] != b'\n' && b[end] != b'\r' {

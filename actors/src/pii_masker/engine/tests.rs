@@ -279,6 +279,27 @@ fn table_columns_and_key_value_rows_anchor_names() {
         "Onay\t[MASKED_PERSON_NAME] tarafından"
     );
     assert_eq!(masked("Kemal Sunaltarafından"), "Kemal Sunaltarafından");
+    // Word processors put no-break spaces (U+00A0, U+202F) between a name's words and after titles.
+    assert_eq!(
+        masked("Toplantıya Ahmet\u{A0}Yılmaz katıldı."),
+        "Toplantıya [MASKED_PERSON_NAME] katıldı."
+    );
+    assert_eq!(
+        masked("Sayın\u{A0}Ahmet\u{202F}Yılmaz,"),
+        "Sayın\u{A0}[MASKED_PERSON_NAME],"
+    );
+    assert_eq!(
+        masked("Belge Kemal\u{A0}Sunal\u{A0}tarafından hazırlandı."),
+        "Belge [MASKED_PERSON_NAME]\u{A0}tarafından hazırlandı."
+    );
+    assert_eq!(
+        masked("Ad Soyad:\u{A0}Lezize\u{A0}Korutürk\n"),
+        "Ad Soyad:\u{A0}[MASKED_PERSON_NAME]\n"
+    );
+    assert_eq!(
+        masked("Ürün teslimi Atatürk\u{A0}Caddesi\u{A0}No\u{A0}5 adresine yapılır."),
+        "Ürün teslimi [MASKED_ADDRESS] adresine yapılır."
+    );
     // Once known, a name is masked wherever else it appears.
     assert_eq!(
         masked("Ad Soyad: Umutcan Çetin\nÖncelikli müşteri Umutcan Çetin ile görüşüldü."),

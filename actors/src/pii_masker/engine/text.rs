@@ -66,6 +66,30 @@ pub fn separator_at(b: &[u8], i: usize) -> usize {
     }
 }
 
+/// Bytes of the space at `i` that may stand between the words of a name or an address: a space, a
+/// no-break space (U+00A0) or a narrow no-break space (U+202F), as word processors write them.
+pub fn space_at(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(b' ') => 1,
+        Some(0xC2) if b.get(i + 1) == Some(&0xA0) => 2,
+        Some(0xE2) if b.get(i + 1) == Some(&0x80) && b.get(i + 2) == Some(&0xAF) => 3,
+        _ => 0,
+    }
+}
+
+/// [`space_at`] for the space that ends just before `i`.
+pub fn space_before(b: &[u8], i: usize) -> usize {
+    if i >= 1 && b[i - 1] == b' ' {
+        1
+    } else if i >= 2 && b[i - 2..i] == [0xC2, 0xA0] {
+        2
+    } else if i >= 3 && b[i - 3..i] == [0xE2, 0x80, 0xAF] {
+        3
+    } else {
+        0
+    }
+}
+
 /// Bytes that continue a word, as a table: one load per byte in the loops that walk whole texts word by
 /// word (known values, propagation) instead of three range tests.
 static WORD: [bool; 256] = {
