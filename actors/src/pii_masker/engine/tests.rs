@@ -297,6 +297,14 @@ fn table_columns_and_key_value_rows_anchor_names() {
         "Ad Soyad:\u{A0}[MASKED_PERSON_NAME]\n"
     );
     assert_eq!(
+        masked("Ad\u{A0}Soyad: Lezize Korutürk\n"),
+        "Ad\u{A0}Soyad: [MASKED_PERSON_NAME]\n"
+    );
+    assert_eq!(
+        masked("Adı\u{A0}Soyadı\tAltınkaya Yıldırım\n"),
+        "Adı\u{A0}Soyadı\t[MASKED_PERSON_NAME]\n"
+    );
+    assert_eq!(
         masked("Ürün teslimi Atatürk\u{A0}Caddesi\u{A0}No\u{A0}5 adresine yapılır."),
         "Ürün teslimi [MASKED_ADDRESS] adresine yapılır."
     );

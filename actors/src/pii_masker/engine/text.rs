@@ -154,8 +154,9 @@ pub fn upper_at(b: &[u8], i: usize) -> bool {
 }
 
 /// Appends `src` folded for keyword matching: ASCII lower case, Turkish and common Latin letters
-/// reduced to their ASCII base (İ, I, ı and i all become `i`), the combining dot dropped. Other bytes
-/// are copied.
+/// reduced to their ASCII base (İ, I, ı and i all become `i`), the combining dot dropped, no-break
+/// spaces (U+00A0, U+202F) made plain spaces ("Ad Soyad:" typed with one is still a label). Other
+/// bytes are copied.
 pub fn fold_into(src: &[u8], out: &mut Vec<u8>) {
     let mut i = 0;
     while i < src.len() {
@@ -167,6 +168,12 @@ pub fn fold_into(src: &[u8], out: &mut Vec<u8>) {
         }
         let next = src.get(i + 1).copied().unwrap_or(0);
         let folded = match (c, next) {
+            (0xC2, 0xA0) => Some(b' '),
+            (0xE2, 0x80) if src.get(i + 2) == Some(&0xAF) => {
+                out.push(b' ');
+                i += 3;
+                continue;
+            }
             (0xC3, 0x87 | 0xA7) => Some(b'c'),
             (0xC4, 0x9E | 0x9F) => Some(b'g'),
             (0xC4, 0xB0 | 0xB1) => Some(b'i'),
