@@ -395,6 +395,10 @@ impl<'t> Scanner<'t> {
                 if b.get(after) == Some(&b'.') {
                     after += 1;
                 }
+                // "Prof. Dr. Ali Çelik": the last title introduces the name; the walk goes on to it.
+                if self.honorific_follows(after) {
+                    return after;
+                }
                 if let Some((start, stop)) = self.name_words(after, 4) {
                     self.hit(
                         start,
@@ -413,17 +417,23 @@ impl<'t> Scanner<'t> {
         }
     }
 
+    /// Whether the word after the spaces at `from` is a title ("Dr", "Sayın").
+    fn honorific_follows(&mut self, from: usize) -> bool {
+        let b = self.b;
+        let i = text::after_spaces(b, from);
+        if i == from || !upper_at(b, i) {
+            return false;
+        }
+        let end = self.word_end(i);
+        self.scratch.clear();
+        text::fold_into(&b[i..end], &mut self.scratch);
+        end - i >= 2 && lexicon::lookup(&self.scratch) == Some(Word::Honorific)
+    }
+
     /// Up to `max` capitalised words starting after spaces at `from`: the span of the words.
     fn name_words(&self, from: usize, max: usize) -> Option<(usize, usize)> {
         let b = self.b;
-        let mut i = from;
-        loop {
-            let space = text::space_at(b, i);
-            if space == 0 {
-                break;
-            }
-            i += space;
-        }
+        let mut i = text::after_spaces(b, from);
         let start = i;
         let mut end = None;
         let mut words = 0;

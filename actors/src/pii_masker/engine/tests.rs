@@ -296,6 +296,11 @@ fn table_columns_and_key_value_rows_anchor_names() {
         masked("Ad Soyad:\u{A0}Lezize\u{A0}Korutürk\n"),
         "Ad Soyad:\u{A0}[MASKED_PERSON_NAME]\n"
     );
+    // A title after a title is not the name.
+    assert_eq!(
+        masked("Prof. Dr. Ali Çelik katıldı."),
+        "Prof. Dr. [MASKED_PERSON_NAME] katıldı."
+    );
     assert_eq!(
         masked("Ad\u{A0}Soyad: Lezize Korutürk\n"),
         "Ad\u{A0}Soyad: [MASKED_PERSON_NAME]\n"
