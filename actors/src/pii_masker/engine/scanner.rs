@@ -387,6 +387,13 @@ impl<'t> Scanner<'t> {
         if end - i < 2 || end - i > 40 {
             return end;
         }
+        // "March 12, 1985" behind a birth-date label.
+        let space = end + usize::from(b.get(end) == Some(&b'.'));
+        if b.get(space) == Some(&b' ') && digit_at(b, space + 1).is_some() {
+            if let Some(stop) = self.month_date(i, end, true) {
+                return stop;
+            }
+        }
         self.scratch.clear();
         text::fold_into(&b[i..end], &mut self.scratch);
         match lexicon::lookup(&self.scratch) {
@@ -415,6 +422,74 @@ impl<'t> Scanner<'t> {
             Some(Word::Street) => self.address_from_street(i, end),
             _ => end,
         }
+    }
+
+    /// A date of birth written with its month's name, behind a birth-date label: "12 Mart 1980",
+    /// "12. März 1985", "12 mars 1985" from the day at `first..first_end`, or with `month_first`
+    /// "March 12, 1985" from the month's word there. The end of the date when it is one.
+    fn month_date(&mut self, first: usize, first_end: usize, month_first: bool) -> Option<usize> {
+        let b = self.b;
+        let digits_end = |from: usize| {
+            let mut i = from;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        let number = |from: usize, to: usize| {
+            b[from..to]
+                .iter()
+                .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'))
+        };
+        // After the first word or number: an optional '.', then spaces, then the second part.
+        let mut i = first_end + usize::from(b.get(first_end) == Some(&b'.'));
+        let second = text::after_spaces(b, i);
+        if second == i {
+            return None;
+        }
+        let (second_end, day_range, month_range) = if month_first {
+            let end = digits_end(second);
+            if !(1..=2).contains(&(end - second)) {
+                return None;
+            }
+            (end, (second, end), (first, first_end))
+        } else {
+            // A month's name has 3 to 13 bytes of letters; most numbers are followed by other words,
+            // turned away here by a plain byte loop.
+            let mut end = second;
+            while end - second <= 13
+                && b.get(end)
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || c >= 0x80)
+            {
+                end += 1;
+            }
+            if !(3..=13).contains(&(end - second)) {
+                return None;
+            }
+            (end, (first, first_end), (second, end))
+        };
+        // Then an optional '.' or ',', spaces and a four-digit year ending there.
+        i = second_end;
+        if matches!(b.get(i), Some(b'.' | b',')) {
+            i += 1;
+        }
+        let year = text::after_spaces(b, i);
+        let end = digits_end(year);
+        if year == i || end - year != 4 || b.get(end).is_some_and(|&c| text::is_word_byte(c)) {
+            return None;
+        }
+        self.scratch.clear();
+        text::fold_into(&b[month_range.0..month_range.1], &mut self.scratch);
+        let month = month_number(&self.scratch)?;
+        let (day, year) = (number(day_range.0, day_range.1), number(year, end));
+        let valid = (1900..=2100).contains(&year)
+            && crate::pii_masker::detectors::valid_date(year, month, day)
+            && self.context(first, end).contains(PiiType::DateOfBirth);
+        if !valid {
+            return None;
+        }
+        self.hit(first, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
+        Some(end)
     }
 
     /// Whether the word after the spaces at `from` is a title ("Dr", "Sayın").
@@ -757,6 +832,18 @@ impl<'t> Scanner<'t> {
             let attached = b
                 .get(k)
                 .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'<' || c == b':' || c >= 0x80);
+            // "12 Mart 1980", "12. März 1985": a day, a space and a word.
+            let space = k + usize::from(b.get(k) == Some(&b'.'));
+            if k - at <= 2
+                && !attached
+                && b.get(space) == Some(&b' ')
+                && b.get(space + 1)
+                    .is_some_and(|&c| c.is_ascii_alphabetic() || c >= 0xC3)
+            {
+                if let Some(end) = self.month_date(at, k, false) {
+                    return end;
+                }
+            }
             if k - at < 6 && !attached {
                 let sep = separator_at(b, k);
                 let continues = sep > 0
@@ -1438,6 +1525,78 @@ impl<'t> Scanner<'t> {
         self.hit(start, end, PiiType::Mrz, A, "mrz");
         Some(end)
     }
+}
+
+/// The month (1-12) a folded month name or abbreviation stands for, in the languages of the birth-date
+/// labels (Turkish, English, German, French, Spanish, Italian, Dutch, Polish).
+fn month_number(folded: &[u8]) -> Option<u32> {
+    const MONTHS: [&[&str]; 12] = [
+        &[
+            "ocak", "january", "jan", "januar", "janvier", "enero", "gennaio", "januari",
+            "stycznia",
+        ],
+        &[
+            "subat", "february", "feb", "februar", "fevrier", "febrero", "febbraio", "februari",
+            "lutego",
+        ],
+        &[
+            "mart", "march", "mar", "marz", "mars", "marzo", "maart", "marca",
+        ],
+        &[
+            "nisan", "april", "apr", "avril", "abril", "aprile", "kwietnia",
+        ],
+        &["mayis", "may", "mai", "mayo", "maggio", "mei", "maja"],
+        &[
+            "haziran", "june", "jun", "juni", "juin", "junio", "giugno", "czerwca",
+        ],
+        &[
+            "temmuz", "july", "jul", "juli", "juillet", "julio", "luglio", "lipca",
+        ],
+        &[
+            "agustos",
+            "august",
+            "aug",
+            "aout",
+            "ao\u{fb}t",
+            "agosto",
+            "augustus",
+            "sierpnia",
+        ],
+        &[
+            "eylul",
+            "september",
+            "sep",
+            "sept",
+            "septembre",
+            "septiembre",
+            "settembre",
+        ],
+        &[
+            "ekim", "october", "oct", "oktober", "octobre", "octubre", "ottobre",
+        ],
+        &[
+            "kasim",
+            "november",
+            "nov",
+            "novembre",
+            "noviembre",
+            "listopada",
+        ],
+        &[
+            "aralik",
+            "december",
+            "dec",
+            "dezember",
+            "decembre",
+            "diciembre",
+            "dicembre",
+            "grudnia",
+        ],
+    ];
+    MONTHS
+        .iter()
+        .position(|names| names.iter().any(|name| name.as_bytes() == folded))
+        .map(|index| index as u32 + 1)
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {

@@ -150,6 +150,35 @@ fn label_anchored_types() {
     );
     assert_eq!(masked("DOB 1985-03-12"), "DOB [MASKED_DATE_OF_BIRTH]");
     assert!(types_in("Fatura tarihi: 12.03.2024").is_empty());
+    // With the month's name, in the label languages (pii-types.md: "12 Mart 1985", "March 12, 1985").
+    for (text, expected) in [
+        (
+            "Doğum Tarihi: 12 Mart 1980",
+            "Doğum Tarihi: [MASKED_DATE_OF_BIRTH]",
+        ),
+        (
+            "Doğum tarihi 3 Ağustos 1975.",
+            "Doğum tarihi [MASKED_DATE_OF_BIRTH].",
+        ),
+        ("DOB: March 12, 1985", "DOB: [MASKED_DATE_OF_BIRTH]"),
+        (
+            "Date of birth: 12 March 1985",
+            "Date of birth: [MASKED_DATE_OF_BIRTH]",
+        ),
+        (
+            "Geburtsdatum: 12. März 1985",
+            "Geburtsdatum: [MASKED_DATE_OF_BIRTH]",
+        ),
+        (
+            "date de naissance : 1 août 1990",
+            "date de naissance : [MASKED_DATE_OF_BIRTH]",
+        ),
+    ] {
+        assert_eq!(masked(text), expected);
+    }
+    // Not without the label, and not an impossible day.
+    assert!(types_in("Sözleşme 12 Mart 2024 tarihinde imzalandı.").is_empty());
+    assert!(types_in("Doğum Tarihi: 31 Şubat 1980").is_empty());
     assert_eq!(
         masked("Kimlik Seri No: A12B34567"),
         "Kimlik Seri No: [MASKED_ID_CARD_SERIAL_TR]"
