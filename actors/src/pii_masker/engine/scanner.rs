@@ -436,11 +436,6 @@ impl<'t> Scanner<'t> {
             }
             i
         };
-        let number = |from: usize, to: usize| {
-            b[from..to]
-                .iter()
-                .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'))
-        };
         // After the first word or number: an optional '.', then spaces, then the second part.
         let mut i = first_end + usize::from(b.get(first_end) == Some(&b'.'));
         let second = text::after_spaces(b, i);
@@ -481,7 +476,10 @@ impl<'t> Scanner<'t> {
         self.scratch.clear();
         text::fold_into(&b[month_range.0..month_range.1], &mut self.scratch);
         let month = month_number(&self.scratch)?;
-        let (day, year) = (number(day_range.0, day_range.1), number(year, end));
+        let (day, year) = (
+            decimal(&b[day_range.0..day_range.1]),
+            decimal(&b[year..end]),
+        );
         let valid = (1900..=2100).contains(&year)
             && crate::pii_masker::detectors::valid_date(year, month, day)
             && self.context(first, end).contains(PiiType::DateOfBirth);
@@ -1614,21 +1612,24 @@ fn id_card_shape(s: &[u8]) -> bool {
 }
 
 /// dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd with a plausible birth year.
+/// The value of a short run of ASCII digits.
+fn decimal(digits: &[u8]) -> u32 {
+    digits
+        .iter()
+        .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'))
+}
+
 fn is_date(s: &[u8], lens: &[usize]) -> bool {
-    let number = |r: &[u8]| {
-        r.iter()
-            .fold(0u32, |acc, &c| acc * 10 + u32::from(c - b'0'))
-    };
     let (day, month, year) = match lens {
         [1 | 2, 1 | 2, 4] => {
             let (d, rest) = s.split_at(lens[0]);
             let (m, y) = rest.split_at(lens[1]);
-            (number(d), number(m), number(y))
+            (decimal(d), decimal(m), decimal(y))
         }
         [4, 1 | 2, 1 | 2] => {
             let (y, rest) = s.split_at(4);
             let (m, d) = rest.split_at(lens[1]);
-            (number(d), number(m), number(y))
+            (decimal(d), decimal(m), decimal(y))
         }
         _ => return false,
     };
