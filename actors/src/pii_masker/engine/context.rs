@@ -346,6 +346,66 @@ impl<'t> KeywordIndex<'t> {
         self.types_from(first, to)
     }
 
+    /// Whether `from..to` lies inside one searched range (the scanner asked about its window already),
+    /// so that the found keywords answer for it; otherwise the callers search that stretch themselves.
+    /// A plain check rather than [`Self::cover`], which stays inlined in the hot look-up.
+    fn covers(&self, from: usize, to: usize) -> bool {
+        let to = to.min(self.text.len());
+        let at = self.covered.partition_point(|range| range.1 < to);
+        self.covered
+            .get(at)
+            .is_some_and(|range| range.0 <= from.min(to) && to <= range.1)
+    }
+
+    /// Whether a keyword starts at `at`.
+    pub fn keyword_at(&self, at: usize) -> bool {
+        if self.covers(at, at + 1) {
+            let first = self.hits.partition_point(|hit| hit.0 < at);
+            return self.hits.get(first).is_some_and(|hit| hit.0 == at);
+        }
+        let mut found = false;
+        Self::search(self.text, at, at + 1, |start, _, _| found |= start == at);
+        found
+    }
+
+    /// How far from `start..end` the nearest keyword supporting `ty` lies, within `before` bytes before
+    /// the value and `after` bytes after it: the gap to a keyword before it; a keyword after it counts
+    /// as farther than any before it ("Pasaport No: U1234567, Ehliyet No: ..."): labels precede their
+    /// values, and the label that follows a value is usually the next value's.
+    pub fn distance(
+        &self,
+        ty: PiiType,
+        start: usize,
+        end: usize,
+        before: usize,
+        after: usize,
+    ) -> Option<usize> {
+        let (from, to) = (start.saturating_sub(before), end.saturating_add(after));
+        let mut nearest: Option<usize> = None;
+        let mut consider = |keyword_start: usize, keyword_end: usize, types: TypeSet| {
+            if !types.contains(ty) || (start..end).contains(&keyword_start) {
+                return;
+            }
+            let gap = if keyword_start < start {
+                start.saturating_sub(keyword_end)
+            } else {
+                before + (keyword_start - end)
+            };
+            nearest = Some(nearest.map_or(gap, |best| best.min(gap)));
+        };
+        if self.covers(from, to) {
+            let first = self.hits.partition_point(|hit| hit.0 < from);
+            for &(keyword_start, keyword_end, types) in
+                self.hits[first..].iter().take_while(|hit| hit.0 < to)
+            {
+                consider(keyword_start, keyword_end, types);
+            }
+        } else {
+            Self::search(self.text, from, to, consider);
+        }
+        nearest
+    }
+
     /// Types of the keywords that start within `from..to`, from an index built over the whole text.
     #[cfg(test)]
     pub fn types_in(&self, from: usize, to: usize) -> TypeSet {

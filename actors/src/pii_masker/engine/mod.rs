@@ -247,10 +247,11 @@ pub struct LeakError {
 
 fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
     let (cl, ul) = (candidate.end - candidate.start, current.end - current.start);
-    cl > ul || (cl == ul && candidate.ty.priority() < current.ty.priority())
+    cl > ul || (cl == ul && candidate.priority < current.priority)
 }
 
-/// Non-overlapping hits: the longest validated span wins, then the type priority.
+/// Non-overlapping hits: the longest validated span wins, then the hit's priority (its type's, or
+/// its rank among the labels of one value).
 fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
     hits.retain(|h| {
         policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start
@@ -259,7 +260,7 @@ fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
         a.start
             .cmp(&b.start)
             .then(b.end.cmp(&a.end))
-            .then(a.ty.priority().cmp(&b.ty.priority()))
+            .then(a.priority.cmp(&b.priority))
     });
     let mut kept: Vec<scanner::Hit> = Vec::with_capacity(hits.len());
     for hit in hits {
@@ -317,6 +318,7 @@ fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
             ty,
             confidence: 0.6,
             detector: "propagated",
+            priority: ty.priority(),
         });
     };
     let names = hits

@@ -17,6 +17,10 @@ pub struct Hit {
     pub ty: PiiType,
     pub confidence: f32,
     pub detector: &'static str,
+    /// The tie-break when two hits claim the same span (lower wins): the type's priority, except among
+    /// the label-anchored hits of one span, which take their priorities in the order of their nearest
+    /// keywords (see [`Scanner::rank_by_nearest_keyword`]).
+    pub priority: u8,
 }
 
 const A: f32 = 0.95;
@@ -125,6 +129,7 @@ impl<'t> Scanner<'t> {
             ty,
             confidence,
             detector,
+            priority: ty.priority(),
         });
     }
 
@@ -375,6 +380,11 @@ impl<'t> Scanner<'t> {
         if ascii_caps && end - i <= 4 {
             let sep = separator_at(b, end);
             if sep > 0 && digit_at(b, end + sep).is_some() {
+                // Unless the next word is an id read as a whole word, which a chain from the prefix
+                // would swallow: "BTC 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa", "MAC 001a.2b3c.4d5e".
+                if whole_word_id_at(b, end + sep) {
+                    return end;
+                }
                 return self.token(i);
             }
         }
@@ -1030,6 +1040,7 @@ impl<'t> Scanner<'t> {
         if count == 1 && groups[0].letters == 0 && groups[0].digits < 6 {
             return;
         }
+        let hits_before = self.hits.len();
         let mut context: [Option<TypeSet>; MAX_GROUPS] = [None; MAX_GROUPS];
         // Every candidate's context window lies inside the chain's own: when that holds no keyword
         // (the usual case), no candidate needs a look-up of its own.
@@ -1057,6 +1068,51 @@ impl<'t> Scanner<'t> {
                 };
                 self.evaluate(count, first, last, start, plus && first == 0, context);
             }
+        }
+        if self.hits.len() - hits_before >= 2 {
+            self.rank_by_nearest_keyword(hits_before);
+        }
+    }
+
+    /// One value, several labels: in "Sürücü Belgesi No: 123456  Bağ-Kur No: 7654321" the first
+    /// number has both labels in its window, and the fixed priority alone made it a Bağ-Kur number
+    /// (and left it unmasked for a tenant who switched that type off). Among the hits of one chain
+    /// (`self.hits[from..]`; those of one span are consecutive) that share a span and rest on a keyword
+    /// rather than a checksum, the one whose keyword is nearest takes the best of their priorities, the
+    /// next one the next, and so on; a checksummed hit keeps its own.
+    #[cold]
+    #[inline(never)]
+    fn rank_by_nearest_keyword(&mut self, from: usize) {
+        let mut ranked: Vec<(usize, u8, usize)> = Vec::new();
+        let mut run = from;
+        while run < self.hits.len() {
+            let span = (self.hits[run].start, self.hits[run].end);
+            let mut next = run;
+            ranked.clear();
+            while next < self.hits.len() && (self.hits[next].start, self.hits[next].end) == span {
+                let hit = self.hits[next];
+                if hit.confidence < A_MINUS {
+                    if let Some(distance) = self.keywords.distance(
+                        hit.ty,
+                        hit.start,
+                        hit.end,
+                        self.window_before,
+                        self.window_after,
+                    ) {
+                        ranked.push((distance, hit.priority, next));
+                    }
+                }
+                next += 1;
+            }
+            if ranked.len() >= 2 {
+                let mut slots: Vec<u8> = ranked.iter().map(|&(_, priority, _)| priority).collect();
+                slots.sort_unstable();
+                ranked.sort_unstable();
+                for (&(_, _, index), slot) in ranked.iter().zip(slots) {
+                    self.hits[index].priority = slot;
+                }
+            }
+            run = next;
         }
     }
 
@@ -1429,17 +1485,23 @@ impl<'t> Scanner<'t> {
         if vat_prefix && eu::vat_eu(s) {
             self.hit(start, end, PiiType::VatEu, A, "vat_eu");
         }
-        if (6..=13).contains(&len) && letters < len {
+        if (6..=13).contains(&len) && letters < len && count <= 2 {
             let c = ctx(self);
-            for ty in [
+            let labelled = [
                 PiiType::IdCardSerialTr,
                 PiiType::DriverLicenseTr,
                 PiiType::DriverLicenseUs,
                 PiiType::EmeklilikNo,
                 PiiType::BagkurNo,
-            ] {
-                if c.contains(ty) && count <= 2 {
-                    self.hit(start, end, ty, C_LABEL, ty.name());
+            ];
+            // A label is not part of its value: "NPI 1234567893" is not a 13-character licence number.
+            if labelled.iter().any(|&ty| c.contains(ty))
+                && !(self.groups[first].digits == 0 && self.keywords.keyword_at(start))
+            {
+                for ty in labelled {
+                    if c.contains(ty) {
+                        self.hit(start, end, ty, C_LABEL, ty.name());
+                    }
                 }
             }
         }
@@ -1595,6 +1657,19 @@ fn month_number(folded: &[u8]) -> Option<u32> {
         .iter()
         .position(|names| names.iter().any(|name| name.as_bytes() == folded))
         .map(|index| index as u32 + 1)
+}
+
+/// Whether the word at `at` has the shape of an id that [`Scanner::token`] checks as a whole word
+/// (a wallet address, a Cisco MAC, the start of an MRZ line) rather than as a chain of groups.
+fn whole_word_id_at(b: &[u8], at: usize) -> bool {
+    let rest = &b[at.min(b.len())..];
+    let word = rest
+        .iter()
+        .position(|c| !c.is_ascii_alphanumeric())
+        .unwrap_or(rest.len());
+    word >= 26
+        || rest.get(word) == Some(&b'<')
+        || (word == 4 && rest.get(4) == Some(&b'.') && generic::mac(&rest[..rest.len().min(14)]))
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {

@@ -247,6 +247,13 @@ fn network_and_wallets() {
         "to [MASKED_CRYPTO_WALLET]"
     );
     assert!(types_in("saat 12:30 ile 13:45 arası").is_empty());
+    // Behind a short capitalised word, which would otherwise start a chain of groups and swallow them.
+    assert_eq!(
+        masked("BTC 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"),
+        "BTC [MASKED_CRYPTO_WALLET]"
+    );
+    assert_eq!(masked("MAC 001a.2b3c.4d5e"), "MAC [MASKED_MAC_ADDRESS]");
+    assert_eq!(masked("mac 001a.2b3c.4d5e"), "mac [MASKED_MAC_ADDRESS]");
 }
 
 #[test]
@@ -359,6 +366,58 @@ fn overlap_priority_prefers_the_longest_then_national_id() {
     let findings = detect("TR33 0006 1005 1978 6457 8413 26", &Policy::default());
     assert_eq!(findings.len(), 1);
     assert_eq!(findings[0].pii_type, PiiType::IbanTr);
+}
+
+/// The type of each finding of `text`, in order.
+fn types_with(text: &str, policy: &Policy) -> Vec<&'static str> {
+    detect(text, policy)
+        .iter()
+        .map(|f| f.pii_type.name())
+        .collect()
+}
+
+#[test]
+fn of_several_labels_near_a_value_the_nearest_before_it_names_it() {
+    let all = Policy::default();
+    // Each value has its own label before it and the next value's label within its window.
+    assert_eq!(
+        types_with(
+            "Sürücü Belgesi No: 123456. Bağ-Kur No: 1234567. Emekli Sicil No: 12345678.",
+            &all
+        ),
+        ["driver_license_tr", "bagkur_no", "emeklilik_no"]
+    );
+    assert_eq!(
+        types_with(
+            "SSN 123-45-6789, EIN 12-3456789, routing 021000021.\nPassport number 123456789, NPI 1234567893.",
+            &all
+        ),
+        ["ssn_us", "ein_us", "aba_routing_us", "passport_us", "npi_us"]
+    );
+    // A label after the value counts when there is none before it, and then the nearest such.
+    assert_eq!(
+        types_with("Sicil: 654321 (Bağ-Kur), ehliyet yok", &all),
+        ["bagkur_no"]
+    );
+    // A tenant who switches the nearest type off still gets the value masked, as the next one.
+    let mut no_licences = Policy::default();
+    no_licences.enabled = no_licences.enabled.without(PiiType::DriverLicenseTr);
+    assert_eq!(
+        types_with("Ehliyet No: 123456. Bağ-Kur No: 7654321.", &no_licences),
+        ["bagkur_no", "bagkur_no"]
+    );
+    // A checksum still outranks a label: a valid TCKN behind "Bağ-Kur No" is a national id.
+    assert_eq!(
+        types_with("Bağ-Kur No: 10000000146", &all),
+        ["national_id_tr"]
+    );
+    // The label is not part of its value.
+    let findings = detect("NPI 1234567893", &all);
+    assert_eq!(findings.len(), 1);
+    assert_eq!(
+        (findings[0].pii_type, findings[0].start),
+        (PiiType::NpiUs, 4)
+    );
 }
 
 #[test]
