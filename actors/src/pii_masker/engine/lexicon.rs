@@ -458,12 +458,23 @@ pub const NAME_LABELS: &[&str] = &[
     "adi soyadi",
     "ad-soyad",
     "ad ve soyad",
+    "ad",
     "adi",
+    "soyad",
     "soyadi",
     "isim",
+    "soyisim",
+    "soy isim",
     "isim soyisim",
     "name",
     "full name",
+    "first name",
+    "last name",
+    "given name",
+    "given names",
+    "family name",
+    "surname",
+    "apellido",
     "musteri adi",
     "alici",
     "gonderen",
@@ -508,6 +519,126 @@ pub const NAME_LABELS: &[&str] = &[
     "signed",
 ];
 
+/// The name labels that say only "name": after another word they name a person only when that word
+/// is not a thing ("Baba Adı", "Müşteri Adı", but not "Ürün Adı", "Banka Adı", "Product name").
+const BARE_NAME_LABELS: &[&str] = &["ad", "adi", "isim", "name", "nom", "nombre", "nome", "naam"];
+
+/// Things whose name is not a person's, folded; a Turkish genitive ending ("ürünün", "firmanın") is
+/// allowed after the longer ones.
+const THINGS: &[&str] = &[
+    "urun",
+    "mal",
+    "hizmet",
+    "firma",
+    "sirket",
+    "isletme",
+    "kurum",
+    "kurulus",
+    "banka",
+    "sube",
+    "dosya",
+    "belge",
+    "evrak",
+    "proje",
+    "program",
+    "uygulama",
+    "yazilim",
+    "sunucu",
+    "veritabani",
+    "tablo",
+    "alan",
+    "sutun",
+    "kolon",
+    "sayfa",
+    "rapor",
+    "sablon",
+    "kategori",
+    "marka",
+    "model",
+    "cihaz",
+    "paket",
+    "kampanya",
+    "etkinlik",
+    "kurs",
+    "ders",
+    "okul",
+    "universite",
+    "fakulte",
+    "hastane",
+    "bolum",
+    "departman",
+    "birim",
+    "ekip",
+    "takim",
+    "grup",
+    "il",
+    "ilce",
+    "ulke",
+    "sehir",
+    "koy",
+    "mahalle",
+    "sokak",
+    "cadde",
+    "site",
+    "bina",
+    "otel",
+    "magaza",
+    "isyeri",
+    "dairesi",
+    "tur",
+    "product",
+    "item",
+    "service",
+    "company",
+    "business",
+    "organization",
+    "organisation",
+    "bank",
+    "branch",
+    "file",
+    "document",
+    "project",
+    "app",
+    "application",
+    "server",
+    "host",
+    "database",
+    "table",
+    "field",
+    "column",
+    "page",
+    "report",
+    "template",
+    "category",
+    "brand",
+    "device",
+    "package",
+    "campaign",
+    "event",
+    "course",
+    "school",
+    "hospital",
+    "department",
+    "team",
+    "group",
+    "city",
+    "country",
+    "street",
+    "store",
+    "hotel",
+    "domain",
+    "network",
+    "wifi",
+];
+
+fn is_thing(word: &[u8]) -> bool {
+    THINGS.iter().any(|thing| {
+        let thing = thing.as_bytes();
+        word == thing
+            || (thing.len() >= 4 && word.starts_with(thing) && word.len() <= thing.len() + 4)
+    })
+}
+
 /// Labels that an address follows after a colon ("Adres:").
 pub const ADDRESS_LABELS: &[&str] = &[
     "adres",
@@ -551,6 +682,20 @@ pub fn label(folded: &[u8]) -> Option<Label> {
     let mut from = 0;
     loop {
         if let Some(kind) = table.get(&folded[from..]) {
+            if from > 0
+                && BARE_NAME_LABELS
+                    .iter()
+                    .any(|l| l.as_bytes() == &folded[from..])
+            {
+                let before = folded[..from].trim_ascii_end();
+                let word = before
+                    .iter()
+                    .rposition(|&c| c == b' ')
+                    .map_or(before, |space| &before[space + 1..]);
+                if is_thing(word) {
+                    return None;
+                }
+            }
             return Some(*kind);
         }
         from += folded[from..].iter().position(|&c| c == b' ')? + 1;
@@ -584,6 +729,18 @@ mod tests {
         assert_eq!(label(b"teslimat adresi"), Some(Label::Address));
         assert_eq!(label(b"yeni teslimat adresi"), Some(Label::Address));
         assert_eq!(label(b"xadres"), None);
+        // "adı" after a person is a name label, after a thing it is not.
+        assert_eq!(label(b"baba adi"), Some(Label::Name));
+        assert_eq!(label(b"musteri adi"), Some(Label::Name));
+        assert_eq!(label(b"esinin adi"), Some(Label::Name));
+        assert_eq!(label(b"urun adi"), None);
+        assert_eq!(label(b"urunun adi"), None);
+        assert_eq!(label(b"firmanin adi"), None);
+        assert_eq!(label(b"vergi dairesi adi"), None);
+        assert_eq!(label(b"product name"), None);
+        assert_eq!(label(b"ad"), Some(Label::Name));
+        assert_eq!(label(b"soyad"), Some(Label::Name));
+        assert_eq!(label(b"last name"), Some(Label::Name));
         assert_eq!(label(b"tutar"), None);
         assert_eq!(label(b""), None);
     }

@@ -1066,7 +1066,21 @@ impl<'t> Scanner<'t> {
                 } else {
                     self.groups[first].start
                 };
-                self.evaluate(count, first, last, start, plus && first == 0, context);
+                let plus = plus && first == 0;
+                let before = self.hits.len();
+                self.evaluate(count, first, last, start, plus, context);
+                if plus {
+                    // A number written after '+' is a phone number, never an id whose digits it
+                    // happens to share ("+1-539-402-0259" passes the Belgian register check).
+                    let mut index = before;
+                    while index < self.hits.len() {
+                        if matches!(self.hits[index].ty, PiiType::PhoneTr | PiiType::PhoneIntl) {
+                            index += 1;
+                        } else {
+                            self.hits.remove(index);
+                        }
+                    }
+                }
             }
         }
         if self.hits.len() - hits_before >= 2 {
@@ -1077,9 +1091,11 @@ impl<'t> Scanner<'t> {
     /// One value, several labels: in "Sürücü Belgesi No: 123456  Bağ-Kur No: 7654321" the first
     /// number has both labels in its window, and the fixed priority alone made it a Bağ-Kur number
     /// (and left it unmasked for a tenant who switched that type off). Among the hits of one chain
-    /// (`self.hits[from..]`; those of one span are consecutive) that share a span and rest on a keyword
-    /// rather than a checksum, the one whose keyword is nearest takes the best of their priorities, the
-    /// next one the next, and so on; a checksummed hit keeps its own.
+    /// (`self.hits[from..]`; those of one span are consecutive) that share a span and do not rest on a
+    /// checksum, the one whose keyword is nearest takes the best of their priorities, the next one the
+    /// next, and so on, and those with no keyword at all (a phone number by its grouping alone) come
+    /// last: "Vergi Kimlik No: 454 053 6920" is a VKN although 454 is also an area code. A checksummed
+    /// hit keeps its own priority.
     #[cold]
     #[inline(never)]
     fn rank_by_nearest_keyword(&mut self, from: usize) {
@@ -1092,15 +1108,14 @@ impl<'t> Scanner<'t> {
             while next < self.hits.len() && (self.hits[next].start, self.hits[next].end) == span {
                 let hit = self.hits[next];
                 if hit.confidence < A_MINUS {
-                    if let Some(distance) = self.keywords.distance(
+                    let distance = self.keywords.distance(
                         hit.ty,
                         hit.start,
                         hit.end,
                         self.window_before,
                         self.window_after,
-                    ) {
-                        ranked.push((distance, hit.priority, next));
-                    }
+                    );
+                    ranked.push((distance.unwrap_or(usize::MAX), hit.priority, next));
                 }
                 next += 1;
             }

@@ -263,6 +263,16 @@ fn mrz_block_is_masked_whole() {
 }
 
 #[test]
+fn first_names_and_surnames_behind_their_own_labels_but_not_the_names_of_things() {
+    assert_eq!(
+        masked("Ad: Elif\nSoyad: Arslan\nLast name: Smith\nBaba Adı: Mustafa\n"),
+        "Ad: [MASKED_PERSON_NAME]\nSoyad: [MASKED_PERSON_NAME]\nLast name: [MASKED_PERSON_NAME]\nBaba Adı: [MASKED_PERSON_NAME]\n"
+    );
+    let things = "Ürün Adı: Kablosuz Mouse\nFirmanın adı: Deniz Lojistik\nBanka Adı: Ziraat Bankası\nProduct name: Blue Widget\n";
+    assert!(types_in(things).is_empty(), "{:?}", types_in(things));
+}
+
+#[test]
 fn names_and_addresses() {
     assert_eq!(masked("Sayın Ayşe Yılmaz,"), "Sayın [MASKED_PERSON_NAME],");
     assert_eq!(
@@ -406,6 +416,14 @@ fn of_several_labels_near_a_value_the_nearest_before_it_names_it() {
         types_with("Ehliyet No: 123456. Bağ-Kur No: 7654321.", &no_licences),
         ["bagkur_no", "bagkur_no"]
     );
+    // A label outranks a grouping that merely looks like another type: 454 is an area code too.
+    assert_eq!(
+        types_with("Vergi Kimlik No: 454 053 6920", &all),
+        ["tax_id_tr"]
+    );
+    assert_eq!(types_with("Bizi arayın: 454 053 6920", &all), ["phone_tr"]);
+    // After '+' a number is a phone number, whatever national id its digits would also pass.
+    assert_eq!(types_with("Phone: +1-539-402-0259", &all), ["phone_intl"]);
     // A checksum still outranks a label: a valid TCKN behind "Bağ-Kur No" is a national id.
     assert_eq!(
         types_with("Bağ-Kur No: 10000000146", &all),
