@@ -38,6 +38,8 @@ const SEP_SLASH: u8 = 8;
 const SEP_PAREN: u8 = 16;
 
 const MAX_GROUPS: usize = 12;
+/// Bytes between a phone label and a national number without a country code ("Tel.: ", "móvil ").
+const PHONE_LABEL_GAP: usize = 16;
 
 #[derive(Clone, Copy, Default, Debug)]
 struct Group {
@@ -65,7 +67,7 @@ pub struct Scanner<'t> {
     pub hits: Vec<Hit>,
     keywords: KeywordIndex<'t>,
     /// Where the last look-ups before and after a candidate started in `keywords`.
-    keyword_cursors: (usize, usize),
+    keyword_cursors: (usize, usize, usize),
     scratch: Vec<u8>,
     norm: Vec<u8>,
     /// The groups of the current grouped number (filled by `chain`).
@@ -108,7 +110,7 @@ impl<'t> Scanner<'t> {
             window_after,
             hits: Vec::new(),
             keywords: KeywordIndex::new(text.as_bytes()),
-            keyword_cursors: (0, 0),
+            keyword_cursors: (0, 0, 0),
             scratch: Vec::with_capacity(256),
             norm: Vec::with_capacity(64),
             groups: [Group::default(); MAX_GROUPS],
@@ -1330,6 +1332,33 @@ impl<'t> Scanner<'t> {
                 && ctx(self).contains(PiiType::PhoneIntl)
             {
                 self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+            }
+            // A national number right behind its phone label, without a country code: "Tel. 030
+            // 123456", "tél. 01 23 45 67 89", "móvil 612 345 678" (a Turkish one is `phone_tr` above).
+            if !plus && (7..=13).contains(&len) && ctx(self).contains(PiiType::PhoneIntl) {
+                // One run after a trunk 0; an area code after a trunk 0 and the number ("030
+                // 123456"); or groups of at most four digits. Not a date, not an amount.
+                let phone_shaped = if count == 1 {
+                    s[0] == b'0' && (9..=12).contains(&len)
+                } else {
+                    seps & !(SEP_SPACE | SEP_DASH | SEP_DOT | SEP_PAREN) == 0
+                        && (lens.iter().all(|&l| l <= 4)
+                            || (count == 2 && s[0] == b'0' && lens[0] <= 5))
+                        && !is_date(s, lens)
+                        && !(seps == SEP_DOT && lens[1..].iter().all(|&l| l == 3))
+                };
+                if phone_shaped
+                    && self
+                        .keywords
+                        .types_in_moving(
+                            &mut self.keyword_cursors.2,
+                            start.saturating_sub(PHONE_LABEL_GAP),
+                            start,
+                        )
+                        .contains(PiiType::PhoneIntl)
+                {
+                    self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+                }
             }
             if (6..=13).contains(&len) {
                 let c = ctx(self);

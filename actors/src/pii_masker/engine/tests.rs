@@ -98,6 +98,26 @@ fn phones_in_their_surface_forms() {
         masked("call +44 20 7946 0958 now"),
         "call [MASKED_PHONE_INTL] now"
     );
+    // National numbers without a country code, right behind their phone label.
+    for (label, phone) in [
+        ("Tel.", "030 123456"),
+        ("tél.", "01 23 45 67 89"),
+        ("móvil", "612 345 678"),
+        ("cell.", "333 123 4567"),
+        ("Handy:", "0171 2345678"),
+        ("Phone:", "020-7946-0958"),
+    ] {
+        assert_eq!(
+            masked(&format!("{label} {phone}.")),
+            format!("{label} [MASKED_PHONE_INTL]."),
+            "{label} {phone}"
+        );
+    }
+    // Not without the label, not a label further away, not a date, an amount or an order number.
+    assert!(types_in("Fiyat: 030 123456").is_empty());
+    assert!(types_in("Tel: yok, sipariş numaranız 2024 1234 5678").is_empty());
+    assert!(types_in("Tel.: 12.03.2024").is_empty());
+    assert!(types_in("Telefon 1.250.000 TL").is_empty());
 }
 
 #[test]
