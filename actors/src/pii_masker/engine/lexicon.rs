@@ -20,9 +20,43 @@ pub enum Word {
 }
 
 const HONORIFICS: &[&str] = &[
-    "sayin", "sn", "bay", "bayan", "av", "dr", "doc", "prof", "uzm", "ogr", "mr", "mrs", "ms",
-    "miss", "herr", "frau", "mme", "mlle", "m", "sig", "sra", "sr", "davaci", "davali", "muvekkil",
-    "mudafi", "sanik", "tanik",
+    "sayin",
+    "sn",
+    "bay",
+    "bayan",
+    "av",
+    "dr",
+    "doc",
+    "prof",
+    "uzm",
+    "ogr",
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "herr",
+    "frau",
+    "mme",
+    "mlle",
+    "m",
+    "sig",
+    "sra",
+    "sr",
+    "davaci",
+    "davali",
+    "muvekkil",
+    "mudafi",
+    "sanik",
+    "tanik",
+    "dhr",
+    "mevr",
+    "monsieur",
+    "madame",
+    "mademoiselle",
+    "signor",
+    "signora",
+    "senor",
+    "senora",
 ];
 
 const STREETS: &[&str] = &[
@@ -51,6 +85,7 @@ const STREETS: &[&str] = &[
     "lane",
     "boulevard",
     "strasse",
+    "straße",
     "str",
     "weg",
     "platz",
@@ -441,6 +476,25 @@ fn table() -> &'static Gazetteer {
     })
 }
 
+/// Whether a folded word is a German or Dutch street name written as one word, by its ending:
+/// "Hauptstraße", "Bahnhofstr", "Lindenallee", "Damstraat", "Keizersgracht" (at least three letters
+/// before the ending).
+pub fn street_compound(folded: &[u8]) -> bool {
+    let endings: &[&[u8]] = match folded.last() {
+        // "strase": "straße" folded (ß folds to one s).
+        Some(b'e') => &[b"strasse", b"strase", b"gasse", b"allee", b"kade"],
+        Some(b'r') => &[b"str", b"ufer"],
+        Some(b'g') => &[b"weg"],
+        Some(b't') => &[b"straat", b"gracht"],
+        Some(b'n') => &[b"laan", b"plein"],
+        Some(b'm') => &[b"damm"],
+        _ => return false,
+    };
+    endings
+        .iter()
+        .any(|ending| folded.len() >= ending.len() + 3 && folded.ends_with(ending))
+}
+
 /// What a folded word is, if it is in a gazetteer.
 pub fn lookup(folded: &[u8]) -> Option<Word> {
     let table = table();
@@ -702,10 +756,45 @@ pub fn label(folded: &[u8]) -> Option<Label> {
     }
 }
 
+/// Street words written in lower case after the house number ("12 rue de la Paix", "10 via Roma").
+pub fn lower_case_street(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"rue"
+            | b"avenue"
+            | b"boulevard"
+            | b"bd"
+            | b"chemin"
+            | b"impasse"
+            | b"place"
+            | b"quai"
+            | b"cours"
+            | b"route"
+            | b"via"
+            | b"viale"
+            | b"piazza"
+            | b"corso"
+            | b"calle"
+            | b"avenida"
+            | b"paseo"
+            | b"rua"
+    )
+}
+
+/// The first letters of [`lower_case_street`]'s words: most words after a number are turned away
+/// by their first byte.
+pub const LOWER_CASE_STREET_INITIALS: &[u8] = b"rabcipqv";
+
 /// Lower-case words allowed inside an address after the street word ("No: 5 Kat: 2 Daire: 4").
 pub const ADDRESS_WORDS: &[&[u8]] = &[
     b"no", b"kat", b"daire", b"d", b"k", b"apt", b"blok", b"ic", b"kapi", b"posta", b"kodu", b"pk",
     b"floor", b"suite", b"unit", b"apt.", b"nr", b"numara",
+];
+
+/// Particles inside a street's name ("rue de la Paix", "via della Spiga"): part of the address only
+/// when a name follows them.
+pub const ADDRESS_PARTICLES: &[&[u8]] = &[
+    b"de", b"la", b"des", b"du", b"le", b"les", b"del", b"di", b"della", b"do", b"dos",
 ];
 
 #[cfg(test)]
@@ -720,6 +809,13 @@ mod tests {
         assert_eq!(lookup(&fold("Sayın")), Some(Word::Honorific));
         assert_eq!(lookup(&fold("Can")), Some(Word::Either));
         assert_eq!(lookup(&fold("fatura")), None);
+        assert!(street_compound(&fold("Hauptstraße")));
+        assert!(street_compound(&fold("Bahnhofstr")));
+        assert!(street_compound(&fold("Damstraat")));
+        assert!(street_compound(&fold("Keizersgracht")));
+        assert!(!street_compound(&fold("Straße")));
+        assert!(!street_compound(&fold("Weg")));
+        assert!(!street_compound(&fold("Spring")));
     }
 
     #[test]

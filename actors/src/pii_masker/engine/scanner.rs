@@ -431,7 +431,10 @@ impl<'t> Scanner<'t> {
                 end
             }
             Some(Word::FirstName | Word::Either) => self.gazetteer_name(i, end),
-            Some(Word::Street) => self.address_from_street(i, end),
+            Some(Word::Street) => self.address_from_street(i, end, false),
+            None if lexicon::street_compound(&self.scratch) => {
+                self.address_from_street(i, end, false)
+            }
             _ => end,
         }
     }
@@ -535,8 +538,12 @@ impl<'t> Scanner<'t> {
             end = Some(j);
             words += 1;
             let space = text::space_at(b, j);
-            if space > 0 && upper_at(b, j + space) {
-                i = j + space;
+            if space == 0 {
+                break;
+            }
+            let next = particles_end(b, j + space);
+            if upper_at(b, next) {
+                i = next;
             } else {
                 break;
             }
@@ -585,7 +592,7 @@ impl<'t> Scanner<'t> {
     }
 
     /// An address around a street word: capitalised words before it, numbers and address words after.
-    fn address_from_street(&mut self, ws: usize, we: usize) -> usize {
+    fn address_from_street(&mut self, ws: usize, we: usize, numbered: bool) -> usize {
         let b = self.b;
         // Back over up to two capitalised words or numbers on the same line ("Atatürk", "75.").
         let mut start = ws;
@@ -618,6 +625,7 @@ impl<'t> Scanner<'t> {
         let mut end = we;
         let mut has_digit = false;
         let mut street_words = 1;
+        let mut named = false;
         while i < limit {
             let c = b[i];
             if c == b'\n' || c == b'\r' || c == b';' {
@@ -653,13 +661,18 @@ impl<'t> Scanner<'t> {
                 || lexicon::ADDRESS_WORDS.contains(&self.scratch.as_slice())
             {
                 street_words += usize::from(is_street);
+                named |= upper_at(b, i);
                 end = w_end;
+                i = w_end;
+            } else if lexicon::ADDRESS_PARTICLES.contains(&self.scratch.as_slice()) {
                 i = w_end;
             } else {
                 break;
             }
         }
-        if has_digit || street_words >= 2 {
+        // A lower-case street word after a house number ("12 rue de la Paix") needs a name after it:
+        // "12 place settings" is not an address.
+        if has_digit || street_words >= 2 || (numbered && named) {
             self.hit(start, end, PiiType::Address, D_GAZETTEER, "address_street");
         }
         end.max(we)
@@ -852,6 +865,22 @@ impl<'t> Scanner<'t> {
             {
                 if let Some(end) = self.month_date(at, k, false) {
                     return end;
+                }
+            }
+            // "12 rue de la Paix", "5 avenue Foch", "10 via Roma": a house number, then a street word
+            // written in lower case.
+            if k - at <= 4
+                && !attached
+                && b.get(k) == Some(&b' ')
+                && b.get(k + 1)
+                    .is_some_and(|&c| lexicon::LOWER_CASE_STREET_INITIALS.contains(&c))
+            {
+                let mut word_end = k + 1;
+                while word_end < b.len() && word_end - k <= 10 && b[word_end].is_ascii_lowercase() {
+                    word_end += 1;
+                }
+                if lexicon::lower_case_street(&b[k + 1..word_end]) {
+                    return self.address_from_street(k + 1, word_end, true);
                 }
             }
             if k - at < 6 && !attached {
@@ -1701,6 +1730,32 @@ fn month_number(folded: &[u8]) -> Option<u32> {
         .iter()
         .position(|names| names.iter().any(|name| name.as_bytes() == folded))
         .map(|index| index as u32 + 1)
+}
+
+/// Lower-case particles of family names ("Jan de Vries", "Ursula von der Leyen", "Luca di Marco").
+const NAME_PARTICLES: &[&[u8]] = &[
+    b"de", b"van", b"von", b"der", b"den", b"da", b"di", b"del", b"della", b"du", b"le", b"la",
+    b"dos", b"das", b"ter", b"ten", b"zu",
+];
+
+/// Past up to two name particles, each followed by a space, from `at`; `at` when there are none.
+fn particles_end(b: &[u8], at: usize) -> usize {
+    let mut i = at;
+    for _ in 0..2 {
+        let word = b[i.min(b.len())..]
+            .iter()
+            .position(|c| !c.is_ascii_lowercase())
+            .unwrap_or(b.len() - i.min(b.len()));
+        if word == 0 || !NAME_PARTICLES.contains(&&b[i..i + word]) {
+            break;
+        }
+        let space = text::space_at(b, i + word);
+        if space == 0 {
+            break;
+        }
+        i += word + space;
+    }
+    i
 }
 
 /// Whether the word at `at` has the shape of an id that [`Scanner::token`] checks as a whole word

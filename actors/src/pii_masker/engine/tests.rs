@@ -293,6 +293,39 @@ fn first_names_and_surnames_behind_their_own_labels_but_not_the_names_of_things(
 }
 
 #[test]
+fn european_names_and_addresses() {
+    assert_eq!(
+        masked("Herr Thomas Schmidt, Hauptstraße 5, 10115 Berlin"),
+        "Herr [MASKED_PERSON_NAME], [MASKED_ADDRESS]"
+    );
+    assert_eq!(masked("Bahnhofstr. 12"), "[MASKED_ADDRESS]");
+    assert_eq!(
+        masked("Dhr. Jan de Vries, Keizersgracht 123\n"),
+        "Dhr. [MASKED_PERSON_NAME], [MASKED_ADDRESS]\n"
+    );
+    assert_eq!(
+        masked("Sayın Ursula von der Leyen geldi."),
+        "Sayın [MASKED_PERSON_NAME] geldi."
+    );
+    assert_eq!(
+        masked("siège 12 rue de la Paix, 75002 Paris\n"),
+        "siège [MASKED_ADDRESS]\n"
+    );
+    assert_eq!(
+        masked("He lives at 3 rue des Lilas."),
+        "He lives at [MASKED_ADDRESS]."
+    );
+    assert_eq!(masked("Sede: 10 via Roma\n"), "Sede: [MASKED_ADDRESS]\n");
+    // A lower-case street word needs a name after it; a particle needs one too.
+    assert!(types_in("We sold 12 place settings and 3 route maps.").is_empty());
+    assert_eq!(
+        masked("Atatürk Cad. No 5 de oturuyor"),
+        "[MASKED_ADDRESS] de oturuyor"
+    );
+    assert!(types_in("Die Straße ist gesperrt, der Weg auch.").is_empty());
+}
+
+#[test]
 fn names_and_addresses() {
     assert_eq!(masked("Sayın Ayşe Yılmaz,"), "Sayın [MASKED_PERSON_NAME],");
     assert_eq!(
