@@ -293,6 +293,17 @@ fn first_names_and_surnames_behind_their_own_labels_but_not_the_names_of_things(
 }
 
 #[test]
+fn more_given_names_and_surnames_but_not_the_words_they_also_are() {
+    assert_eq!(
+        masked("Mert Aydın geldi; Seda Sayan'a, Kemal Sunal'ın oğlu.\n"),
+        "[MASKED_PERSON_NAME] geldi; [MASKED_PERSON_NAME]'a, [MASKED_PERSON_NAME]'ın oğlu.\n"
+    );
+    // Given names that are also words need a known surname after them.
+    let words = "Kuzey Kore, Ege Bölgesi, Bahar Kampanyası, Damla Sulama ve Tuna Nehri.";
+    assert!(types_in(words).is_empty(), "{:?}", types_in(words));
+}
+
+#[test]
 fn european_names_and_addresses() {
     assert_eq!(
         masked("Herr Thomas Schmidt, Hauptstraße 5, 10115 Berlin"),
