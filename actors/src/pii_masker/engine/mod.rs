@@ -251,7 +251,7 @@ fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
 }
 
 /// Non-overlapping hits: the longest validated span wins, then the hit's priority (its type's, or
-/// its rank among the labels of one value).
+/// its rank by nearest keyword among the hits of one value that rest on no checksum).
 fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
     hits.retain(|h| {
         policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start

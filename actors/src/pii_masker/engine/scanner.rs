@@ -18,8 +18,8 @@ pub struct Hit {
     pub confidence: f32,
     pub detector: &'static str,
     /// The tie-break when two hits claim the same span (lower wins): the type's priority, except among
-    /// the label-anchored hits of one span, which take their priorities in the order of their nearest
-    /// keywords (see [`Scanner::rank_by_nearest_keyword`]).
+    /// the hits of one span that rest on no checksum, which take their priorities in the order of their
+    /// nearest keywords (see [`Scanner::rank_by_nearest_keyword`]).
     pub priority: u8,
 }
 
