@@ -891,38 +891,54 @@ pub fn label(folded: &[u8]) -> Option<Label> {
 }
 
 /// Street words written in lower case after the house number ("12 rue de la Paix", "10 via Roma").
+const LOWER_CASE_STREETS: &[&[u8]] = &[
+    b"rue",
+    b"avenue",
+    b"boulevard",
+    b"bd",
+    b"chemin",
+    b"impasse",
+    b"place",
+    b"quai",
+    b"cours",
+    b"route",
+    b"via",
+    b"viale",
+    b"piazza",
+    b"corso",
+    b"calle",
+    b"avenida",
+    b"paseo",
+    b"rua",
+];
+
+/// Whether `word` is one of [`LOWER_CASE_STREETS`].
 pub fn lower_case_street(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"rue"
-            | b"avenue"
-            | b"boulevard"
-            | b"bd"
-            | b"chemin"
-            | b"impasse"
-            | b"place"
-            | b"quai"
-            | b"cours"
-            | b"route"
-            | b"via"
-            | b"viale"
-            | b"piazza"
-            | b"corso"
-            | b"calle"
-            | b"avenida"
-            | b"paseo"
-            | b"rua"
-    )
+    LOWER_CASE_STREETS.contains(&word)
 }
 
-/// The first letters of [`lower_case_street`]'s words: most words after a number are turned away
-/// by their first byte.
-pub const LOWER_CASE_STREET_INITIALS: &[u8] = b"rabcipqv";
+/// The first bytes of [`LOWER_CASE_STREETS`], derived from it: most words after a number are turned
+/// away by their first byte.
+pub static LOWER_CASE_STREET_INITIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < LOWER_CASE_STREETS.len() {
+        table[LOWER_CASE_STREETS[i][0] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Lower-case words allowed inside an address after the street word ("No: 5 Kat: 2 Daire: 4").
 pub const ADDRESS_WORDS: &[&[u8]] = &[
     b"no", b"kat", b"daire", b"d", b"k", b"apt", b"blok", b"ic", b"kapi", b"posta", b"kodu", b"pk",
     b"floor", b"suite", b"unit", b"apt.", b"nr", b"numara",
+];
+
+/// Lower-case particles of family names ("Jan de Vries", "Ursula von der Leyen", "Luca di Marco").
+pub const NAME_PARTICLES: &[&[u8]] = &[
+    b"de", b"van", b"von", b"der", b"den", b"da", b"di", b"del", b"della", b"du", b"le", b"la",
+    b"dos", b"das", b"ter", b"ten", b"zu",
 ];
 
 /// Particles inside a street's name ("rue de la Paix", "via della Spiga"): part of the address only

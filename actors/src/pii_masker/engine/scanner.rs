@@ -597,14 +597,7 @@ impl<'t> Scanner<'t> {
         // Back over up to two capitalised words or numbers on the same line ("Atatürk", "75.").
         let mut start = ws;
         for _ in 0..2 {
-            let mut k = start;
-            loop {
-                let space = text::space_before(b, k);
-                if space == 0 {
-                    break;
-                }
-                k -= space;
-            }
+            let k = text::before_spaces(b, start);
             if k == start || k == 0 {
                 break;
             }
@@ -873,7 +866,7 @@ impl<'t> Scanner<'t> {
                 && !attached
                 && b.get(k) == Some(&b' ')
                 && b.get(k + 1)
-                    .is_some_and(|&c| lexicon::LOWER_CASE_STREET_INITIALS.contains(&c))
+                    .is_some_and(|&c| lexicon::LOWER_CASE_STREET_INITIAL[usize::from(c)])
             {
                 let mut word_end = k + 1;
                 while word_end < b.len() && word_end - k <= 10 && b[word_end].is_ascii_lowercase() {
@@ -1732,12 +1725,6 @@ fn month_number(folded: &[u8]) -> Option<u32> {
         .map(|index| index as u32 + 1)
 }
 
-/// Lower-case particles of family names ("Jan de Vries", "Ursula von der Leyen", "Luca di Marco").
-const NAME_PARTICLES: &[&[u8]] = &[
-    b"de", b"van", b"von", b"der", b"den", b"da", b"di", b"del", b"della", b"du", b"le", b"la",
-    b"dos", b"das", b"ter", b"ten", b"zu",
-];
-
 /// Past up to two name particles, each followed by a space, from `at`; `at` when there are none.
 fn particles_end(b: &[u8], at: usize) -> usize {
     let mut i = at;
@@ -1746,7 +1733,7 @@ fn particles_end(b: &[u8], at: usize) -> usize {
             .iter()
             .position(|c| !c.is_ascii_lowercase())
             .unwrap_or(b.len() - i.min(b.len()));
-        if word == 0 || !NAME_PARTICLES.contains(&&b[i..i + word]) {
+        if word == 0 || !lexicon::NAME_PARTICLES.contains(&&b[i..i + word]) {
             break;
         }
         let space = text::space_at(b, i + word);
@@ -1785,7 +1772,6 @@ fn id_card_shape(s: &[u8]) -> bool {
         && s[4..].iter().all(u8::is_ascii_digit)
 }
 
-/// dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd with a plausible birth year.
 /// The value of a short run of ASCII digits.
 fn decimal(digits: &[u8]) -> u32 {
     digits
@@ -1793,6 +1779,7 @@ fn decimal(digits: &[u8]) -> u32 {
         .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'))
 }
 
+/// dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd with a plausible birth year.
 fn is_date(s: &[u8], lens: &[usize]) -> bool {
     let (day, month, year) = match lens {
         [1 | 2, 1 | 2, 4] => {

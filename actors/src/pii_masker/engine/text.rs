@@ -88,6 +88,17 @@ pub fn after_spaces(b: &[u8], mut i: usize) -> usize {
     }
 }
 
+/// Where the run of [`space_before`] spaces ending at `i` starts.
+pub fn before_spaces(b: &[u8], mut i: usize) -> usize {
+    loop {
+        let space = space_before(b, i);
+        if space == 0 {
+            return i;
+        }
+        i -= space;
+    }
+}
+
 /// [`space_at`] for the space that ends just before `i`.
 pub fn space_before(b: &[u8], i: usize) -> usize {
     if i >= 1 && b[i - 1] == b' ' {
