@@ -55,7 +55,11 @@ impl<'a> Package<'a> {
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
             Err(error) => return Err(ExtractError::Malformed(format!("{name}: {error}"))),
         };
-        let mut bytes = Vec::new();
+        // The declared size, when believable, sizes the buffer once (read in growing steps, a part
+        // of half a megabyte was copied a dozen times); a lying header costs at most this cap.
+        const MAX_RESERVED: u64 = 16 * 1024 * 1024;
+        let declared = file.size().min(self.budget).min(MAX_RESERVED);
+        let mut bytes = Vec::with_capacity(declared as usize);
         loop {
             let read = (&mut file)
                 .take(CHUNK as u64)

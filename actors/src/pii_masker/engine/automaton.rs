@@ -23,6 +23,8 @@ pub struct Automaton {
     first: [bool; 256],
     /// Bytes after which a word starts (neither a word byte nor '_', which joins placeholder words).
     boundary: [bool; 256],
+    /// Every pattern begins with a word byte: the search may then go from word start to word start.
+    word_first: bool,
 }
 
 const NONE: u32 = u32::MAX;
@@ -99,7 +101,10 @@ impl Automaton {
             first[usize::from(byte)] = class != 0 && trie[ROOT as usize * stride + class] != 0;
             boundary[usize::from(byte)] = !super::text::is_word_byte(byte) && byte != b'_';
         }
+        let word_first =
+            (0..=255u8).all(|b| !first[usize::from(b)] || super::text::is_word_byte(b));
         Some(Automaton {
+            word_first,
             classes,
             next,
             first_match: u32::try_from(first_state).ok()? * width,
@@ -146,6 +151,33 @@ impl Automaton {
             return;
         }
         let (first, boundary) = (&self.first, &self.boundary);
+        let (next, classes) = (&self.next[..], &self.classes);
+        let root = ROOT as usize * self.stride;
+        // Every keyword has at least two bytes: the second step of the trie turns away most word
+        // starts ("ve", "ta", "ka"...) before a call.
+        let two_steps = |at: usize| {
+            text.get(at + 1).is_some_and(|&second| {
+                let row = next[root + usize::from(classes[usize::from(text[at])])];
+                next[row as usize + usize::from(classes[usize::from(second)])] != 0
+            })
+        };
+        if self.word_first {
+            let mut after = from;
+            for at in super::text::word_starts(text, from, to) {
+                if at < after
+                    || (at > 0 && text[at - 1] == b'_')
+                    || !first[usize::from(text[at])]
+                    || (at > 0 && !two_steps(at))
+                {
+                    continue;
+                }
+                if let Some((end, id)) = self.longest(text, at) {
+                    out.push((at, end, id));
+                    after = end;
+                }
+            }
+            return;
+        }
         // Position `i + 1` starts a word when byte `i` is a boundary: one look-up per byte, the second
         // only after a boundary (about one byte in seven of prose).
         let mut i = if from == 0 {
@@ -161,17 +193,8 @@ impl Automaton {
         } else {
             from - 1
         };
-        let (next, classes) = (&self.next[..], &self.classes);
-        let root = ROOT as usize * self.stride;
         while i + 1 < to {
-            if boundary[usize::from(text[i])]
-                && first[usize::from(text[i + 1])]
-                // Every keyword has at least two bytes: the second step of the trie, here, turns away
-                // most word starts ("ve", "ta", "ka"...) before a call.
-                && text.get(i + 2).is_some_and(|&second| {
-                    let row = next[root + usize::from(classes[usize::from(text[i + 1])])];
-                    next[row as usize + usize::from(classes[usize::from(second)])] != 0
-                })
+            if boundary[usize::from(text[i])] && first[usize::from(text[i + 1])] && two_steps(i + 1)
             {
                 if let Some((end, id)) = self.longest(text, i + 1) {
                     out.push((i + 1, end, id));
@@ -249,8 +272,6 @@ pub(super) mod tests {
             b"bcd",
             b"cd",
         ];
-        let automaton = Automaton::new(&patterns).expect("builds");
-        let expected = oracle(&patterns);
         let texts: Vec<Vec<u8>> = vec![
             b"Telefon: 0532, TEL 12, otel, T.C. Kimlik No 1".to_vec(),
             "DOĞUM tarihi, doğum yeri; Doğum".as_bytes().to_vec(),
@@ -262,32 +283,41 @@ pub(super) mod tests {
         let mut texts = texts;
         for _ in 0..200 {
             let len = rng.below(60) as usize;
-            let alphabet = b"abcdtelfonkimLIK .#/4_";
+            let alphabet = b"abcdtelfonkimLIK .#/4_(";
             texts.push(
                 (0..len)
                     .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
                     .collect(),
             );
         }
-        let mut out = Vec::new();
-        for text in &texts {
-            for (from, to) in [
-                (0, text.len()),
-                (1, text.len()),
-                (0, text.len() / 2),
-                (3, 9),
-            ] {
-                let (from, to) = (from.min(text.len()), to.min(text.len()));
-                if from > to {
-                    continue;
+        // Patterns that all begin with a word byte are searched word start by word start; one that
+        // begins with another byte ("(tel") sends the search through every byte.
+        let mut with_punctuation = patterns.clone();
+        with_punctuation.push(b"(tel");
+        for patterns in [patterns, with_punctuation] {
+            let automaton = Automaton::new(&patterns).expect("builds");
+            assert_eq!(automaton.word_first, patterns.iter().all(|p| p[0] != b'('));
+            let expected = oracle(&patterns);
+            let mut out = Vec::new();
+            for text in &texts {
+                for (from, to) in [
+                    (0, text.len()),
+                    (1, text.len()),
+                    (0, text.len() / 2),
+                    (3, 9),
+                ] {
+                    let (from, to) = (from.min(text.len()), to.min(text.len()));
+                    if from > to {
+                        continue;
+                    }
+                    automaton.find_at_word_starts(text, from, to, &mut out);
+                    assert_eq!(
+                        out,
+                        oracle_matches(&expected, text, from, to),
+                        "{:?} {from}..{to}",
+                        String::from_utf8_lossy(text)
+                    );
                 }
-                automaton.find_at_word_starts(text, from, to, &mut out);
-                assert_eq!(
-                    out,
-                    oracle_matches(&expected, text, from, to),
-                    "{:?} {from}..{to}",
-                    String::from_utf8_lossy(text)
-                );
             }
         }
     }

@@ -124,27 +124,21 @@ impl KnownMatcher {
                 self.pairs[pair >> 6] & (1 << (pair & 63)) != 0
             }
         };
+        // Word start by word start: only a start that begins like some value (the pair bitmap) is
+        // looked at further, and none inside the last value found.
         let mut after = 0;
-        // Word by word: each word is stepped over in one tight loop, and only its start is looked at,
-        // when it begins like some value (the pair bitmap) and lies past the last value found.
-        let mut i = 0;
-        while i < n {
-            if !text::is_word_byte(b[i]) {
-                i += 1;
+        for start in text::word_starts(b, 0, n) {
+            if start < after || !begins_like_a_value(start) {
                 continue;
             }
-            let start = i;
-            i += 1;
-            while i < n && text::is_word_byte(b[i]) {
-                i += 1;
+            let mut end = start + 1;
+            while end < n && text::is_word_byte(b[end]) {
+                end += 1;
             }
-            if start < after
-                || !begins_like_a_value(start)
-                || self.word_lengths[usize::from(b[start])] & (1 << (i - start).min(31)) == 0
-            {
+            if self.word_lengths[usize::from(b[start])] & (1 << (end - start).min(31)) == 0 {
                 continue;
             }
-            let Some(list) = self.by_word.get(&b[start..i]) else {
+            let Some(list) = self.by_word.get(&b[start..end]) else {
                 continue;
             };
             if let Some(&index) = list
@@ -477,7 +471,18 @@ pub fn mask_scanned(text: &str, policy: &Policy, scanned: Scanned) -> Result<Mas
 
 /// `text[from..to]` with each finding (all inside that range, in order) replaced by its placeholder.
 pub fn with_placeholders(text: &str, from: usize, to: usize, findings: &[Finding]) -> String {
-    let mut out = String::with_capacity(to - from);
+    // Sized exactly: a placeholder is usually longer than its value, and a string grown past its
+    // first guess copies everything written so far.
+    let longer: usize = findings
+        .iter()
+        .map(|f| {
+            f.pii_type
+                .placeholder()
+                .len()
+                .saturating_sub(f.end - f.start)
+        })
+        .sum();
+    let mut out = String::with_capacity(to - from + longer);
     let mut cursor = from;
     for finding in findings {
         out.push_str(&text[cursor..finding.start]);

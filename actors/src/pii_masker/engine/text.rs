@@ -131,6 +131,88 @@ pub fn is_word_byte(c: u8) -> bool {
     WORD[usize::from(c)]
 }
 
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+
+/// Bit 7 of each byte of `x` (eight bytes of text, the first in the lowest byte) set where that byte
+/// continues a word, as [`is_word_byte`] says: range tests on eight bytes at once. Each test adds to
+/// the byte's low seven bits a constant that sets bit 7 exactly at or past a bound, without a carry
+/// into the next byte; a non-ASCII byte is a word byte by its own bit 7.
+#[inline(always)]
+fn word_bits(x: u64) -> u64 {
+    let low = x & !HIGH_BITS;
+    let at_least = |v: u64, bound: u8| v.wrapping_add(LOW_BITS * u64::from(0x80 - bound));
+    let above = |v: u64, bound: u8| v.wrapping_add(LOW_BITS * u64::from(0x7f - bound));
+    let digit = at_least(low, b'0') & !above(low, b'9');
+    // Upper-case ASCII letters to lower case; no other byte lands in a..z by it.
+    let folded = low | (LOW_BITS * 0x20);
+    let letter = at_least(folded, b'a') & !above(folded, b'z');
+    (x | digit | letter) & HIGH_BITS
+}
+
+/// The word starts in `from..to`, left to right: word bytes ([`is_word_byte`]) after one that is not
+/// (the byte before `from` is looked at). Eight bytes at a time: the loops that walk a whole text word
+/// by word (known values, context keywords) spent most of their time stepping over the bytes of words
+/// one load at a time.
+pub fn word_starts(b: &[u8], from: usize, to: usize) -> WordStarts<'_> {
+    WordStarts {
+        b,
+        next: from,
+        to: to.min(b.len()),
+        base: from,
+        starts: 0,
+        previous: from > 0 && is_word_byte(b[from - 1]),
+    }
+}
+
+pub struct WordStarts<'b> {
+    b: &'b [u8],
+    /// The next byte not yet looked at.
+    next: usize,
+    to: usize,
+    /// The word starts found in the chunk at `base`, not yet answered (bit 7 of each byte).
+    base: usize,
+    starts: u64,
+    /// Whether the byte before `next` continues a word.
+    previous: bool,
+}
+
+impl Iterator for WordStarts<'_> {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if self.starts != 0 {
+                let at = self.base + (self.starts.trailing_zeros() as usize >> 3);
+                self.starts &= self.starts - 1;
+                return Some(at);
+            }
+            if self.next + 8 <= self.to {
+                let mut chunk = [0u8; 8];
+                chunk.copy_from_slice(&self.b[self.next..self.next + 8]);
+                let words = word_bits(u64::from_le_bytes(chunk));
+                self.starts = words & !((words << 8) | (u64::from(self.previous) << 7));
+                self.previous = words >> 63 != 0;
+                self.base = self.next;
+                self.next += 8;
+                continue;
+            }
+            while self.next < self.to {
+                let at = self.next;
+                let word = is_word_byte(self.b[at]);
+                let start = word && !self.previous;
+                self.previous = word;
+                self.next += 1;
+                if start {
+                    return Some(at);
+                }
+            }
+            return None;
+        }
+    }
+}
+
 #[inline]
 pub fn is_alnum(c: u8) -> bool {
     c.is_ascii_alphanumeric()
@@ -246,6 +328,56 @@ pub fn ceil_boundary(text: &str, mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every byte value, at every offset of a chunk, against the one-byte-at-a-time definition; and the
+    /// skipping a caller asks for.
+    #[test]
+    fn word_starts_eight_bytes_at_a_time_agree_with_the_byte_loop() {
+        let reference = |b: &[u8], from: usize, to: usize, skip: usize| {
+            let mut starts = Vec::new();
+            let mut wanted = from;
+            for at in from..to.min(b.len()) {
+                let before = at > 0 && is_word_byte(b[at - 1]);
+                if is_word_byte(b[at]) && !before && at >= wanted {
+                    starts.push(at);
+                    wanted = at + skip;
+                }
+            }
+            starts
+        };
+        let mut texts: Vec<Vec<u8>> = (0..=255u8)
+            .map(|byte| {
+                let mut text = b"ab cd-12 x".to_vec();
+                text.insert(usize::from(byte) % 9, byte);
+                text.extend([byte, b' ', byte, byte, b'.', b'Z']);
+                text
+            })
+            .collect();
+        texts.push(
+            "Şirket: Ayşe Yılmaz, T.C. 10000000146; e-posta a_b@c.com\n\n[MASKED_IBAN]".into(),
+        );
+        for text in &texts {
+            for from in 0..text.len().min(11) {
+                for to in [text.len(), text.len().saturating_sub(3), from + 9] {
+                    for skip in [1, 2, 7] {
+                        let mut starts = Vec::new();
+                        let mut wanted = from;
+                        for at in word_starts(text, from, to) {
+                            if at >= wanted {
+                                starts.push(at);
+                                wanted = at + skip;
+                            }
+                        }
+                        assert_eq!(
+                            starts,
+                            reference(text, from, to, skip),
+                            "{text:?} {from}..{to}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn turkish_folding_unifies_dotted_and_dotless_i() {
