@@ -53,10 +53,17 @@ const KEYWORDS: &[(&str, &[PiiType])] = {
         ("phone", &[PhoneTr, PhoneIntl]),
         ("arayın", &[PhoneTr]),
         ("işyeri sicil", &[IsyeriSicilNo]),
-        ("sgk sicil", &[IsyeriSicilNo]),
+        // "SGK sicil no" and "SGK no" name a workplace's 26 digits or a person's legacy registry
+        // number (6 to 13 digits): the value's length decides.
+        ("sgk sicil", &[IsyeriSicilNo, EmeklilikNo]),
         ("sgk işyeri", &[IsyeriSicilNo]),
         ("işyeri no", &[IsyeriSicilNo]),
-        ("sgk no", &[IsyeriSicilNo]),
+        ("sgk no", &[IsyeriSicilNo, EmeklilikNo]),
+        // Legacy SSK insured-person numbers (before 2008) have no slot of their own: retirement registry.
+        ("ssk sicil", &[EmeklilikNo]),
+        ("ssk no", &[EmeklilikNo]),
+        ("sigorta sicil", &[EmeklilikNo]),
+        ("sigortalı sicil", &[EmeklilikNo]),
         ("emekli sicil", &[EmeklilikNo]),
         ("emeklilik sicil", &[EmeklilikNo]),
         ("emekli sandığı", &[EmeklilikNo]),

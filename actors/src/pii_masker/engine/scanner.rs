@@ -396,6 +396,15 @@ impl<'t> Scanner<'t> {
             }
             return end;
         }
+        // "M. Jean Dupont": French "Monsieur", the one title of a single letter, with its dot and a space.
+        if end - i == 1 && b[i] == b'M' && b.get(end) == Some(&b'.') {
+            if text::after_spaces(b, end + 1) > end + 1 {
+                if let Some(stop) = self.name_after_title(end + 1) {
+                    return stop;
+                }
+            }
+            return end;
+        }
         if end - i < 2 || end - i > 40 {
             return end;
         }
@@ -418,17 +427,7 @@ impl<'t> Scanner<'t> {
                 if self.honorific_follows(after) {
                     return after;
                 }
-                if let Some((start, stop)) = self.name_words(after, 4) {
-                    self.hit(
-                        start,
-                        stop,
-                        PiiType::PersonName,
-                        D_LABEL,
-                        "person_name_honorific",
-                    );
-                    return stop;
-                }
-                end
+                self.name_after_title(after).unwrap_or(end)
             }
             Some(Word::FirstName | Word::Either) => self.gazetteer_name(i, end),
             Some(Word::Street) => self.address_from_street(i, end, false),
@@ -505,6 +504,19 @@ impl<'t> Scanner<'t> {
         Some(end)
     }
 
+    /// The capitalised name after a title that ends at `after`, marked: where the walk resumes.
+    fn name_after_title(&mut self, after: usize) -> Option<usize> {
+        let (start, stop) = self.name_words(after, 4)?;
+        self.hit(
+            start,
+            stop,
+            PiiType::PersonName,
+            D_LABEL,
+            "person_name_honorific",
+        );
+        Some(stop)
+    }
+
     /// Whether the word after the spaces at `from` is a title ("Dr", "Sayın").
     fn honorific_follows(&mut self, from: usize) -> bool {
         let b = self.b;
@@ -557,13 +569,21 @@ impl<'t> Scanner<'t> {
         let mut end = first_end;
         let mut found_surname = false;
         let mut cursor = first_end;
-        for _ in 0..2 {
+        let (mut words, mut initial) = (0, false);
+        while words < 2 {
             let space = text::space_at(b, cursor);
             if space == 0 || !upper_at(b, cursor + space) {
                 break;
             }
             let ws = cursor + space;
             let we = self.word_end(ws);
+            // One middle initial between the names: "John M. Smith", "Ayşe K. Yılmaz".
+            if !initial && we > ws && letter_at(b, ws) == we - ws && b.get(we) == Some(&b'.') {
+                initial = true;
+                cursor = we + 1;
+                continue;
+            }
+            words += 1;
             if we - ws < 2 {
                 break;
             }

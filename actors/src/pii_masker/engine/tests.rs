@@ -164,6 +164,33 @@ fn label_anchored_types() {
         masked("Bağ-Kur No: 98765432"),
         "Bağ-Kur No: [MASKED_BAGKUR_NO]"
     );
+    // Legacy SGK/SSK registry numbers of a person (6 to 13 digits, pii-types.md 6.1); the workplace's
+    // 26 digits behind the same "SGK sicil" label stay a workplace number.
+    for (text, expected) in [
+        (
+            "SGK Sicil No: 1234567890123",
+            "SGK Sicil No: [MASKED_EMEKLILIK_NO]",
+        ),
+        (
+            "SSK Sicil No: 12345678",
+            "SSK Sicil No: [MASKED_EMEKLILIK_NO]",
+        ),
+        (
+            "Sigortalı sicil numarası 4567891",
+            "Sigortalı sicil numarası [MASKED_EMEKLILIK_NO]",
+        ),
+        (
+            "Sigorta Sicil No: 4567891",
+            "Sigorta Sicil No: [MASKED_EMEKLILIK_NO]",
+        ),
+        ("SGK no: 987654321", "SGK no: [MASKED_EMEKLILIK_NO]"),
+        (
+            "SGK Sicil No: 2 4100 01 01 1070846 034 01 64 000",
+            "SGK Sicil No: [MASKED_ISYERI_SICIL_NO]",
+        ),
+    ] {
+        assert_eq!(masked(text), expected);
+    }
     assert_eq!(
         masked("Doğum Tarihi: 12.03.1985"),
         "Doğum Tarihi: [MASKED_DATE_OF_BIRTH]"
@@ -334,6 +361,21 @@ fn european_names_and_addresses() {
         "[MASKED_ADDRESS] de oturuyor"
     );
     assert!(types_in("Die Straße ist gesperrt, der Weg auch.").is_empty());
+    // "M." is Monsieur before a name, and nothing without one (or without a space after it).
+    assert_eq!(
+        masked("M. Jean Dupont habite à Lyon."),
+        "M. [MASKED_PERSON_NAME] habite à Lyon."
+    );
+    assert!(types_in("M.Ö. 300 yılında, M. 1923 yılında").is_empty());
+    // A middle initial between a given name and a surname is part of the name.
+    assert_eq!(
+        masked("John M. Smith signed."),
+        "[MASKED_PERSON_NAME] signed."
+    );
+    assert_eq!(
+        masked("Ayşe K. Yılmaz geldi."),
+        "[MASKED_PERSON_NAME] geldi."
+    );
 }
 
 #[test]
