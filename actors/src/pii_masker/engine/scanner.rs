@@ -86,6 +86,21 @@ fn sep_kind(byte: u8) -> u8 {
 }
 
 /// A mask token `[MASKED_...]` at `i`: its end.
+/// `(word)` or `[word]` at `open`, for one of `words` (ASCII, any case): the position after the closing
+/// bracket.
+fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize> {
+    let close = match b.get(open)? {
+        b'(' => b')',
+        b'[' => b']',
+        _ => return None,
+    };
+    words.iter().find_map(|word| {
+        let inner = b.get(open + 1..open + 1 + word.len())?;
+        (inner.eq_ignore_ascii_case(word) && b.get(open + 1 + word.len()) == Some(&close))
+            .then_some(open + 2 + word.len())
+    })
+}
+
 fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
     if !b[i..].starts_with(b"[MASKED_") {
         return None;
@@ -340,11 +355,14 @@ impl<'t> Scanner<'t> {
                     }
                 }
                 _ => match b[i] {
-                    b'[' => mask_token_end(b, i).unwrap_or(i + 1),
+                    b'[' => mask_token_end(b, i)
+                        .or_else(|| self.obfuscated_email(i))
+                        .unwrap_or(i + 1),
                     b'+' | b'(' if digit_at(b, i + 1).is_some() && !text::word_before(b, i) => {
                         self.token(i)
                     }
                     b'(' if b.get(i + 1) == Some(&b'+') => i + 1,
+                    b'(' => self.obfuscated_email(i).unwrap_or(i + 1),
                     _ => i + 1,
                 },
             };
@@ -844,6 +862,69 @@ impl<'t> Scanner<'t> {
             return end;
         }
         at + 1
+    }
+
+    /// An address written to dodge harvesters, at its bracketed "at": `ayse(at)firma.com.tr`,
+    /// `ahmet.yilmaz [at] ornek [dot] com`, `mehmet[@]ornek.com`. The dots of the domain may be
+    /// bracketed too (`[dot]`, `(dot)`, `[.]`); the address read back must be a valid one (a known
+    /// top-level domain), so "fiyat (at) indirim" is not one. A spelled-out " at " / " dot " is not
+    /// read: in prose it is a word.
+    fn obfuscated_email(&mut self, open: usize) -> Option<usize> {
+        let b = self.b;
+        let close = bracketed(b, open, &[b"at", b"@"])?;
+        // The local part, right before the bracket or one space before it.
+        let mut local_end = open;
+        if local_end > 0 && b[local_end - 1] == b' ' {
+            local_end -= 1;
+        }
+        let mut start = local_end;
+        while start > 0 && local_end - start < 64 && generic::email_local_char(b[start - 1]) {
+            start -= 1;
+        }
+        while start < local_end && b[start] == b'.' {
+            start += 1;
+        }
+        if start == local_end {
+            return None;
+        }
+        // The domain, its labels joined by dots written plainly or in brackets.
+        let label_char = |c: u8| c.is_ascii_alphanumeric() || c == b'-';
+        let mut at = close + usize::from(b.get(close) == Some(&b' '));
+        let mut domain = Vec::new();
+        let mut end = at;
+        while domain.len() < 253 {
+            let label = at;
+            while at < b.len() && label_char(b[at]) {
+                at += 1;
+            }
+            if at == label {
+                break;
+            }
+            domain.extend_from_slice(&b[label..at]);
+            end = at;
+            let dot = if b.get(at) == Some(&b'.') && b.get(at + 1).is_some_and(|&c| label_char(c)) {
+                Some(at + 1)
+            } else {
+                let open = at + usize::from(b.get(at) == Some(&b' '));
+                bracketed(b, open, &[b"dot", b"."])
+                    .map(|after| after + usize::from(b.get(after) == Some(&b' ')))
+            };
+            match dot {
+                Some(next) => {
+                    domain.push(b'.');
+                    at = next;
+                }
+                None => break,
+            }
+        }
+        if domain.last() == Some(&b'.') {
+            domain.pop();
+        }
+        if !generic::email(&b[start..local_end], &domain) {
+            return None;
+        }
+        self.hit(start, end, PiiType::Email, B_CONTEXT, "email_obfuscated");
+        Some(end)
     }
 
     // ------------------------------------------------------------------------------------------

@@ -36,6 +36,32 @@ fn tier_a_values_are_masked_without_context() {
 }
 
 #[test]
+fn addresses_written_to_dodge_harvesters() {
+    for (text, expected) in [
+        ("mail: ayse(at)firma.com.tr.", "mail: [MASKED_EMAIL]."),
+        (
+            "E-posta: ahmet.yilmaz [at] ornek [dot] com, ya da",
+            "E-posta: [MASKED_EMAIL], ya da",
+        ),
+        ("mehmet[@]ornek.com", "[MASKED_EMAIL]"),
+        ("J.Smith (AT) uni-bonn (DOT) de", "[MASKED_EMAIL]"),
+        ("info[at]ornek[.]org adresine", "[MASKED_EMAIL] adresine"),
+    ] {
+        assert_eq!(masked(text), expected, "{text}");
+    }
+    // Not without an address on both sides and a real top-level domain.
+    for text in [
+        "fiyat (at) indirim",
+        "Toplantı (at) saat 10.00",
+        "[at] ornek.com",
+        "ahmet [at] ornek [dot] zzzz",
+        "see [1] and (a) below",
+    ] {
+        assert!(types_in(text).is_empty(), "{text}: {:?}", types_in(text));
+    }
+}
+
+#[test]
 fn grouped_iban_becomes_one_placeholder() {
     assert_eq!(
         masked("IBAN: TR33 0006 1005 1978 6457 8413 26 (Ziraat)"),
