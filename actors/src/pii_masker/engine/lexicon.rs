@@ -828,6 +828,31 @@ fn is_thing(word: &[u8]) -> bool {
 }
 
 /// Labels that an address follows after a colon ("Adres:").
+/// Table headers (case- and accent-folded) of a column of phone numbers, whose cells need no label of
+/// their own: a US number in a "Phone" column has no country code to tell it by.
+pub const PHONE_LABELS: &[&str] = &[
+    "phone",
+    "phone number",
+    "telephone",
+    "tel",
+    "tel no",
+    "telefon",
+    "telefon no",
+    "telefon numarasi",
+    "cep",
+    "cep telefonu",
+    "cep tel",
+    "gsm",
+    "mobile",
+    "mobile phone",
+    "cell",
+    "cell phone",
+    "telefono",
+    "telephone number",
+    "telefonnummer",
+    "handy",
+];
+
 pub const ADDRESS_LABELS: &[&str] = &[
     "adres",
     "adresi",

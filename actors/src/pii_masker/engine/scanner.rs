@@ -86,6 +86,22 @@ fn sep_kind(byte: u8) -> u8 {
 }
 
 /// A mask token `[MASKED_...]` at `i`: its end.
+/// A table cell that holds one phone number and nothing else: 7 to 15 digits, written with spaces,
+/// dashes, dots, slashes or parentheses, an optional leading `+`, starting and ending with a digit (or
+/// its opening parenthesis).
+fn phone_shaped_cell(cell: &str) -> bool {
+    let b = cell.as_bytes();
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    (7..=15).contains(&digits)
+        && b.iter().all(|&c| {
+            c.is_ascii_digit() || matches!(c, b' ' | b'-' | b'.' | b'/' | b'(' | b')' | b'+')
+        })
+        && b.iter().skip(1).all(|&c| c != b'+')
+        && b.last().is_some_and(u8::is_ascii_digit)
+        && b.first()
+            .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'+' | b'('))
+}
+
 /// `(word)` or `[word]` at `open`, for one of `words` (ASCII, any case): the position after the closing
 /// bracket.
 fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize> {
@@ -182,6 +198,8 @@ impl<'t> Scanner<'t> {
                 .any(|l| l.as_bytes() == folded)
             {
                 Some(PiiType::Address)
+            } else if lexicon::PHONE_LABELS.iter().any(|l| l.as_bytes() == folded) {
+                Some(PiiType::PhoneIntl)
             } else {
                 None
             }
@@ -221,6 +239,18 @@ impl<'t> Scanner<'t> {
                 };
                 let trimmed = cell.trim();
                 let lead = cell.len() - cell.trim_start().len();
+                if kind == PiiType::PhoneIntl {
+                    if phone_shaped_cell(trimmed) {
+                        self.hit(
+                            start + lead,
+                            start + lead + trimmed.len(),
+                            kind,
+                            B_CONTEXT,
+                            "table_column_label",
+                        );
+                    }
+                    continue;
+                }
                 let capitalised = trimmed.chars().next().is_some_and(char::is_uppercase);
                 if trimmed.len() >= 3 && capitalised && !trimmed.starts_with("[MASKED_") {
                     let confidence = if kind == PiiType::PersonName {

@@ -428,6 +428,20 @@ fn names_and_addresses() {
 }
 
 #[test]
+fn a_phone_column_anchors_numbers_without_a_country_code() {
+    let table = "Name\tPhone\tCity\nJohn Smith\t415-555-0132\tSan Francisco\nMary Jones\t(646) 555-0199\tNew York\n";
+    assert_eq!(
+        masked(table),
+        "Name\tPhone\tCity\n[MASKED_PERSON_NAME]\t[MASKED_PHONE_INTL]\tSan Francisco\n[MASKED_PERSON_NAME]\t[MASKED_PHONE_INTL]\tNew York\n"
+    );
+    assert_eq!(masked("Tel\t415.555.0132\n"), "Tel\t[MASKED_PHONE_INTL]\n");
+    // Not a number that is not one phone number, nor one outside such a column.
+    assert!(types_in("Ürün\tPhone\tAdet\nKalem\tyok\t12\n").is_empty());
+    assert!(types_in("Kod\tMiktar\tŞehir\nA1\t415-555-0132\tBursa\n").is_empty());
+    assert!(types_in("Phone\t12-3\n").is_empty());
+}
+
+#[test]
 fn table_columns_and_key_value_rows_anchor_names() {
     let table = "Müşteri No\tAd Soyad\tT.C. Kimlik No\tAdres\n91727\tHalenur Bilir\t87218518268\tGüzelyalı Mah. Papatya Sok. No:37\n";
     assert_eq!(
