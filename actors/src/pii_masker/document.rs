@@ -339,9 +339,9 @@ mod tests {
 
     /// Where the text is the elements joined by blank lines, the masked text is the masked elements
     /// joined: an element the text's masking left a value in (one it had to mask on its own) would
-    /// leave that value in the masked `text`; and each masked element, scanned alone, is clean. Over every corpus document that extracts without OCR,
-    /// a text whose paragraph starts with a name only its own line reveals, and generated business
-    /// texts with a sentence per paragraph.
+    /// leave that value in the masked `text`; and each masked element, scanned alone, is clean. Over
+    /// every corpus document that extracts without OCR, a text whose paragraph starts with a name only
+    /// its own line reveals, and generated business texts with a sentence per paragraph.
     #[test]
     fn the_masked_text_and_the_masked_elements_agree_across_the_corpus() {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");

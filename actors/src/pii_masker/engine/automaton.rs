@@ -164,10 +164,11 @@ impl Automaton {
         if self.word_first {
             let mut after = from;
             for at in super::text::word_starts(text, from, to) {
+                // A word start follows a byte that is no word byte; it must also be a boundary ('_').
                 if at < after
-                    || (at > 0 && text[at - 1] == b'_')
+                    || (at > 0 && !boundary[usize::from(text[at - 1])])
                     || !first[usize::from(text[at])]
-                    || (at > 0 && !two_steps(at))
+                    || !two_steps(at)
                 {
                     continue;
                 }

@@ -102,6 +102,19 @@ fn phone_shaped_cell(cell: &str) -> bool {
             .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'+' | b'('))
 }
 
+/// Where the local part of an e-mail address ending at `end` starts: at most 64 local characters back,
+/// without leading dots (`end` itself when there is none).
+fn email_local_start(b: &[u8], end: usize) -> usize {
+    let mut start = end;
+    while start > 0 && end - start < 64 && generic::email_local_char(b[start - 1]) {
+        start -= 1;
+    }
+    while start < end && b[start] == b'.' {
+        start += 1;
+    }
+    start
+}
+
 /// `(word)` or `[word]` at `open`, for one of `words` (ASCII, any case): the position after the closing
 /// bracket.
 fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize> {
@@ -444,16 +457,11 @@ impl<'t> Scanner<'t> {
             }
             return end;
         }
-        // "M. Jean Dupont": French "Monsieur", the one title of a single letter, with its dot and a space.
-        if end - i == 1 && b[i] == b'M' && b.get(end) == Some(&b'.') {
-            if text::after_spaces(b, end + 1) > end + 1 {
-                if let Some(stop) = self.name_after_title(end + 1) {
-                    return stop;
-                }
-            }
-            return end;
-        }
-        if end - i < 2 || end - i > 40 {
+        // A word of one letter is looked up only as a title, with its dot and a space after it
+        // ("M. Jean Dupont": French "Monsieur"; not "M.Ö.").
+        let one_letter_title =
+            end - i == 1 && b.get(end) == Some(&b'.') && b.get(end + 1) == Some(&b' ');
+        if (end - i < 2 && !one_letter_title) || end - i > 40 {
             return end;
         }
         // "March 12, 1985" behind a birth-date label.
@@ -475,7 +483,17 @@ impl<'t> Scanner<'t> {
                 if self.honorific_follows(after) {
                     return after;
                 }
-                self.name_after_title(after).unwrap_or(end)
+                if let Some((start, stop)) = self.name_words(after, 4) {
+                    self.hit(
+                        start,
+                        stop,
+                        PiiType::PersonName,
+                        D_LABEL,
+                        "person_name_honorific",
+                    );
+                    return stop;
+                }
+                end
             }
             Some(Word::FirstName | Word::Either) => self.gazetteer_name(i, end),
             Some(Word::Street) => self.address_from_street(i, end, false),
@@ -550,19 +568,6 @@ impl<'t> Scanner<'t> {
         }
         self.hit(first, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
         Some(end)
-    }
-
-    /// The capitalised name after a title that ends at `after`, marked: where the walk resumes.
-    fn name_after_title(&mut self, after: usize) -> Option<usize> {
-        let (start, stop) = self.name_words(after, 4)?;
-        self.hit(
-            start,
-            stop,
-            PiiType::PersonName,
-            D_LABEL,
-            "person_name_honorific",
-        );
-        Some(stop)
     }
 
     /// Whether the word after the spaces at `from` is a title ("Dr", "Sayın").
@@ -862,13 +867,7 @@ impl<'t> Scanner<'t> {
 
     fn email(&mut self, at: usize) -> usize {
         let b = self.b;
-        let mut start = at;
-        while start > 0 && at - start < 64 && generic::email_local_char(b[start - 1]) {
-            start -= 1;
-        }
-        while start < at && b[start] == b'.' {
-            start += 1;
-        }
+        let start = email_local_start(b, at);
         let mut end = at + 1;
         while end < b.len() && end - at < 254 && generic::email_domain_char(b[end]) {
             end += 1;
@@ -907,13 +906,7 @@ impl<'t> Scanner<'t> {
         if local_end > 0 && b[local_end - 1] == b' ' {
             local_end -= 1;
         }
-        let mut start = local_end;
-        while start > 0 && local_end - start < 64 && generic::email_local_char(b[start - 1]) {
-            start -= 1;
-        }
-        while start < local_end && b[start] == b'.' {
-            start += 1;
-        }
+        let start = email_local_start(b, local_end);
         if start == local_end {
             return None;
         }
