@@ -110,7 +110,8 @@ impl Store {
                 .await?
             }
         };
-        Ok(Store { db, backend })
+        let audit = super::audit::AuditQueue::start(&db);
+        Ok(Store { db, backend, audit })
     }
 
     /// Applies pending migrations. On PostgreSQL this runs on one dedicated session holding an advisory

@@ -79,6 +79,8 @@ impl Backend {
 pub struct Store {
     db: DatabaseConnection,
     backend: Backend,
+    /// The audit writer's queue (see [`audit::AuditQueue`]); `None` outside a runtime.
+    audit: Option<audit::AuditQueue>,
 }
 
 impl Store {

@@ -152,6 +152,11 @@ fn looks_like_email(text: &str) -> bool {
 pub fn csv_delimiter(text: &str) -> Option<u8> {
     let mut best: Option<(u8, usize)> = None;
     for delimiter in [b',', b';', b'\t', b'|'] {
+        // A delimiter the text never uses splits no line: skip building a reader for it (a CSV reader
+        // costs more to build than a short text costs to read).
+        if memchr::memchr(delimiter, text.as_bytes()).is_none() {
+            continue;
+        }
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .has_headers(false)
