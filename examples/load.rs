@@ -402,6 +402,12 @@ async fn main() {
             args.preview_kb * 1024,
         ),
     });
+    // The name the preview is uploaded under: the file's own, or the grown DOCX's.
+    let preview_name: Arc<str> = args
+        .preview_file
+        .as_deref()
+        .and_then(|path| path.file_name())
+        .map_or("ik.docx".into(), |name| name.to_string_lossy().into());
     if let Some(path) = &args.save_preview {
         // Only write the preview document (for the engine benchmarks) and stop.
         std::fs::write(path, docx.as_slice()).expect("--save-preview");
@@ -466,73 +472,83 @@ async fn main() {
     );
     println!("RSS after the async run: {} KiB", rss_kib(pid));
 
-    // 2. Preview latency.
-    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let cpu_before = cpu_seconds(pid);
-    let own_cpu_before = cpu_seconds(std::process::id());
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..args.preview_concurrency {
-        let (client, base, key, next, docx) = (
-            client.clone(),
-            base.clone(),
-            key.clone(),
-            next.clone(),
-            docx.clone(),
-        );
-        let requests = args.preview_requests;
-        tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            let mut refused = 0;
-            while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < requests {
-                let form =
-                    Form::new().part("file", Part::bytes(docx.to_vec()).file_name("ik.docx"));
-                let t = Instant::now();
-                let response = client
-                    .post(format!("{base}/v1/data-process/preview?masked=true"))
-                    .header("X-API-KEY", &key)
-                    .multipart(form)
-                    .send()
-                    .await
-                    .expect("preview");
-                let status = response.status();
-                let _ = response.bytes().await;
-                if status == 200 {
-                    latencies.push(t.elapsed());
-                } else {
-                    refused += 1;
+    // 2. Preview latency (`--preview-requests 0` skips it).
+    if args.preview_requests > 0 {
+        let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let cpu_before = cpu_seconds(pid);
+        let own_cpu_before = cpu_seconds(std::process::id());
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for _ in 0..args.preview_concurrency {
+            let (client, base, key, next, docx, name) = (
+                client.clone(),
+                base.clone(),
+                key.clone(),
+                next.clone(),
+                docx.clone(),
+                preview_name.clone(),
+            );
+            let requests = args.preview_requests;
+            tasks.push(tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                let mut refused = 0;
+                while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < requests {
+                    let form = Form::new().part(
+                        "file",
+                        Part::bytes(docx.to_vec()).file_name(name.to_string()),
+                    );
+                    let t = Instant::now();
+                    let response = client
+                        .post(format!("{base}/v1/data-process/preview?masked=true"))
+                        .header("X-API-KEY", &key)
+                        .multipart(form)
+                        .send()
+                        .await
+                        .expect("preview");
+                    let status = response.status();
+                    let _ = response.bytes().await;
+                    if status == 200 {
+                        latencies.push(t.elapsed());
+                    } else {
+                        refused += 1;
+                    }
                 }
-            }
-            (latencies, refused)
-        }));
-    }
-    let mut preview_latencies = Vec::new();
-    let mut refused = 0;
-    for task in tasks {
-        let (latencies, r) = task.await.expect("task");
-        preview_latencies.extend(latencies);
-        refused += r;
-    }
-    let elapsed = started.elapsed();
-    println!(
-        "preview: {} requests of a {} KB DOCX at {} clients in {:.2} s ({:.0}/s), {refused} answered non-200",
+                (latencies, refused)
+            }));
+        }
+        let mut preview_latencies = Vec::new();
+        let mut refused = 0;
+        for task in tasks {
+            let (latencies, r) = task.await.expect("task");
+            preview_latencies.extend(latencies);
+            refused += r;
+        }
+        let elapsed = started.elapsed();
+        println!(
+        "preview: {} requests of a {} KB {} at {} clients in {:.2} s ({:.0}/s), {refused} answered non-200",
         args.preview_requests,
         docx.len() / 1024,
+        args.preview_file
+            .as_deref()
+            .and_then(|path| path.extension())
+            .map_or("DOCX".to_string(), |e| e.to_string_lossy().to_uppercase()),
         args.preview_concurrency,
         elapsed.as_secs_f64(),
         args.preview_requests as f64 / elapsed.as_secs_f64()
     );
-    report("preview", preview_latencies);
-    println!(
-        "server CPU per preview: {:.2} ms (user + system, all threads)",
-        (cpu_seconds(pid) - cpu_before) * 1000.0 / args.preview_requests as f64
-    );
-    // The clients share the server's two cores: what they take is not the server's to use.
-    println!(
-        "load generator CPU per preview: {:.2} ms (this process, on the same machine)",
-        (cpu_seconds(std::process::id()) - own_cpu_before) * 1000.0 / args.preview_requests as f64
-    );
-    println!("RSS after the preview run: {} KiB", rss_kib(pid));
+        report("preview", preview_latencies);
+        println!(
+            "server CPU per preview: {:.2} ms (user + system, all threads)",
+            (cpu_seconds(pid) - cpu_before) * 1000.0 / args.preview_requests as f64
+        );
+        // The clients share the server's two cores: what they take is not the server's to use.
+        println!(
+            "load generator CPU per preview: {:.2} ms (this process, on the same machine)",
+            (cpu_seconds(std::process::id()) - own_cpu_before) * 1000.0
+                / args.preview_requests as f64
+        );
+        println!("RSS after the preview run: {} KiB", rss_kib(pid));
+    }
 
     // 3. Soak: steady uploads, RSS sampled.
     if args.soak_seconds > 0 {
