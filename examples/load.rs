@@ -528,10 +528,9 @@ async fn main() {
         "preview: {} requests of a {} KB {} at {} clients in {:.2} s ({:.0}/s), {refused} answered non-200",
         args.preview_requests,
         docx.len() / 1024,
-        args.preview_file
-            .as_deref()
-            .and_then(|path| path.extension())
-            .map_or("DOCX".to_string(), |e| e.to_string_lossy().to_uppercase()),
+        preview_name
+            .rsplit_once('.')
+            .map_or(String::new(), |(_, extension)| extension.to_uppercase()),
         args.preview_concurrency,
         elapsed.as_secs_f64(),
         args.preview_requests as f64 / elapsed.as_secs_f64()

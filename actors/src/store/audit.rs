@@ -143,32 +143,44 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         let mut entry = entry_of(record, now);
+        // Held while this caller inserts its own entry: it counts as the audit write in flight.
+        let mut _writing = None;
         if let Some(AuditQueue { sender, writing }) = &self.audit {
             let (guard, alone) = Writing::enter(writing);
             if alone {
                 // Nothing to gather with: no hop to the writer.
-                insert_one(&self.db, entry).await?;
-                return Ok(());
-            }
-            drop(guard);
-            let (written, outcome) = oneshot::channel();
-            match sender.send(Queued { entry, written }).await {
-                Ok(()) => {
-                    return match outcome.await {
-                        Ok(result) => result.map_err(|message| DbErr::Custom(message).into()),
-                        // The writer's runtime ended while the batch was in flight.
-                        Err(_) => Err(DbErr::Custom(
-                            "the audit writer stopped before confirming the entry".to_string(),
-                        )
-                        .into()),
-                    };
+                _writing = Some(guard);
+            } else {
+                drop(guard);
+                match Self::queue_audit(sender, entry).await {
+                    Ok(outcome) => return outcome,
+                    // The writer is gone (its runtime ended): write directly.
+                    Err(returned) => entry = returned,
                 }
-                // The writer is gone (its runtime ended): write directly.
-                Err(mpsc::error::SendError(queued)) => entry = queued.entry,
             }
         }
         insert_one(&self.db, entry).await?;
         Ok(())
+    }
+
+    /// Hands `entry` to the writer and waits for the batch holding it; gives the entry back when the
+    /// writer is gone.
+    async fn queue_audit(
+        sender: &mpsc::Sender<Queued>,
+        entry: audit_entry::ActiveModel,
+    ) -> Result<Result<(), StoreError>, audit_entry::ActiveModel> {
+        let (written, outcome) = oneshot::channel();
+        if let Err(mpsc::error::SendError(queued)) = sender.send(Queued { entry, written }).await {
+            return Err(queued.entry);
+        }
+        Ok(match outcome.await {
+            Ok(result) => result.map_err(|message| DbErr::Custom(message).into()),
+            // The writer's runtime ended while the batch was in flight.
+            Err(_) => Err(DbErr::Custom(
+                "the audit writer stopped before confirming the entry".to_string(),
+            )
+            .into()),
+        })
     }
 }
 

@@ -11,6 +11,9 @@ use super::super::error::ExtractError;
 use super::super::limits::Limits;
 use super::super::model::Builder;
 
+/// The most a part's declared size reserves up front; a lying header costs at most this.
+const MAX_RESERVED: u64 = 16 * 1024 * 1024;
+
 pub struct Package<'a> {
     bytes: &'a [u8],
     archive: zip::ZipArchive<Cursor<&'a [u8]>>,
@@ -53,7 +56,6 @@ impl<'a> Package<'a> {
     /// broken stream): the streaming reader then reads the part and reports what is wrong with it.
     fn read_direct(&mut self, name: &str) -> Result<Option<Vec<u8>>, ExtractError> {
         const CHUNK: u64 = 64 * 1024;
-        const MAX_RESERVED: u64 = 16 * 1024 * 1024;
         let (method, start, compressed, declared, crc) = match self.archive.by_name(name) {
             Ok(file) if !file.encrypted() => (
                 file.compression(),
@@ -72,12 +74,7 @@ impl<'a> Package<'a> {
             return Ok(None);
         };
         let out = match method {
-            zip::CompressionMethod::Stored => {
-                if data.len() as u64 > self.budget {
-                    return Err(zip_bomb());
-                }
-                data.to_vec()
-            }
+            zip::CompressionMethod::Stored => data.to_vec(),
             zip::CompressionMethod::Deflated => {
                 let mut out =
                     Vec::with_capacity(declared.min(self.budget).min(MAX_RESERVED) as usize);
@@ -104,6 +101,7 @@ impl<'a> Package<'a> {
             }
             _ => return Ok(None),
         };
+        // A stored part larger than what is left, or an allocator that gave more room than asked.
         if out.len() as u64 > self.budget {
             return Err(zip_bomb());
         }
@@ -130,8 +128,7 @@ impl<'a> Package<'a> {
             Err(error) => return Err(ExtractError::Malformed(format!("{name}: {error}"))),
         };
         // The declared size, when believable, sizes the buffer once (read in growing steps, a part
-        // of half a megabyte was copied a dozen times); a lying header costs at most this cap.
-        const MAX_RESERVED: u64 = 16 * 1024 * 1024;
+        // of half a megabyte was copied a dozen times).
         let declared = file.size().min(self.budget).min(MAX_RESERVED);
         let mut bytes = Vec::with_capacity(declared as usize);
         loop {
