@@ -412,11 +412,26 @@ impl Store {
 
     /// Jobs whose lease expired: queued again, or failed with `exhausted_retries` once they used all
     /// their attempts (with a `job.failed` event each).
+    ///
+    /// Runs every poll interval, and almost always finds nothing: it first looks with a plain read, and
+    /// opens the write transaction only when a lease did expire. On SQLite an UPDATE takes the database's
+    /// one write lock even when it matches no row, and every request writing meanwhile (an audit entry,
+    /// an upload) waited on SQLite's busy handler, which sleeps in steps of milliseconds.
     pub async fn reap_expired_leases(
         &self,
         now: DateTime<Utc>,
         event: impl Fn(&ExhaustedJob) -> Option<OutboxEvent>,
     ) -> Result<Reaped, StoreError> {
+        let expired = self
+            .connection()
+            .query_one(self.statement(
+                "SELECT id FROM jobs WHERE status = 'running' AND lease_expires_at < ? LIMIT 1",
+                vec![now.into()],
+            ))
+            .await?;
+        if expired.is_none() {
+            return Ok(Reaped::default());
+        }
         let txn = self.connection().begin().await?;
         let exhausted_rows = txn
             .query_all(self.statement(

@@ -213,10 +213,22 @@ impl Store {
                     .join(", ")
             )
         };
+        let due = format!(
+            "FROM webhook_deliveries WHERE status IN ('pending', 'sending') AND next_attempt_at <= ?{busy_clause}"
+        );
+        // Polled every interval and usually with nothing due: a plain read first, so that an idle poll
+        // does not take SQLite's write lock (an UPDATE takes it even when it matches no row) and make
+        // the requests writing meanwhile wait on the busy handler.
+        let probe = self
+            .connection()
+            .query_one(self.statement(&format!("SELECT id {due} LIMIT 1"), vec![now.into()]))
+            .await?;
+        if probe.is_none() {
+            return Ok(None);
+        }
         let sql = format!(
             "UPDATE webhook_deliveries SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?, \
-             updated_at = ? WHERE status IN ('pending', 'sending') AND id = (SELECT id FROM webhook_deliveries \
-             WHERE status IN ('pending', 'sending') AND next_attempt_at <= ?{busy_clause} \
+             updated_at = ? WHERE status IN ('pending', 'sending') AND id = (SELECT id {due} \
              ORDER BY next_attempt_at, id LIMIT 1{lock}) \
              RETURNING id, tenant_id, webhook_id, event, payload, attempts"
         );
@@ -286,5 +298,63 @@ impl Store {
         .await?;
         txn.commit().await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::ConnectionTrait;
+
+    use crate::store::{default_sqlite_url, Store, StoreSettings};
+
+    async fn open(dir: &std::path::Path, connections: u32) -> Store {
+        let settings = StoreSettings {
+            url: default_sqlite_url(dir),
+            max_connections: connections,
+            busy_timeout: std::time::Duration::from_millis(300),
+            connect_timeout: std::time::Duration::from_secs(5),
+        };
+        Store::migrate(&settings).await.expect("migrate");
+        Store::connect(&settings).await.expect("connect")
+    }
+
+    /// The job router's lease reaper and the webhook sender poll every second. With nothing to do they
+    /// only read, so they neither wait for SQLite's write lock nor hold it: with another connection
+    /// holding it, both answer at once instead of failing with "database is locked" after the busy
+    /// timeout. (They used to open a write transaction on every poll, and each request writing at
+    /// that moment waited on SQLite's busy handler.)
+    #[tokio::test]
+    async fn idle_polls_do_not_take_the_write_lock() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = open(dir.path(), 2).await;
+        let writer = open(dir.path(), 1).await;
+        writer
+            .connection()
+            .execute_unprepared("BEGIN IMMEDIATE")
+            .await
+            .expect("the other connection takes the write lock");
+        let now = chrono::Utc::now();
+        let reaped = store
+            .reap_expired_leases(now, |_| None)
+            .await
+            .expect("an idle reap does not need the write lock");
+        assert_eq!(reaped.requeued, 0);
+        assert!(reaped.exhausted.is_empty());
+        let claimed = store
+            .claim_delivery(now, now + chrono::Duration::seconds(60), &[])
+            .await
+            .expect("an idle delivery poll does not need the write lock");
+        assert!(claimed.is_none());
+        // A write does wait for the lock, and fails once the busy timeout passes: the lock was held.
+        let blocked = store
+            .connection()
+            .execute_unprepared("UPDATE jobs SET updated_at = updated_at")
+            .await;
+        assert!(blocked.is_err(), "the write lock was not held");
+        writer
+            .connection()
+            .execute_unprepared("ROLLBACK")
+            .await
+            .expect("rollback");
     }
 }
