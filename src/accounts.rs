@@ -139,7 +139,11 @@ pub fn send_invitation(state: &AppState, email: &str, role: &str, token: &str) {
 /// Writes an audit entry; a failure is logged and does not fail the request.
 pub async fn audit(state: &AppState, record: AuditRecord) {
     let action = record.action;
-    if let Err(error) = state.store.record_audit(record, state.clock.now()).await {
+    if let Err(error) = state
+        .store
+        .record_audit_gathered(record, state.clock.now())
+        .await
+    {
         tracing::error!(action, %error, "audit entry could not be written");
     }
 }

@@ -48,6 +48,7 @@ pub struct DatabaseSettings {
     pub max_connections: u32,
     pub busy_timeout_ms: u64,
     pub connect_timeout_ms: u64,
+    pub audit_linger_ms: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -234,6 +235,12 @@ impl Settings {
         if self.database.max_connections == 0 {
             return Err(invalid(
                 "database.max_connections must be at least 1".to_string(),
+            ));
+        }
+        if self.database.audit_linger_ms > 100 {
+            return Err(invalid(
+                "database.audit_linger_ms must be at most 100 (every audited request waits for it)"
+                    .to_string(),
             ));
         }
         check_url("redis.url", &self.redis.url, &["redis", "rediss"])?;

@@ -41,6 +41,7 @@ pub fn store_settings(settings: &Settings) -> StoreSettings {
         max_connections: settings.database.max_connections,
         busy_timeout: Duration::from_millis(settings.database.busy_timeout_ms),
         connect_timeout: Duration::from_millis(settings.database.connect_timeout_ms),
+        audit_linger: Duration::from_millis(settings.database.audit_linger_ms),
     }
 }
 

@@ -33,6 +33,7 @@ async fn main() {
         max_connections: 4,
         busy_timeout: Duration::from_secs(5),
         connect_timeout: Duration::from_secs(5),
+        audit_linger: Duration::from_millis(1),
     };
     Store::migrate(&settings).await.expect("migrate");
     let store = Store::connect(&settings).await.expect("connect");

@@ -5,9 +5,18 @@
 //! the entry to one writer task and waits for the batch holding it: entries of concurrent requests
 //! gather in the writer's queue while a write is in flight and go in the next multi-row INSERT, so
 //! under load one statement (one SQLite write transaction, one round trip) stands for many entries.
+//!
+//! Entries of HTTP requests ([`Store::record_audit_gathered`]) always go to the writer, which waits
+//! `linger` after the first of a batch for more to arrive. Under preview load nearly every entry was
+//! otherwise a write transaction of its own, and each wrote three pages of SQLite's log (table, index,
+//! `sqlite_sequence`): the log filled several times a second, and the request whose commit checkpointed
+//! it waited for two fsyncs, with everyone queued behind it. A job's entry is not gathered: a job
+//! worker waits for its entry before taking its next job, so a linger would slow every job.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{DatabaseConnection, DbErr, EntityTrait, Set};
@@ -39,6 +48,8 @@ const QUEUE: usize = 4096;
 
 struct Queued {
     entry: audit_entry::ActiveModel,
+    /// From an HTTP request: worth waiting `linger` for others to join its batch.
+    gather: bool,
     /// The outcome of the entry's INSERT (a message: database errors cannot be cloned across a batch).
     written: oneshot::Sender<Result<(), String>>,
 }
@@ -48,6 +59,15 @@ struct Queued {
 pub(super) struct AuditQueue {
     sender: mpsc::Sender<Queued>,
     writing: Arc<AtomicUsize>,
+}
+
+/// Whether an entry may wait for others to share its write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Gather {
+    /// Inserted at once by its caller when no other audit write is in flight.
+    Direct,
+    /// Sent to the writer, which waits its linger for more entries.
+    Linger,
 }
 
 /// One audit write in flight, counted while it lives (also when its future is dropped midway).
@@ -70,7 +90,7 @@ impl Drop for Writing {
 impl AuditQueue {
     /// Starts the writer on the current runtime (`None` outside one: entries are then written
     /// directly). The task ends when the last clone of the store is dropped.
-    pub(super) fn start(db: &DatabaseConnection) -> Option<AuditQueue> {
+    pub(super) fn start(db: &DatabaseConnection, linger: Duration) -> Option<AuditQueue> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let (sender, mut queue) = mpsc::channel::<Queued>(QUEUE);
         let writing = Arc::new(AtomicUsize::new(0));
@@ -79,6 +99,15 @@ impl AuditQueue {
         runtime.spawn(async move {
             let mut batch = Vec::with_capacity(BATCH);
             while queue.recv_many(&mut batch, BATCH).await > 0 {
+                if !linger.is_zero() && batch.len() < BATCH && batch.iter().any(|q| q.gather) {
+                    tokio::time::sleep(linger).await;
+                    while batch.len() < BATCH {
+                        match queue.try_recv() {
+                            Ok(more) => batch.push(more),
+                            Err(_) => break,
+                        }
+                    }
+                }
                 let (_guard, _) = Writing::enter(&counter);
                 write_batch(&db, &mut batch).await;
             }
@@ -142,17 +171,36 @@ impl Store {
         record: AuditRecord,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut entry = entry_of(record, now);
+        self.write_audit(entry_of(record, now), Gather::Direct)
+            .await
+    }
+
+    /// [`Store::record_audit`] for HTTP requests: the entry always joins the writer's next batch, which
+    /// waits `database.audit_linger_ms` for other requests' entries. Returns once it is committed.
+    pub async fn record_audit_gathered(
+        &self,
+        record: AuditRecord,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.write_audit(entry_of(record, now), Gather::Linger)
+            .await
+    }
+
+    async fn write_audit(
+        &self,
+        mut entry: audit_entry::ActiveModel,
+        gather: Gather,
+    ) -> Result<(), StoreError> {
         // Held while this caller inserts its own entry: it counts as the audit write in flight.
         let mut _writing = None;
         if let Some(AuditQueue { sender, writing }) = &self.audit {
             let (guard, alone) = Writing::enter(writing);
-            if alone {
+            if alone && gather == Gather::Direct {
                 // Nothing to gather with: no hop to the writer.
                 _writing = Some(guard);
             } else {
                 drop(guard);
-                match Self::queue_audit(sender, entry).await {
+                match Self::queue_audit(sender, entry, gather).await {
                     Ok(outcome) => return outcome,
                     // The writer is gone (its runtime ended): write directly.
                     Err(returned) => entry = returned,
@@ -168,9 +216,16 @@ impl Store {
     async fn queue_audit(
         sender: &mpsc::Sender<Queued>,
         entry: audit_entry::ActiveModel,
+        gather: Gather,
     ) -> Result<Result<(), StoreError>, audit_entry::ActiveModel> {
         let (written, outcome) = oneshot::channel();
-        if let Err(mpsc::error::SendError(queued)) = sender.send(Queued { entry, written }).await {
+        let gather = gather == Gather::Linger;
+        let queued = Queued {
+            entry,
+            gather,
+            written,
+        };
+        if let Err(mpsc::error::SendError(queued)) = sender.send(queued).await {
             return Err(queued.entry);
         }
         Ok(match outcome.await {
@@ -199,6 +254,7 @@ mod tests {
             max_connections: 4,
             busy_timeout: Duration::from_secs(5),
             connect_timeout: Duration::from_secs(5),
+            audit_linger: std::time::Duration::from_millis(1),
         };
         Store::migrate(&settings).await.expect("migrate");
         Store::connect(&settings).await.expect("connect")
@@ -227,19 +283,22 @@ mod tests {
     }
 
     /// Many entries at once go through the writer in batches; each call returns only once its own
-    /// entry is committed, and every entry is written exactly once.
+    /// entry is committed, and every entry is written exactly once, gathered or not.
     #[tokio::test]
     async fn concurrent_entries_are_each_committed_before_their_call_returns() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = store(dir.path()).await;
         assert!(store.audit.is_some(), "the writer runs inside a runtime");
+        // Job entries (direct when alone) and HTTP entries (always gathered, with a linger) mixed.
         let calls = (0..300).map(|n| {
             let store = store.clone();
             async move {
-                store
-                    .record_audit(record(n), Utc::now())
-                    .await
-                    .expect("written");
+                let written = if n % 2 == 0 {
+                    store.record_audit(record(n), Utc::now()).await
+                } else {
+                    store.record_audit_gathered(record(n), Utc::now()).await
+                };
+                written.expect("written");
                 rows_for(&store, n).await
             }
         });
@@ -272,6 +331,13 @@ mod tests {
             .await
             .expect("written");
         assert_eq!(rows_for(&store, 7).await, 1);
+        // A gathered entry always goes to the writer first, in flight or not.
+        drop(_other);
+        store
+            .record_audit_gathered(record(9), Utc::now())
+            .await
+            .expect("written");
+        assert_eq!(rows_for(&store, 9).await, 1);
         store.audit = None;
         store
             .record_audit(record(8), Utc::now())

@@ -25,6 +25,8 @@ pub struct StoreSettings {
     pub max_connections: u32,
     pub busy_timeout: Duration,
     pub connect_timeout: Duration,
+    /// How long the audit writer waits after an HTTP request's entry for others to share its write.
+    pub audit_linger: Duration,
 }
 
 fn backend_of(url: &str) -> Result<Backend, StoreError> {
@@ -110,7 +112,7 @@ impl Store {
                 .await?
             }
         };
-        let audit = super::audit::AuditQueue::start(&db);
+        let audit = super::audit::AuditQueue::start(&db, settings.audit_linger);
         Ok(Store { db, backend, audit })
     }
 
@@ -197,6 +199,7 @@ mod tests {
             max_connections: 2,
             busy_timeout: Duration::from_secs(5),
             connect_timeout: Duration::from_secs(5),
+            audit_linger: std::time::Duration::from_millis(1),
         };
         Store::migrate(&settings).await.expect("first migration");
         Store::migrate(&settings)

@@ -313,6 +313,7 @@ mod tests {
             max_connections: connections,
             busy_timeout: std::time::Duration::from_millis(300),
             connect_timeout: std::time::Duration::from_secs(5),
+            audit_linger: std::time::Duration::from_millis(1),
         };
         Store::migrate(&settings).await.expect("migrate");
         Store::connect(&settings).await.expect("connect")
