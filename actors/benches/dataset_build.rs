@@ -5,7 +5,7 @@
 //!
 //! `cargo bench -p docsieve-actors --bench dataset_build [-- N]` (default 100,000)
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use docsieve_actors::blob::Blobs;
@@ -28,13 +28,7 @@ async fn main() {
         .find_map(|arg| arg.parse().ok())
         .unwrap_or(100_000);
     let dir = tempfile::tempdir().expect("temp dir");
-    let settings = StoreSettings {
-        url: docsieve_actors::store::default_sqlite_url(dir.path()),
-        max_connections: 4,
-        busy_timeout: Duration::from_secs(5),
-        connect_timeout: Duration::from_secs(5),
-        audit_linger: Duration::from_millis(1),
-    };
+    let settings = StoreSettings::sqlite_in(dir.path());
     Store::migrate(&settings).await.expect("migrate");
     let store = Store::connect(&settings).await.expect("connect");
     let blobs = Blobs::open("", dir.path()).expect("blobs");

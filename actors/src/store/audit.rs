@@ -15,7 +15,6 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -48,8 +47,7 @@ const QUEUE: usize = 4096;
 
 struct Queued {
     entry: audit_entry::ActiveModel,
-    /// From an HTTP request: worth waiting `linger` for others to join its batch.
-    gather: bool,
+    gather: Gather,
     /// The outcome of the entry's INSERT (a message: database errors cannot be cloned across a batch).
     written: oneshot::Sender<Result<(), String>>,
 }
@@ -99,7 +97,10 @@ impl AuditQueue {
         runtime.spawn(async move {
             let mut batch = Vec::with_capacity(BATCH);
             while queue.recv_many(&mut batch, BATCH).await > 0 {
-                if !linger.is_zero() && batch.len() < BATCH && batch.iter().any(|q| q.gather) {
+                if !linger.is_zero()
+                    && batch.len() < BATCH
+                    && batch.iter().any(|q| q.gather == Gather::Linger)
+                {
                     tokio::time::sleep(linger).await;
                     while batch.len() < BATCH {
                         match queue.try_recv() {
@@ -194,12 +195,12 @@ impl Store {
         // Held while this caller inserts its own entry: it counts as the audit write in flight.
         let mut _writing = None;
         if let Some(AuditQueue { sender, writing }) = &self.audit {
-            let (guard, alone) = Writing::enter(writing);
-            if alone && gather == Gather::Direct {
+            if gather == Gather::Direct {
+                let (guard, alone) = Writing::enter(writing);
                 // Nothing to gather with: no hop to the writer.
-                _writing = Some(guard);
-            } else {
-                drop(guard);
+                _writing = alone.then_some(guard);
+            }
+            if _writing.is_none() {
                 match Self::queue_audit(sender, entry, gather).await {
                     Ok(outcome) => return outcome,
                     // The writer is gone (its runtime ended): write directly.
@@ -219,7 +220,6 @@ impl Store {
         gather: Gather,
     ) -> Result<Result<(), StoreError>, audit_entry::ActiveModel> {
         let (written, outcome) = oneshot::channel();
-        let gather = gather == Gather::Linger;
         let queued = Queued {
             entry,
             gather,
@@ -241,21 +241,13 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use sea_orm::{ColumnTrait, PaginatorTrait, QueryFilter};
 
     use super::*;
-    use crate::store::{default_sqlite_url, StoreSettings};
+    use crate::store::StoreSettings;
 
     async fn store(dir: &std::path::Path) -> Store {
-        let settings = StoreSettings {
-            url: default_sqlite_url(dir),
-            max_connections: 4,
-            busy_timeout: Duration::from_secs(5),
-            connect_timeout: Duration::from_secs(5),
-            audit_linger: std::time::Duration::from_millis(1),
-        };
+        let settings = StoreSettings::sqlite_in(dir);
         Store::migrate(&settings).await.expect("migrate");
         Store::connect(&settings).await.expect("connect")
     }

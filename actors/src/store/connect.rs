@@ -161,6 +161,20 @@ pub fn default_sqlite_url(data_dir: &Path) -> String {
     format!("sqlite://{}", data_dir.join("docsieve.sqlite3").display())
 }
 
+impl StoreSettings {
+    /// A SQLite file inside `data_dir` with a small pool, for tests, benchmarks and tools (the server
+    /// builds its settings from the configuration instead).
+    pub fn sqlite_in(data_dir: &Path) -> StoreSettings {
+        StoreSettings {
+            url: default_sqlite_url(data_dir),
+            max_connections: 4,
+            busy_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(5),
+            audit_linger: Duration::from_millis(1),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,11 +209,8 @@ mod tests {
     async fn migrates_a_fresh_sqlite_file_twice() {
         let dir = tempfile::tempdir().expect("tempdir");
         let settings = StoreSettings {
-            url: default_sqlite_url(dir.path()),
             max_connections: 2,
-            busy_timeout: Duration::from_secs(5),
-            connect_timeout: Duration::from_secs(5),
-            audit_linger: std::time::Duration::from_millis(1),
+            ..StoreSettings::sqlite_in(dir.path())
         };
         Store::migrate(&settings).await.expect("first migration");
         Store::migrate(&settings)

@@ -305,15 +305,13 @@ impl Store {
 mod tests {
     use sea_orm::ConnectionTrait;
 
-    use crate::store::{default_sqlite_url, Store, StoreSettings};
+    use crate::store::{Store, StoreSettings};
 
     async fn open(dir: &std::path::Path, connections: u32) -> Store {
         let settings = StoreSettings {
-            url: default_sqlite_url(dir),
             max_connections: connections,
             busy_timeout: std::time::Duration::from_millis(300),
-            connect_timeout: std::time::Duration::from_secs(5),
-            audit_linger: std::time::Duration::from_millis(1),
+            ..StoreSettings::sqlite_in(dir)
         };
         Store::migrate(&settings).await.expect("migrate");
         Store::connect(&settings).await.expect("connect")
