@@ -193,14 +193,14 @@ impl Store {
         gather: Gather,
     ) -> Result<(), StoreError> {
         // Held while this caller inserts its own entry: it counts as the audit write in flight.
-        let mut _writing = None;
+        let mut own_write = None;
         if let Some(AuditQueue { sender, writing }) = &self.audit {
             if gather == Gather::Direct {
+                // Alone, a direct entry has nothing to gather with: no hop to the writer.
                 let (guard, alone) = Writing::enter(writing);
-                // Nothing to gather with: no hop to the writer.
-                _writing = alone.then_some(guard);
+                own_write = alone.then_some(guard);
             }
-            if _writing.is_none() {
+            if own_write.is_none() {
                 match Self::queue_audit(sender, entry, gather).await {
                     Ok(outcome) => return outcome,
                     // The writer is gone (its runtime ended): write directly.
