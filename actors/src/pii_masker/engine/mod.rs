@@ -374,13 +374,15 @@ fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
     hits.extend(found);
 }
 
-/// The scanner's candidates for one text. They depend on the text and the context windows only, not on
-/// the known values, so a document's text scanned for its findings can be masked with the values those
-/// findings revealed without being scanned a second time.
+/// The scanner's candidates for one text. They depend on the text, the context windows and the types
+/// the policy keeps, not on the known values, so a document's text scanned for its findings can be
+/// masked with the values those findings revealed without being scanned a second time.
 pub struct Scanned {
     /// The scanned text's length and hash: candidates are only reused for that text.
     text: (usize, u64),
     windows: (usize, usize),
+    /// The policy's types and least confidence (its bits), which the scanner skips moot spans by.
+    keep: (TypeSet, u32),
     candidates: Vec<scanner::Hit>,
 }
 
@@ -390,7 +392,9 @@ fn fingerprint(text: &str) -> (usize, u64) {
 }
 
 fn candidates(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
-    scanner::Scanner::new(text, policy.context_before, policy.context_after).run()
+    scanner::Scanner::new(text, policy.context_before, policy.context_after)
+        .keeping(policy.enabled, policy.min_confidence)
+        .run()
 }
 
 /// Candidates plus propagated values, snapped to char boundaries and resolved.
@@ -456,11 +460,12 @@ pub fn mask(text: &str, policy: &Policy) -> Result<Masked, LeakError> {
 }
 
 /// [`mask`] for a text already scanned by [`summarize_scanned`] (`policy` may know more values). The
-/// candidates are reused only for the same text and context windows; otherwise the text is scanned
-/// again.
+/// candidates are reused only for the same text, context windows, types and least confidence; otherwise
+/// the text is scanned again.
 pub fn mask_scanned(text: &str, policy: &Policy, scanned: Scanned) -> Result<Masked, LeakError> {
     let same = scanned.text == fingerprint(text)
-        && scanned.windows == (policy.context_before, policy.context_after);
+        && scanned.windows == (policy.context_before, policy.context_after)
+        && scanned.keep == (policy.enabled, policy.min_confidence.to_bits());
     let candidates = if same {
         scanned.candidates
     } else {
@@ -529,6 +534,7 @@ pub fn summarize_scanned(
     let scanned = Scanned {
         text: fingerprint(text),
         windows: (policy.context_before, policy.context_after),
+        keep: (policy.enabled, policy.min_confidence.to_bits()),
         candidates,
     };
     (findings, summary, scanned)

@@ -38,6 +38,11 @@ const SEP_SLASH: u8 = 8;
 const SEP_PAREN: u8 = 16;
 
 const MAX_GROUPS: usize = 12;
+/// Lengths at which a span of digits may be a value with no keyword around it (see `evaluate`): 444
+/// numbers (7), dashed US numbers (9), phone forms and Swedish ids (10, 12, 14), checksummed 11-digit
+/// ids, card numbers (15, 16, 19), French social security numbers (15), workplace numbers (26).
+const NO_CONTEXT_DIGIT_LENGTHS: u64 =
+    1 << 7 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12 | 1 << 14 | 1 << 15 | 1 << 16 | 1 << 19 | 1 << 26;
 /// Bytes between a phone label and a national number without a country code ("Tel.: ", "móvil ").
 const PHONE_LABEL_GAP: usize = 16;
 
@@ -72,6 +77,9 @@ pub struct Scanner<'t> {
     norm: Vec<u8>,
     /// The groups of the current grouped number (filled by `chain`).
     groups: [Group; MAX_GROUPS],
+    /// The types and the least confidence of the findings the policy keeps: a checksummed value of such
+    /// a type makes the spans inside it moot.
+    keep: (TypeSet, f32),
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -158,7 +166,14 @@ impl<'t> Scanner<'t> {
             scratch: Vec::with_capacity(256),
             norm: Vec::with_capacity(64),
             groups: [Group::default(); MAX_GROUPS],
+            keep: (TypeSet::all(), 0.0),
         }
+    }
+
+    /// Tells the scanner which findings the policy keeps (by default all of them).
+    pub fn keeping(mut self, types: TypeSet, min_confidence: f32) -> Scanner<'t> {
+        self.keep = (types, min_confidence);
+        self
     }
 
     fn hit(
@@ -1198,15 +1213,41 @@ impl<'t> Scanner<'t> {
             chain_start.saturating_sub(self.window_before),
             chain_end + self.window_after,
         );
-        if anywhere.0 == 0 {
+        let no_context = anywhere.0 == 0;
+        if no_context {
             context = [Some(TypeSet::default()); MAX_GROUPS];
         }
+        // Without a keyword nearby, a span of digits only can be a value only at the lengths of the
+        // types that need none (checksummed ids, phone forms, card numbers), or as a dotted IPv4
+        // address: the rest of the spans ("05.11.2023", order numbers of 8 digits) are not evaluated.
+        let digits_only = groups.iter().all(|g| g.letters == 0);
         for length in (1..=count).rev() {
+            // The whole chain validated, by a checksum or by a distinctive form, as a type the policy
+            // keeps ("TR59 1787 4021 8990 5947 2221 71", "4111 1111 1111 1111", "+44 20 7946 0958"):
+            // a span inside it would lose to it (the longest span wins), so the shorter spans are not
+            // evaluated (21 of them for an IBAN in groups). Hits on a keyword alone do not count.
+            if length < count
+                && self.hits[hits_before..].iter().any(|hit| {
+                    hit.confidence >= B_FORM
+                        && hit.confidence >= self.keep.1
+                        && self.keep.0.contains(hit.ty)
+                })
+            {
+                break;
+            }
             for (first, context) in context.iter_mut().enumerate().take(count - length + 1) {
                 let last = first + length - 1;
                 // Groups are normalised back to back: the span's length is one subtraction.
                 let total = self.groups[last].norm_end - self.groups[first].norm_start;
                 if !(5..=34).contains(&total) {
+                    continue;
+                }
+                if no_context
+                    && digits_only
+                    && !(plus && first == 0)
+                    && NO_CONTEXT_DIGIT_LENGTHS & (1 << total) == 0
+                    && length != 4
+                {
                     continue;
                 }
                 let start = if first == 0 {

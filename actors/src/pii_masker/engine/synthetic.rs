@@ -86,9 +86,20 @@ const LAST: &[&str] = &[
     "Yılmaz", "Kaya", "Demir", "Şahin", "Çelik", "Öztürk", "Aydın", "Arslan",
 ];
 
+/// The kinds of sentence without personal data (see [`business_sentence_of`]).
+pub const BUSINESS_KINDS: u64 = 10;
+
 /// One sentence without personal data.
 pub fn business_sentence(rng: &mut Rng) -> String {
-    match rng.below(10) {
+    let kind = rng.below(BUSINESS_KINDS);
+    business_sentence_of(kind, rng)
+}
+
+/// One sentence without personal data, of one kind (`0..BUSINESS_KINDS`): an invoice line, an order,
+/// an English shipping note, a registry number, a total, a stock code, a budget line, a quote, a batch,
+/// a procedure.
+pub fn business_sentence_of(kind: u64, rng: &mut Rng) -> String {
+    match kind {
         0 => format!("Fatura No: FTR{}{} Tarih: {:02}.{:02}.20{} Tutar: {}.{},{} TL.\n", 2020 + rng.below(6), rng.digits(6), 1 + rng.below(28), 1 + rng.below(12), 20 + rng.below(6), 1 + rng.below(99), rng.digits(3), rng.digits(2)),
         1 => format!("Sipariş SIP-{} kapsamında {} adet ürün (EAN 869{}) {} gün içinde teslim edilecektir.\n", rng.digits(10), 1 + rng.below(500), rng.digits(10), 1 + rng.below(30)),
         2 => format!("Order {} shipped on 2024-{:02}-{:02}, total EUR {}.{:02}, reference REF/{}/{}.\n", rng.digits(8), 1 + rng.below(12), 1 + rng.below(28), rng.below(100_000), rng.below(100), rng.digits(4), rng.digits(5)),
@@ -102,11 +113,27 @@ pub fn business_sentence(rng: &mut Rng) -> String {
     }
 }
 
+/// The kinds of sentence with one personal value (see [`personal_sentence_of`]).
+pub const PERSONAL_KINDS: u64 = 8;
+
 /// One sentence carrying one personal value.
 pub fn personal_sentence(rng: &mut Rng) -> String {
     let first = rng.pick(FIRST);
     let last = rng.pick(LAST);
-    match rng.below(8) {
+    let kind = rng.below(PERSONAL_KINDS);
+    personal_sentence_with(kind, first, last, rng)
+}
+
+/// One sentence carrying one personal value of one kind (`0..PERSONAL_KINDS`): a TCKN, an IBAN, a
+/// mobile number, an e-mail address, a name, a card number, a VKN, a British phone number.
+pub fn personal_sentence_of(kind: u64, rng: &mut Rng) -> String {
+    let first = rng.pick(FIRST);
+    let last = rng.pick(LAST);
+    personal_sentence_with(kind, first, last, rng)
+}
+
+fn personal_sentence_with(kind: u64, first: &str, last: &str, rng: &mut Rng) -> String {
+    match kind {
         0 => format!("T.C. Kimlik No: {} olan başvuru alındı.\n", tckn(rng)),
         1 => format!("Ödeme için IBAN: {} kullanılacaktır.\n", iban_tr(rng)),
         2 => format!(

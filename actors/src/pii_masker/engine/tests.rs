@@ -876,3 +876,85 @@ fn many_found_names_are_masked_everywhere_in_a_long_text() {
         }
     }
 }
+
+/// The spans inside a chain that validated whole are skipped only when they could not change the
+/// result: the same findings as a scanner that evaluates every span, over synthetic text and the text
+/// files of the corpus, for the default policy and for tenants who switch the validated types off or
+/// ask for more confidence than they carry.
+#[test]
+fn skipping_the_spans_inside_a_validated_value_changes_no_finding() {
+    let mut texts = vec![synthetic::text(60_000, true, 21)];
+    let corpus = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    for folder in ["tr", "txt", "csv", "html", "eml", "xml"] {
+        let Ok(entries) = std::fs::read_dir(corpus.join(folder)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let textual = path.extension().is_some_and(|e| {
+                ["txt", "csv", "html", "eml", "xml", "md"].contains(&e.to_string_lossy().as_ref())
+            });
+            if textual {
+                if let Ok(bytes) = std::fs::read(&path) {
+                    texts.push(String::from_utf8_lossy(&bytes).into_owned());
+                }
+            }
+        }
+    }
+    assert!(texts.len() > 5, "the corpus is read");
+    texts.extend(
+        [
+            "IBAN TR59 1787 4021 8990 5947 2221 71 ve kart 4111 1111 1111 1111, tel 0532 123 45 67",
+            "Kart 5500 0000 0000 0004 / 4111-1111-1111-1111; FR 1 84 12 76 451 089 46; 100 000 001 46",
+            "GB82 WEST 1234 5698 7654 32, DE89 3704 0044 0532 0130 00, TR33 0006 1005 1978 6457 8413 26",
+            // A card number inside an IBAN: the card shows only where IBANs are switched off.
+            "Hesap TR64 4111 1011 1111 1112 1234 56 kapatıldı.",
+        ]
+        .map(String::from),
+    );
+    let policies = [
+        Policy::default(),
+        Policy {
+            enabled: TypeSet::all().without(PiiType::IbanTr),
+            ..Policy::default()
+        },
+        Policy {
+            enabled: TypeSet::all()
+                .without(PiiType::CreditCard)
+                .without(PiiType::Iban),
+            ..Policy::default()
+        },
+        Policy {
+            enabled: TypeSet::all()
+                .without(PiiType::PhoneTr)
+                .without(PiiType::PhoneIntl),
+            ..Policy::default()
+        },
+        Policy {
+            min_confidence: 0.9,
+            ..Policy::default()
+        },
+        Policy {
+            min_confidence: 0.96,
+            ..Policy::default()
+        },
+    ];
+    let card_inside = texts.last().expect("a text").clone();
+    assert_eq!(types_in(&card_inside), ["iban_tr"]);
+    assert_eq!(types_with(&card_inside, &policies[1]), ["credit_card"]);
+    for policy in &policies {
+        for text in &texts {
+            let every_span =
+                scanner::Scanner::new(text, policy.context_before, policy.context_after)
+                    .keeping(TypeSet::default(), 0.0)
+                    .run();
+            let expected = findings_of(text, &resolved(text, policy, every_span));
+            assert_eq!(
+                detect(text, policy),
+                expected,
+                "{:?}",
+                &text[..text.len().min(80)]
+            );
+        }
+    }
+}
