@@ -245,8 +245,9 @@ fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
 }
 
 /// Non-overlapping hits: the longest validated span wins, then the hit's priority (its type's, or
-/// its rank by nearest keyword among the hits of one value that rest on no checksum).
-fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
+/// its rank by nearest keyword among the hits of one value that rest on no checksum). `hits` is left
+/// filtered by the policy and sorted, for a second round.
+fn resolve(hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
     hits.retain(|h| {
         policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start
     });
@@ -257,7 +258,7 @@ fn resolve(mut hits: Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
             .then(a.priority.cmp(&b.priority))
     });
     let mut kept: Vec<scanner::Hit> = Vec::with_capacity(hits.len());
-    for hit in hits {
+    for &hit in hits.iter() {
         match kept.last_mut() {
             Some(last) if hit.start < last.end => {
                 if better(&hit, last) {
@@ -313,6 +314,7 @@ fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
             confidence: 0.6,
             detector: "propagated",
             priority: ty.priority(),
+            shortcut: None,
         });
     };
     let names = hits
@@ -401,16 +403,37 @@ fn candidates(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
 fn resolved(text: &str, policy: &Policy, mut hits: Vec<scanner::Hit>) -> Vec<scanner::Hit> {
     propagate(text, policy, &mut hits);
     // Offsets must fall on char boundaries: snap inwards defensively.
-    resolve(
-        hits.into_iter()
-            .map(|mut h| {
-                h.start = text::ceil_boundary(text, h.start);
-                h.end = text::floor_boundary(text, h.end);
-                h
-            })
-            .collect(),
-        policy,
-    )
+    let snap = |mut h: scanner::Hit| {
+        h.start = text::ceil_boundary(text, h.start);
+        h.end = text::floor_boundary(text, h.end);
+        h
+    };
+    let mut hits: Vec<scanner::Hit> = hits.into_iter().map(snap).collect();
+    let kept = resolve(&mut hits, policy);
+    // A whole grouped number whose shorter spans the scanner skipped, beaten after all by a longer hit
+    // around it: none of its hits survived, and a span of it outside the winner may be a value. Those
+    // tokens are evaluated again, every span, and everything resolved once more.
+    let survived = |start: usize, end: usize| {
+        let first = kept.partition_point(|k| k.start < start);
+        kept[first..]
+            .iter()
+            .take_while(|k| k.start == start)
+            .any(|k| k.end == end)
+    };
+    let mut lost: Vec<usize> = hits
+        .iter()
+        .filter_map(|h| h.shortcut.filter(|_| !survived(h.start, h.end)))
+        .collect();
+    if lost.is_empty() {
+        return kept;
+    }
+    lost.sort_unstable();
+    lost.dedup();
+    let every_span = scanner::Scanner::new(text, policy.context_before, policy.context_after)
+        .keeping(TypeSet::default(), 0.0)
+        .tokens(&lost);
+    hits.extend(every_span.into_iter().map(snap));
+    resolve(&mut hits, policy)
 }
 
 fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {

@@ -21,6 +21,10 @@ pub struct Hit {
     /// the hits of one span that rest on no checksum, which take their priorities in the order of their
     /// nearest keywords (see [`Scanner::rank_by_nearest_keyword`]).
     pub priority: u8,
+    /// Set on the hits of a whole grouped number whose shorter spans were not evaluated (they lose to
+    /// it): where its token starts, so that the spans can be evaluated after all, should another hit
+    /// beat this one in overlap resolution (see `engine::resolved`).
+    pub shortcut: Option<usize>,
 }
 
 const A: f32 = 0.95;
@@ -80,6 +84,8 @@ pub struct Scanner<'t> {
     /// The types and the least confidence of the findings the policy keeps: a checksummed value of such
     /// a type makes the spans inside it moot.
     keep: (TypeSet, f32),
+    /// Where the token being evaluated started (recorded in the hits whose spans were skipped).
+    token_at: usize,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -167,7 +173,19 @@ impl<'t> Scanner<'t> {
             norm: Vec::with_capacity(64),
             groups: [Group::default(); MAX_GROUPS],
             keep: (TypeSet::all(), 0.0),
+            token_at: 0,
         }
+    }
+
+    /// The hits of the tokens starting at `positions` alone (for the tokens whose shorter spans were
+    /// skipped, with a scanner that keeps nothing, so that it skips none).
+    pub fn tokens(mut self, positions: &[usize]) -> Vec<Hit> {
+        for &at in positions {
+            if at < self.b.len() {
+                self.token(at);
+            }
+        }
+        self.hits
     }
 
     /// Tells the scanner which findings the policy keeps (by default all of them).
@@ -191,6 +209,7 @@ impl<'t> Scanner<'t> {
             confidence,
             detector,
             priority: ty.priority(),
+            shortcut: None,
         });
     }
 
@@ -970,6 +989,7 @@ impl<'t> Scanner<'t> {
 
     fn token(&mut self, at: usize) -> usize {
         let b = self.b;
+        self.token_at = at;
         // Start of the word this digit belongs to (lower-case prefixes: "bc1...", "0x...").
         let mut start = at;
         if b[at].is_ascii_alphanumeric() {
@@ -1221,18 +1241,16 @@ impl<'t> Scanner<'t> {
         // types that need none (checksummed ids, phone forms, card numbers), or as a dotted IPv4
         // address: the rest of the spans ("05.11.2023", order numbers of 8 digits) are not evaluated.
         let digits_only = groups.iter().all(|g| g.letters == 0);
+        // Set once the whole chain validated, by a checksum or by a distinctive form, as a type the
+        // policy keeps ("TR59 1787 4021 8990 5947 2221 71", "4111 1111 1111 1111", "+44 20 7946
+        // 0958"): a span inside it would lose to it (the longest span wins), so the shorter spans are
+        // not evaluated (21 of them for an IBAN in groups). Hits on a keyword alone do not count, nor
+        // do the hits of shorter spans: those leave the rest of the chain open. Should a longer hit
+        // around it (an address behind its label) beat the whole chain after all, its hits' `shortcut`
+        // sends the token back for every span.
+        let mut whole_kept = false;
         for length in (1..=count).rev() {
-            // The whole chain validated, by a checksum or by a distinctive form, as a type the policy
-            // keeps ("TR59 1787 4021 8990 5947 2221 71", "4111 1111 1111 1111", "+44 20 7946 0958"):
-            // a span inside it would lose to it (the longest span wins), so the shorter spans are not
-            // evaluated (21 of them for an IBAN in groups). Hits on a keyword alone do not count.
-            if length < count
-                && self.hits[hits_before..].iter().any(|hit| {
-                    hit.confidence >= B_FORM
-                        && hit.confidence >= self.keep.1
-                        && self.keep.0.contains(hit.ty)
-                })
-            {
+            if whole_kept {
                 break;
             }
             for (first, context) in context.iter_mut().enumerate().take(count - length + 1) {
@@ -1268,6 +1286,18 @@ impl<'t> Scanner<'t> {
                         } else {
                             self.hits.remove(index);
                         }
+                    }
+                }
+            }
+            if length == count {
+                let keep = self.keep;
+                whole_kept = self.hits[hits_before..].iter().any(|hit| {
+                    hit.confidence >= B_FORM && hit.confidence >= keep.1 && keep.0.contains(hit.ty)
+                });
+                if whole_kept {
+                    let at = self.token_at;
+                    for hit in &mut self.hits[hits_before..] {
+                        hit.shortcut = Some(at);
                     }
                 }
             }

@@ -745,6 +745,52 @@ mod no_panics {
         }
     }
 
+    /// Pieces that make grouped numbers, valid values next to and inside others, labels, names and
+    /// addresses: the text the span skip has to get right.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[0-9]{1,6}",
+            "[ .\\-/()+]",
+            Just(" ".to_string()),
+            Just("4111 1111 1111 1111".to_string()),
+            Just("TR64 4111 1011 1111 1112 1234 56".to_string()),
+            Just("TR59 1787 4021 8990 5947 2221 71".to_string()),
+            Just("10000000146".to_string()),
+            Just("0532 123 45 67".to_string()),
+            Just("+44 20 7946 0958".to_string()),
+            Just("TR".to_string()),
+            Just(" Tel: ".to_string()),
+            Just(" IBAN ".to_string()),
+            Just(" Vergi No: ".to_string()),
+            Just(" SGK sicil no ".to_string()),
+            Just(" Ayşe Yılmaz ".to_string()),
+            Just(" Atatürk Cad. No: ".to_string()),
+            Just(" Adres: ".to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// The spans inside a validated chain are skipped only where they could not change a finding.
+        #[test]
+        fn the_span_skip_changes_no_finding(pieces in proptest::collection::vec(piece(), 0..24)) {
+            let text = pieces.concat();
+            for policy in [
+                Policy::default(),
+                Policy { enabled: TypeSet::all().without(PiiType::IbanTr), ..Policy::default() },
+                Policy { min_confidence: 0.9, ..Policy::default() },
+            ] {
+                let every_span =
+                    scanner::Scanner::new(&text, policy.context_before, policy.context_after)
+                        .keeping(TypeSet::default(), 0.0)
+                        .run();
+                let expected = findings_of(&text, &resolved(&text, &policy, every_span));
+                prop_assert_eq!(detect(&text, &policy), expected);
+            }
+        }
+    }
+
     #[test]
     fn huge_inputs() {
         let digits = "7".repeat(10_000_000);
@@ -875,6 +921,26 @@ fn many_found_names_are_masked_everywhere_in_a_long_text() {
             );
         }
     }
+}
+
+/// A phone number in its distinctive form, beaten by a longer address around it (an address label takes
+/// the rest of its line, up to 200 bytes, and the cut falls inside the number's first group): the
+/// number's spans that the scanner skipped are evaluated after all, and the part after the cut, behind
+/// an SGK label, is still found.
+#[test]
+fn a_validated_number_beaten_by_a_longer_hit_has_its_spans_evaluated() {
+    let text = format!("Adres: {}SGK sicil no 0532 123 45 67", "x ".repeat(92));
+    let policy = Policy::default();
+    let found: Vec<(&str, &str)> = detect(&text, &policy)
+        .iter()
+        .map(|f| (f.pii_type.name(), &text[f.start..f.end]))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, "address");
+    assert!(found[0].1.ends_with("SGK sicil no 053"), "{found:?}");
+    assert_eq!(found[1], ("emeklilik_no", "123 45 67"));
+    let masked = mask(&text, &policy).expect("mask").text;
+    assert!(!masked.contains("45 67"), "{masked}");
 }
 
 /// The spans inside a chain that validated whole are skipped only when they could not change the
