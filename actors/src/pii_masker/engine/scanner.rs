@@ -84,8 +84,6 @@ pub struct Scanner<'t> {
     /// The types and the least confidence of the findings the policy keeps: a checksummed value of such
     /// a type makes the spans inside it moot.
     keep: (TypeSet, f32),
-    /// Where the token being evaluated started (recorded in the hits whose spans were skipped).
-    token_at: usize,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -173,7 +171,6 @@ impl<'t> Scanner<'t> {
             norm: Vec::with_capacity(64),
             groups: [Group::default(); MAX_GROUPS],
             keep: (TypeSet::all(), 0.0),
-            token_at: 0,
         }
     }
 
@@ -989,7 +986,6 @@ impl<'t> Scanner<'t> {
 
     fn token(&mut self, at: usize) -> usize {
         let b = self.b;
-        self.token_at = at;
         // Start of the word this digit belongs to (lower-case prefixes: "bc1...", "0x...").
         let mut start = at;
         if b[at].is_ascii_alphanumeric() {
@@ -1102,7 +1098,7 @@ impl<'t> Scanner<'t> {
         } else {
             start
         };
-        self.evaluate_chain(count, lead, plus);
+        self.evaluate_chain(at, count, lead, plus);
         end
     }
 
@@ -1217,7 +1213,9 @@ impl<'t> Scanner<'t> {
         (count, end)
     }
 
-    fn evaluate_chain(&mut self, count: usize, lead: usize, plus: bool) {
+    /// The spans of the chain in `self.groups[..count]`, found by the token at `at` (recorded in the
+    /// hits whose shorter spans were skipped).
+    fn evaluate_chain(&mut self, at: usize, count: usize, lead: usize, plus: bool) {
         let groups = &self.groups[..count];
         // Fast exit: one short number ("2024", "150", "12,50").
         if count == 1 && groups[0].letters == 0 && groups[0].digits < 6 {
@@ -1295,7 +1293,6 @@ impl<'t> Scanner<'t> {
                     hit.confidence >= B_FORM && hit.confidence >= keep.1 && keep.0.contains(hit.ty)
                 });
                 if whole_kept {
-                    let at = self.token_at;
                     for hit in &mut self.hits[hits_before..] {
                         hit.shortcut = Some(at);
                     }
