@@ -147,9 +147,12 @@ impl Automaton {
                 TRIGRAM_CODE[usize::from(p[0])],
                 TRIGRAM_CODE[usize::from(p[1])],
             );
-            let thirds: Vec<u8> = match p.get(2) {
-                Some(&third) => vec![TRIGRAM_CODE[usize::from(third)]],
-                None => (0..32).collect(),
+            let thirds = match p.get(2) {
+                Some(&third) => {
+                    let code = TRIGRAM_CODE[usize::from(third)];
+                    code..=code
+                }
+                None => 0..=31,
             };
             for c2 in thirds {
                 let bit = trigram(c0, c1, c2);

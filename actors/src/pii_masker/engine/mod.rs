@@ -393,6 +393,13 @@ fn fingerprint(text: &str) -> (usize, u64) {
     (text.len(), rustc_hash::FxBuildHasher.hash_one(text))
 }
 
+/// A scanner that keeps no type, so that it skips no span: the reference the skipping one must agree
+/// with, and the second round for the numbers whose skipped spans turned out to matter.
+fn scanner_skipping_nothing<'t>(text: &'t str, policy: &Policy) -> scanner::Scanner<'t> {
+    scanner::Scanner::new(text, policy.context_before, policy.context_after)
+        .keeping(TypeSet::default(), 0.0)
+}
+
 fn candidates(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
     scanner::Scanner::new(text, policy.context_before, policy.context_after)
         .keeping(policy.enabled, policy.min_confidence)
@@ -429,9 +436,7 @@ fn resolved(text: &str, policy: &Policy, mut hits: Vec<scanner::Hit>) -> Vec<sca
     }
     lost.sort_unstable();
     lost.dedup();
-    let every_span = scanner::Scanner::new(text, policy.context_before, policy.context_after)
-        .keeping(TypeSet::default(), 0.0)
-        .tokens(&lost);
+    let every_span = scanner_skipping_nothing(text, policy).tokens(&lost);
     hits.extend(every_span.into_iter().map(snap));
     resolve(&mut hits, policy)
 }

@@ -781,10 +781,7 @@ mod no_panics {
                 Policy { enabled: TypeSet::all().without(PiiType::IbanTr), ..Policy::default() },
                 Policy { min_confidence: 0.9, ..Policy::default() },
             ] {
-                let every_span =
-                    scanner::Scanner::new(&text, policy.context_before, policy.context_after)
-                        .keeping(TypeSet::default(), 0.0)
-                        .run();
+                let every_span = scanner_skipping_nothing(&text, &policy).run();
                 let expected = findings_of(&text, &resolved(&text, &policy, every_span));
                 prop_assert_eq!(detect(&text, &policy), expected);
             }
@@ -1010,10 +1007,7 @@ fn skipping_the_spans_inside_a_validated_value_changes_no_finding() {
     assert_eq!(types_with(&card_inside, &policies[1]), ["credit_card"]);
     for policy in &policies {
         for text in &texts {
-            let every_span =
-                scanner::Scanner::new(text, policy.context_before, policy.context_after)
-                    .keeping(TypeSet::default(), 0.0)
-                    .run();
+            let every_span = scanner_skipping_nothing(text, policy).run();
             let expected = findings_of(text, &resolved(text, policy, every_span));
             assert_eq!(
                 detect(text, policy),
