@@ -2,7 +2,9 @@
 //!
 //! Generates ~10 MB of mixed Turkish/English business text with about one personal value per 200
 //! bytes plus look-alike numbers, then times (median of several runs): the bare dispatch loop (a floor
-//! for any single pass), detect only, and detect + mask + leak re-scan.
+//! for any single pass), detect only, and detect + mask + leak re-scan. `PII_BENCH_KINDS=1` adds
+//! `detect` on each kind of sentence alone; `PII_BENCH_KINDS=b0` (`b0`..`b9`, `p0`..`p7`) times that
+//! kind only, for a profiler; `PII_BENCH_BYTES` sets the size.
 
 use std::time::{Duration, Instant};
 
@@ -29,15 +31,54 @@ fn mb_per_s(bytes: usize, elapsed: Duration) -> f64 {
     bytes as f64 / 1_000_000.0 / elapsed.as_secs_f64()
 }
 
+/// `detect` on each kind of sentence alone (`b0`..`b9` without personal data, `p0`..`p7` with one
+/// value each), on a quarter of `size`; only the kind `only` when given.
+fn per_kind(size: usize, runs: usize, policy: &Policy, only: Option<&str>) {
+    let kinds = (0..synthetic::BUSINESS_KINDS)
+        .map(|kind| (false, kind))
+        .chain((0..synthetic::PERSONAL_KINDS).map(|kind| (true, kind)));
+    for (personal, kind) in kinds {
+        let name = format!("{}{kind}", if personal { "p" } else { "b" });
+        if only.is_some_and(|only| only != name) {
+            continue;
+        }
+        let mut rng = synthetic::Rng::new(100 + kind);
+        let mut sample = String::with_capacity(size / 4 + 256);
+        while sample.len() < size / 4 {
+            sample.push_str(&if personal {
+                synthetic::personal_sentence_of(kind, &mut rng)
+            } else {
+                synthetic::business_sentence_of(kind, &mut rng)
+            });
+        }
+        let first_line = sample.lines().next().unwrap_or_default().to_string();
+        let (elapsed, _) = time(runs, || engine::detect(&sample, policy));
+        println!(
+            "  {} {kind} ({name}): {:>6.0} MB/s  {:>4.0} ns/sentence  {first_line}",
+            if personal { "personal" } else { "business" },
+            mb_per_s(sample.len(), elapsed),
+            elapsed.as_nanos() as f64 / sample.lines().count() as f64
+        );
+    }
+}
+
 fn main() {
     let size = std::env::var("PII_BENCH_BYTES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000_000);
     let runs = 7;
+    let policy = Policy::default();
+    // `PII_BENCH_KINDS=1` adds the per-kind figures; `PII_BENCH_KINDS=b0` (or `p3`...) measures that
+    // one kind and nothing else, for a profiler.
+    let kinds = std::env::var("PII_BENCH_KINDS").ok();
+    let kinds = kinds.as_deref();
+    if let Some(only) = kinds.filter(|k| *k != "1") {
+        per_kind(size, runs, &policy, Some(only));
+        return;
+    }
     let text = synthetic::text(size, true, 42);
     let clean = synthetic::text(size, false, 43);
-    let policy = Policy::default();
     println!(
         "pii benchmark: {:.1} MB of text, {} runs each, one thread",
         text.len() as f64 / 1e6,
@@ -72,30 +113,8 @@ fn main() {
 
     // Where the time goes: each kind of sentence (an invoice line, an order, ..., a grouped IBAN) on
     // its own, MB/s and ns per sentence of `detect`.
-    let by_kind = std::env::var("PII_BENCH_KINDS").is_ok_and(|v| v == "1");
-    if by_kind {
-        let kinds = (0..synthetic::BUSINESS_KINDS)
-            .map(|kind| (false, kind))
-            .chain((0..synthetic::PERSONAL_KINDS).map(|kind| (true, kind)));
-        for (personal, kind) in kinds {
-            let mut rng = synthetic::Rng::new(100 + kind);
-            let mut sample = String::with_capacity(size / 4 + 256);
-            while sample.len() < size / 4 {
-                sample.push_str(&if personal {
-                    synthetic::personal_sentence_of(kind, &mut rng)
-                } else {
-                    synthetic::business_sentence_of(kind, &mut rng)
-                });
-            }
-            let first_line = sample.lines().next().unwrap_or_default().to_string();
-            let (elapsed, _) = time(runs, || engine::detect(&sample, &policy));
-            println!(
-                "  {} {kind}: {:>6.0} MB/s  {:>4.0} ns/sentence  {first_line}",
-                if personal { "personal" } else { "business" },
-                mb_per_s(sample.len(), elapsed),
-                elapsed.as_nanos() as f64 / sample.lines().count() as f64
-            );
-        }
+    if kinds == Some("1") {
+        per_kind(size, runs, &policy, None);
     }
 
     let (elapsed, masked) = time(runs, || engine::mask(&text, &policy));
