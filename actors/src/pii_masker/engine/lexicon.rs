@@ -888,6 +888,23 @@ fn labels() -> &'static FxHashMap<&'static [u8], Label> {
     })
 }
 
+/// Whether a folded word is the last word of some label (`"soyadi"` of "adi soyadi", `"adresi"`):
+/// a label is some last words of the text before a colon, so the text's last word must be one of
+/// these; the colons of business text ("Tarih:", "Tutar:", "Fatura No:") are turned away on it
+/// before the text before them is folded and looked up.
+pub fn ends_some_label(folded_word: &[u8]) -> bool {
+    static LAST_WORDS: OnceLock<rustc_hash::FxHashSet<&'static [u8]>> = OnceLock::new();
+    LAST_WORDS
+        .get_or_init(|| {
+            NAME_LABELS
+                .iter()
+                .chain(ADDRESS_LABELS)
+                .map(|label| label.rsplit(' ').next().unwrap_or(label).as_bytes())
+                .collect()
+        })
+        .contains(folded_word)
+}
+
 /// The kind of a folded label ("ad soyad", "teslimat adresi"): the whole label or its last one, two...
 /// words may be a known label, so that a qualifier before it ("sorumlu personel") is allowed.
 pub fn label(folded: &[u8]) -> Option<Label> {

@@ -393,11 +393,9 @@ fn fingerprint(text: &str) -> (usize, u64) {
     (text.len(), rustc_hash::FxBuildHasher.hash_one(text))
 }
 
-/// A scanner that keeps no type, so that it skips no span: the reference the skipping one must agree
-/// with, and the second round for the numbers whose skipped spans turned out to matter.
+/// A scanner that takes no shortcut (see [`scanner::Scanner::skipping_nothing`]).
 fn scanner_skipping_nothing<'t>(text: &'t str, policy: &Policy) -> scanner::Scanner<'t> {
-    scanner::Scanner::new(text, policy.context_before, policy.context_after)
-        .keeping(TypeSet::default(), 0.0)
+    scanner::Scanner::new(text, policy.context_before, policy.context_after).skipping_nothing()
 }
 
 fn candidates(text: &str, policy: &Policy) -> Vec<scanner::Hit> {

@@ -84,6 +84,8 @@ pub struct Scanner<'t> {
     /// The types and the least confidence of the findings the policy keeps: a checksummed value of such
     /// a type makes the spans inside it moot.
     keep: (TypeSet, f32),
+    /// Set by [`Scanner::skipping_nothing`].
+    exhaustive: bool,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -171,6 +173,7 @@ impl<'t> Scanner<'t> {
             norm: Vec::with_capacity(64),
             groups: [Group::default(); MAX_GROUPS],
             keep: (TypeSet::all(), 0.0),
+            exhaustive: false,
         }
     }
 
@@ -188,6 +191,15 @@ impl<'t> Scanner<'t> {
     /// Tells the scanner which findings the policy keeps (by default all of them).
     pub fn keeping(mut self, types: TypeSet, min_confidence: f32) -> Scanner<'t> {
         self.keep = (types, min_confidence);
+        self
+    }
+
+    /// A scanner that takes no shortcut: it keeps no type (so it evaluates every span of a validated
+    /// number) and looks up every colon's label in full. The reference the shortcuts are tested
+    /// against, and the second round for the numbers whose skipped spans turned out to matter.
+    pub fn skipping_nothing(mut self) -> Scanner<'t> {
+        self.keep = (TypeSet::default(), 0.0);
+        self.exhaustive = true;
         self
     }
 
@@ -800,6 +812,9 @@ impl<'t> Scanner<'t> {
         {
             return i + 1;
         }
+        if !self.exhaustive && !self.may_end_label(i, last) {
+            return i + 1;
+        }
         let mut from = i;
         let mut words = 0;
         while from > 0 && i - from < 32 {
@@ -858,6 +873,47 @@ impl<'t> Scanner<'t> {
             None => {}
         }
         i + 1
+    }
+
+    /// Whether the text before the colon at `i` (its last letter at `last - 1`) may be a label: its
+    /// last word, folded, ends some label ([`lexicon::ends_some_label`]), or the 32 bytes before the
+    /// colon hold two d's in any case (as a folded text holding "address" must: that word marks an
+    /// address label wherever it stands). Exact: when neither holds, the look-up in `colon` finds no
+    /// label either, and the colon is passed at a fraction of the cost.
+    fn may_end_label(&mut self, i: usize, last: usize) -> bool {
+        let b = self.b;
+        let floor = i.saturating_sub(32);
+        // The last word as `colon` reads it: back to a space, a separator or the window's edge (a
+        // no-break space inside it folds to a space, and the part after it is the word).
+        let mut start = last;
+        while start > floor
+            && !matches!(
+                b[start - 1],
+                b' ' | b'\n' | b':' | b';' | b'\t' | b'|' | b'>'
+            )
+        {
+            start -= 1;
+        }
+        let start = text::ceil_boundary(self.text, start);
+        self.scratch.clear();
+        text::fold_into(&b[start..last], &mut self.scratch);
+        let folded = self.scratch.trim_ascii_end();
+        if folded.is_empty() {
+            // Only no-break spaces: the label's last word is further back.
+            return true;
+        }
+        let word = folded
+            .iter()
+            .rposition(|&c| c == b' ')
+            .map_or(folded, |space| &folded[space + 1..]);
+        if lexicon::ends_some_label(word) {
+            return true;
+        }
+        // "address" folded has two d's, which only ASCII d's fold to (combining dots, which folding
+        // drops, may stand between them).
+        memchr::memchr2_iter(b'd', b'D', &b[floor..i])
+            .nth(1)
+            .is_some()
     }
 
     /// A hex/colon token (IPv6, MAC with ':') around the colon at `i`.
