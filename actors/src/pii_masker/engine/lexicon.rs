@@ -888,21 +888,57 @@ fn labels() -> &'static FxHashMap<&'static [u8], Label> {
     })
 }
 
-/// Whether a folded word is the last word of some label (`"soyadi"` of "adi soyadi", `"adresi"`):
-/// a label is some last words of the text before a colon, so the text's last word must be one of
-/// these; the colons of business text ("Tarih:", "Tutar:", "Fatura No:") are turned away on it
-/// before the text before them is folded and looked up.
+/// The last words of the labels (`"soyadi"` of "adi soyadi", `"adresi"`), with a quick table: per
+/// first byte, bit n set when some last word has n bytes.
+struct LastWords {
+    words: rustc_hash::FxHashSet<&'static [u8]>,
+    lengths: [u32; 256],
+}
+
+fn last_words() -> &'static LastWords {
+    static LAST_WORDS: OnceLock<LastWords> = OnceLock::new();
+    LAST_WORDS.get_or_init(|| {
+        let words: rustc_hash::FxHashSet<&'static [u8]> = NAME_LABELS
+            .iter()
+            .chain(ADDRESS_LABELS)
+            .map(|label| label.rsplit(' ').next().unwrap_or(label).as_bytes())
+            .collect();
+        let mut lengths = [0u32; 256];
+        for word in &words {
+            if let Some(&first) = word.first() {
+                lengths[usize::from(first)] |= 1 << word.len().min(31);
+            }
+        }
+        LastWords { words, lengths }
+    })
+}
+
+/// Whether a folded word is the last word of some label: a label is some last words of the text
+/// before a colon, so the text's last word must be one of these; the colons of business text
+/// ("Tarih:", "Tutar:", "Fatura No:") are turned away on it before the text before them is folded and
+/// looked up.
 pub fn ends_some_label(folded_word: &[u8]) -> bool {
-    static LAST_WORDS: OnceLock<rustc_hash::FxHashSet<&'static [u8]>> = OnceLock::new();
-    LAST_WORDS
-        .get_or_init(|| {
-            NAME_LABELS
-                .iter()
-                .chain(ADDRESS_LABELS)
-                .map(|label| label.rsplit(' ').next().unwrap_or(label).as_bytes())
-                .collect()
-        })
-        .contains(folded_word)
+    last_words().words.contains(folded_word)
+}
+
+/// [`ends_some_label`] for a word written in ASCII (which folds to its lower case), mostly without
+/// folding or hashing it: the first byte and the length turn most words away.
+pub fn ascii_ends_some_label(word: &[u8]) -> bool {
+    let table = last_words();
+    let Some(first) = word.first() else {
+        return false;
+    };
+    if table.lengths[usize::from(first.to_ascii_lowercase())] & (1 << word.len().min(31)) == 0 {
+        return false;
+    }
+    let mut lower = [0u8; 32];
+    let Some(lower) = lower.get_mut(..word.len()) else {
+        return table.words.contains(word.to_ascii_lowercase().as_slice());
+    };
+    for (to, from) in lower.iter_mut().zip(word) {
+        *to = from.to_ascii_lowercase();
+    }
+    table.words.contains(&*lower)
 }
 
 /// The kind of a folded label ("ad soyad", "teslimat adresi"): the whole label or its last one, two...

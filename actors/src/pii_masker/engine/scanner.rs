@@ -897,25 +897,31 @@ impl<'t> Scanner<'t> {
             start -= 1;
         }
         let start = text::ceil_boundary(self.text, start);
-        self.scratch.clear();
-        text::fold_into(&b[start..last], &mut self.scratch);
-        let folded = self.scratch.trim_ascii_end();
-        if folded.is_empty() {
-            // Only no-break spaces: the label's last word is further back.
+        let raw = &b[start..last];
+        if raw.is_empty() {
+            // Only spaces in reach: the full look-up decides.
             return true;
         }
-        let word = folded
-            .iter()
-            .rposition(|&c| c == b' ')
-            .map_or(folded, |space| &folded[space + 1..]);
-        if lexicon::ends_some_label(word) {
-            return true;
-        }
+        let ends_label = if raw.is_ascii() {
+            // Folds to its lower case: no folding, and mostly no hashing either.
+            lexicon::ascii_ends_some_label(raw)
+        } else {
+            self.scratch.clear();
+            text::fold_into(raw, &mut self.scratch);
+            let folded = self.scratch.trim_ascii_end();
+            if folded.is_empty() {
+                // Only no-break spaces: the label's last word is further back.
+                return true;
+            }
+            let word = folded
+                .iter()
+                .rposition(|&c| c == b' ')
+                .map_or(folded, |space| &folded[space + 1..]);
+            lexicon::ends_some_label(word)
+        };
         // "address" folded has two d's, which only ASCII d's fold to (combining dots, which folding
         // drops, may stand between them).
-        memchr::memchr2_iter(b'd', b'D', &b[floor..i])
-            .nth(1)
-            .is_some()
+        ends_label || b[floor..i].iter().filter(|&&c| c | 0x20 == b'd').count() >= 2
     }
 
     /// A hex/colon token (IPv6, MAC with ':') around the colon at `i`.

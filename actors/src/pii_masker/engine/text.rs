@@ -268,6 +268,11 @@ pub fn fold_into(src: &[u8], out: &mut Vec<u8>) {
     // one extension (the scanner folds every capitalised word and every label before a colon; a push
     // per byte, with its capacity check, was most of that cost, and a `memcpy` call for these short
     // runs more than the copy itself).
+    if src.is_ascii() {
+        // The usual word: its lower case, in one extension.
+        out.extend(src.iter().map(u8::to_ascii_lowercase));
+        return;
+    }
     out.reserve(src.len());
     let mut i = 0;
     while i < src.len() {
