@@ -4,7 +4,7 @@
 //!
 //! A keyword only counts at the start of a word, so there is no need to follow every byte through an
 //! Aho-Corasick automaton (one dependent table load per byte, the scanner's largest single cost on a
-//! number-dense text): the walk goes from word start to word start (eight bytes at a time), turns away
+//! number-dense text): the walk goes from word start to word start (64 bytes at a time), turns away
 //! the word starts whose first three bytes begin no keyword with one look-up in a 4 KB bit table, and
 //! steps down the trie only at the few others.
 

@@ -905,8 +905,9 @@ fn last_words() -> &'static LastWords {
             .collect();
         let mut lengths = [0u32; 256];
         for word in &words {
+            assert!(word.len() < 31, "a label's last word fits the length table");
             if let Some(&first) = word.first() {
-                lengths[usize::from(first)] |= 1 << word.len().min(31);
+                lengths[usize::from(first)] |= 1 << word.len();
             }
         }
         LastWords { words, lengths }
@@ -931,10 +932,9 @@ pub fn ascii_ends_some_label(word: &[u8]) -> bool {
     if table.lengths[usize::from(first.to_ascii_lowercase())] & (1 << word.len().min(31)) == 0 {
         return false;
     }
-    let mut lower = [0u8; 32];
-    let Some(lower) = lower.get_mut(..word.len()) else {
-        return table.words.contains(word.to_ascii_lowercase().as_slice());
-    };
+    // Past the length table, the word is shorter than 31 bytes.
+    let mut lower = [0u8; 31];
+    let lower = &mut lower[..word.len()];
     for (to, from) in lower.iter_mut().zip(word) {
         *to = from.to_ascii_lowercase();
     }

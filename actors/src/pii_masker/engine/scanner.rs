@@ -129,6 +129,12 @@ fn email_local_start(b: &[u8], end: usize) -> usize {
     start
 }
 
+/// A byte before which the text read back from a colon as its label stops (a line break, a cell or
+/// field separator, another colon): `colon` and its filter `may_end_label` must stop at the same ones.
+fn ends_label_window(c: u8) -> bool {
+    matches!(c, b'\n' | b':' | b';' | b'\t' | b'|' | b'>')
+}
+
 /// `(word)` or `[word]` at `open`, for one of `words` (ASCII, any case): the position after the closing
 /// bracket.
 fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize> {
@@ -821,7 +827,7 @@ impl<'t> Scanner<'t> {
         let mut words = 0;
         while from > 0 && i - from < 32 {
             let c = b[from - 1];
-            if c == b'\n' || c == b':' || c == b';' || c == b'\t' || c == b'|' || c == b'>' {
+            if ends_label_window(c) {
                 break;
             }
             if c == b' ' && from < i && b[from] != b' ' {
@@ -888,12 +894,7 @@ impl<'t> Scanner<'t> {
         // The last word as `colon` reads it: back to a space, a separator or the window's edge (a
         // no-break space inside it folds to a space, and the part after it is the word).
         let mut start = last;
-        while start > floor
-            && !matches!(
-                b[start - 1],
-                b' ' | b'\n' | b':' | b';' | b'\t' | b'|' | b'>'
-            )
-        {
+        while start > floor && b[start - 1] != b' ' && !ends_label_window(b[start - 1]) {
             start -= 1;
         }
         let start = text::ceil_boundary(self.text, start);
