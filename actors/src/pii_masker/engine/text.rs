@@ -447,4 +447,25 @@ mod tests {
         assert_eq!(separator_at("\u{2212}".as_bytes(), 0), 3);
         assert_eq!(separator_at(b"x", 0), 0);
     }
+
+    /// `separator_at` takes exactly the documented separators: each character of U+0000..U+FFFF
+    /// followed by a digit, and each truncated prefix of a multi-byte one.
+    #[test]
+    fn separators_are_exactly_the_documented_characters() {
+        let expected = |c: char| match c {
+            ' ' | '.' | '-' | '/' | '(' | ')' => c.len_utf8(),
+            '\u{a0}' | '\u{2009}' | '\u{202f}' | '\u{2010}'..='\u{2015}' | '\u{2212}' => {
+                c.len_utf8()
+            }
+            _ => 0,
+        };
+        for c in (0..=0xFFFFu32).filter_map(char::from_u32) {
+            let mut bytes = c.to_string().into_bytes();
+            bytes.push(b'7');
+            assert_eq!(separator_at(&bytes, 0), expected(c), "{c:?}");
+            for cut in 1..c.len_utf8() {
+                assert_eq!(separator_at(&bytes[..cut], 0), 0, "{c:?} cut at {cut}");
+            }
+        }
+    }
 }
