@@ -4,7 +4,8 @@
 //! bytes plus look-alike numbers, then times (median of several runs): the bare dispatch loop (a floor
 //! for any single pass), detect only, and detect + mask + leak re-scan. `PII_BENCH_KINDS=1` adds
 //! `detect` on each kind of sentence alone; `PII_BENCH_KINDS=b0` (`b0`..`b9`, `p0`..`p7`) times that
-//! kind only, for a profiler; `PII_BENCH_BYTES` sets the size.
+//! kind only, for a profiler; `PII_BENCH_BYTES` sets the size. `PII_BENCH_FILE=path` times the same
+//! on a text of your own instead (read as UTF-8, invalid bytes replaced, repeated up to the size).
 
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,48 @@ fn per_kind(size: usize, runs: usize, policy: &Policy, only: Option<&str>) {
     }
 }
 
+/// Detect and detect + mask on the text of `path`, repeated (line by line) up to `size` bytes.
+fn own_text(path: &str, size: usize, runs: usize, policy: &Policy) {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            eprintln!("PII_BENCH_FILE {path}: {error}");
+            std::process::exit(2);
+        }
+    };
+    let one = String::from_utf8_lossy(&bytes);
+    if one.trim().is_empty() {
+        eprintln!("PII_BENCH_FILE {path}: no text");
+        std::process::exit(2);
+    }
+    let mut text = String::with_capacity(size + one.len() + 1);
+    while text.len() < size {
+        text.push_str(&one);
+        if !one.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    println!(
+        "pii benchmark on {path} ({} bytes) repeated to {:.1} MB, {runs} runs each, one thread",
+        one.len(),
+        text.len() as f64 / 1e6
+    );
+    let (elapsed, findings) = time(runs, || engine::detect(&text, policy));
+    println!(
+        "  detect only:                        {:>8.0} MB/s  ({} findings)",
+        mb_per_s(text.len(), elapsed),
+        findings.len()
+    );
+    let (elapsed, masked) = time(runs, || engine::mask(&text, policy));
+    match masked {
+        Ok(_) => println!(
+            "  detect + mask + leak re-scan:       {:>8.0} MB/s",
+            mb_per_s(text.len(), elapsed)
+        ),
+        Err(error) => println!("  detect + mask: refused: {error}"),
+    }
+}
+
 fn main() {
     let size = std::env::var("PII_BENCH_BYTES")
         .ok()
@@ -75,6 +118,10 @@ fn main() {
     let kinds = kinds.as_deref();
     if let Some(only) = kinds.filter(|k| *k != "1") {
         per_kind(size, runs, &policy, Some(only));
+        return;
+    }
+    if let Ok(path) = std::env::var("PII_BENCH_FILE") {
+        own_text(&path, size, runs, &policy);
         return;
     }
     let text = synthetic::text(size, true, 42);

@@ -527,7 +527,14 @@ pub fn with_placeholders(text: &str, from: usize, to: usize, findings: &[Finding
 fn masked_by(text: &str, policy: &Policy, hits: Vec<scanner::Hit>) -> Result<Masked, LeakError> {
     let findings = findings_of(text, &hits);
     let out = with_placeholders(text, 0, text.len(), &findings);
-    let remaining = raw_hits(&out, policy);
+    // Without a finding the output is the text itself, whose scan (`hits`, by the same policy) found
+    // nothing: a re-scan would find nothing again. A text without personal data is masked at the cost
+    // of its detection.
+    let remaining = if hits.is_empty() {
+        Vec::new()
+    } else {
+        raw_hits(&out, policy)
+    };
     if !remaining.is_empty() {
         let mut counts = BTreeMap::new();
         for hit in &remaining {

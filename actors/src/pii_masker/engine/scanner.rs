@@ -734,6 +734,13 @@ impl<'t> Scanner<'t> {
             if w == k || !(upper_at(b, w) || b[w].is_ascii_digit()) {
                 break;
             }
+            // Not the last group of a number written in groups ("TR64 ... 1234 56 Hürriyet Mah."): the
+            // address would overlap that value and lose to it whole, and be found only in the
+            // re-scan of the masked text, which refuses it.
+            let before = text::before_spaces(b, w);
+            if b[w].is_ascii_digit() && before < w && before > 0 && b[before - 1].is_ascii_digit() {
+                break;
+            }
             start = w;
         }
         // Forward through the rest of the address on this line.
@@ -838,7 +845,23 @@ impl<'t> Scanner<'t> {
             }
             from -= 1;
         }
-        let from = text::ceil_boundary(self.text, from);
+        let mut from = text::ceil_boundary(self.text, from);
+        // A placeholder is no label, nor part of one: in a masked text "[MASKED_ADDRESS].</cbc:"
+        // would read as an address label ("address" marks one wherever it stands), and the leak
+        // re-scan would refuse an e-invoice's masked XML for the tag name after it. The window may
+        // start inside one ("ADDRESS]. tarafından No:"): the label starts after the last one that
+        // ends in it.
+        let mut close_before = i;
+        while let Some(close) = memchr::memrchr(b']', &b[from..close_before]) {
+            let close = from + close;
+            let low = close.saturating_sub(48);
+            let open = memchr::memrchr(b'[', &b[low..close]).map(|open| low + open);
+            if open.is_some_and(|open| mask_token_end(b, open) == Some(close + 1)) {
+                from = close + 1;
+                break;
+            }
+            close_before = close;
+        }
         self.scratch.clear();
         text::fold_into(&b[from..i], &mut self.scratch);
         let label = self.scratch.trim_ascii();
@@ -1257,7 +1280,12 @@ impl<'t> Scanner<'t> {
                 }
                 let letters = &b[j..k];
                 let mixed = b.get(k).is_some_and(u8::is_ascii_digit);
+                // Capitals that begin a word going on in non-ASCII letters ("0532 123 45 67 Hüseyin
+                // Yılmaz"): taken into the chain, they would make the scan resume inside that word and
+                // miss what it starts (a name here, found only in the masked text's re-scan, which
+                // then refuses it).
                 if letters.is_empty()
+                    || text::letter_at(b, k) > 0
                     || !(letters.iter().all(u8::is_ascii_uppercase)
                         && (letters.len() <= 4 || mixed))
                 {

@@ -1041,3 +1041,82 @@ fn the_scanners_shortcuts_change_no_finding() {
         }
     }
 }
+
+/// Every text file of the corpus, read as raw text (an e-invoice's XML, an e-mail with its headers and
+/// attachments, HTML, CSV), and twice in a row: masking it is never refused. A refusal there is a value
+/// the first scan missed and the re-scan of the masked text found (or a placeholder read as context).
+#[test]
+fn raw_corpus_texts_mask_without_a_refusal() {
+    let corpus = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let mut texts = 0;
+    for folder in ["txt", "tr", "csv", "html", "xml", "eml", "broken"] {
+        let Ok(entries) = std::fs::read_dir(corpus.join(folder)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = path.to_string_lossy();
+            if name.ends_with(".json") || name.ends_with(".png") || name.ends_with(".pdf") {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let raw = String::from_utf8_lossy(&bytes).into_owned();
+            for text in [raw.clone(), raw.repeat(2)] {
+                if let Err(error) = mask(&text, &Policy::default()) {
+                    panic!("{name}: {error}");
+                }
+            }
+            texts += 1;
+        }
+    }
+    assert!(texts > 10, "the corpus is read: {texts} files");
+}
+
+/// Lines where the first scan used to miss a value that the re-scan of the masked text then found, so
+/// that masking them was refused: each is masked now, its values all found at once.
+#[test]
+fn values_next_to_grouped_numbers_and_placeholders_are_found_in_the_first_scan() {
+    let cases: &[(&str, &[&str])] = &[
+        // The phone's chain took the "H" of the name into its groups, and the scan went on inside it.
+        (
+            "Tel: 0532 123 45 67 Hüseyin Yılmaz",
+            &["phone_tr", "person_name"],
+        ),
+        // The address took the IBAN's last group as its house number, overlapped it and lost whole.
+        (
+            "IBAN TR64 4111 1011 1111 1112 1234 56 Hürriyet Mah. Akasya Sok. No:5",
+            &["iban_tr", "address"],
+        ),
+        // An e-invoice's XML as text: the placeholder before "</cbc:StreetName>" read as an address label.
+        (
+            "<cbc:ID schemeID=\"VKN\">4540536920</cbc:ID>\n<cbc:StreetName>Hürriyet Mah. Akasya Sok.</cbc:StreetName>",
+            &["tax_id_tr", "address"],
+        ),
+    ];
+    for (text, types) in cases {
+        let masked =
+            mask(text, &Policy::default()).unwrap_or_else(|error| panic!("{text}: {error}"));
+        let mut found: Vec<&str> = masked.summary.keys().map(String::as_str).collect();
+        found.sort_unstable();
+        let mut expected = types.to_vec();
+        expected.sort_unstable();
+        assert_eq!(found, expected, "{text} -> {}", masked.text);
+        for word in ["Hüseyin", "Hürriyet", "4540536920"] {
+            assert!(!masked.text.contains(word), "{text} -> {}", masked.text);
+        }
+    }
+    // A placeholder is no label, nor part of one, also when the label's window starts inside it.
+    for text in [
+        "[MASKED_ADDRESS].</cbc:StreetName>",
+        "[MASKED_ADDRESS]. tarafından  No:111 D:20",
+    ] {
+        assert_eq!(detect(text, &Policy::default()), vec![], "{text}");
+    }
+    // A word "address" of the text itself still makes a label.
+    assert_eq!(
+        types_in("E-mail address: Hürriyet Mah. Akasya Sok. No:5"),
+        vec!["address"]
+    );
+}
