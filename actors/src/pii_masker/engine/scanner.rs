@@ -648,7 +648,9 @@ impl<'t> Scanner<'t> {
             {
                 j = self.word_end(j + 1);
             }
-            if j - i < 2 {
+            // A word that goes on in digits is an id, not a name ("Sayın Ayşe Yılmaz TR59 1787
+            // ..."): the name would take its letters, overlap the IBAN and lose to it whole.
+            if j - i < 2 || digit_at(b, j).is_some() {
                 break;
             }
             end = Some(j);
@@ -1186,7 +1188,18 @@ impl<'t> Scanner<'t> {
         } else {
             start
         };
+        let hits_before = self.hits.len();
         self.evaluate_chain(at, count, lead, plus);
+        // A chain cut at its limit may end inside a value that goes on after it ("IBAN: TR64 ... 56
+        // TR59 1787 ... 71", twelve groups and two more): the scan resumes after the last value found
+        // in it, so that the next one starts a chain of its own instead of being missed (and then
+        // found by the re-scan of the masked text, which refuses it).
+        if count == MAX_GROUPS || end - chain_start > 96 {
+            let last = self.hits[hits_before..].iter().map(|hit| hit.end).max();
+            if let Some(last) = last.filter(|&last| last < end) {
+                return last;
+            }
+        }
         end
     }
 

@@ -1089,6 +1089,17 @@ fn values_next_to_grouped_numbers_and_placeholders_are_found_in_the_first_scan()
             "IBAN TR64 4111 1011 1111 1112 1234 56 Hürriyet Mah. Akasya Sok. No:5",
             &["iban_tr", "address"],
         ),
+        // The name behind the title took the IBAN's "TR" as its last word, overlapped it and lost whole.
+        (
+            "Sayın Ayşe Yılmaz TR59 1787 4021 8990 5947 2221 71",
+            &["person_name", "iban_tr"],
+        ),
+        // Two IBANs in a row: the first one's chain stopped at twelve groups, inside the second, and
+        // the scan went on after it.
+        (
+            "IBAN: TR64 4111 1011 1111 1112 1234 56 TR59 1787 4021 8990 5947 2221 71",
+            &["iban_tr"],
+        ),
         // An e-invoice's XML as text: the placeholder before "</cbc:StreetName>" read as an address label.
         (
             "<cbc:ID schemeID=\"VKN\">4540536920</cbc:ID>\n<cbc:StreetName>Hürriyet Mah. Akasya Sok.</cbc:StreetName>",
@@ -1103,7 +1114,9 @@ fn values_next_to_grouped_numbers_and_placeholders_are_found_in_the_first_scan()
         let mut expected = types.to_vec();
         expected.sort_unstable();
         assert_eq!(found, expected, "{text} -> {}", masked.text);
-        for word in ["Hüseyin", "Hürriyet", "4540536920"] {
+        // Two values in each line.
+        assert_eq!(masked.findings.len(), 2, "{text} -> {}", masked.text);
+        for word in ["Hüseyin", "Hürriyet", "4540536920", "Ayşe", "TR59", "TR64"] {
             assert!(!masked.text.contains(word), "{text} -> {}", masked.text);
         }
     }
