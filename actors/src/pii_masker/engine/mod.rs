@@ -246,19 +246,33 @@ fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
 
 /// Non-overlapping hits: the longest validated span wins, then the hit's priority (its type's, or
 /// its rank by nearest keyword among the hits of one value that rest on no checksum). `hits` is left
-/// filtered by the policy and sorted, for a second round.
-fn resolve(hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
+/// filtered by the policy and sorted, for a second round. A name or an address that lost to an
+/// overlapping value keeps its words outside the winner ([`remainders`]).
+fn resolve(text: &str, hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
     hits.retain(|h| {
         policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start
     });
-    hits.sort_by(|a, b| {
+    let order = |a: &scanner::Hit, b: &scanner::Hit| {
         a.start
             .cmp(&b.start)
             .then(b.end.cmp(&a.end))
             .then(a.priority.cmp(&b.priority))
-    });
+    };
+    hits.sort_by(order);
+    let kept = greedy(hits);
+    let mut rest = remainders(text, hits, &kept);
+    if rest.is_empty() {
+        return kept;
+    }
+    rest.extend_from_slice(&kept);
+    rest.sort_by(order);
+    greedy(&rest)
+}
+
+/// The overlap resolution proper over `hits` sorted by start (longest first).
+fn greedy(hits: &[scanner::Hit]) -> Vec<scanner::Hit> {
     let mut kept: Vec<scanner::Hit> = Vec::with_capacity(hits.len());
-    for &hit in hits.iter() {
+    for &hit in hits {
         match kept.last_mut() {
             Some(last) if hit.start < last.end => {
                 if better(&hit, last) {
@@ -281,6 +295,85 @@ fn resolve(hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
         }
     }
     kept
+}
+
+/// The parts of each name and address of `hits` that lost to an overlapping value in `kept` and lie
+/// outside every kept hit, trimmed to their words: "Sayın Ayşe Yılmaz Hürriyet Mah. Akasya Sok. No:5"
+/// holds a name that runs into the address after it, and whichever of the two loses would otherwise be
+/// lost whole, to be found in the masked text by its re-scan (which then refuses the result). A part
+/// needs a word of two letters, and a name's a capital first.
+fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<scanner::Hit> {
+    let b = text.as_bytes();
+    let mut parts = Vec::new();
+    for hit in hits {
+        if !matches!(hit.ty, PiiType::PersonName | PiiType::Address) {
+            continue;
+        }
+        let first = kept.partition_point(|k| k.end <= hit.start);
+        let overlapping = kept[first..]
+            .iter()
+            .take_while(|k| k.start < hit.end)
+            .collect::<Vec<_>>();
+        if overlapping.is_empty()
+            || overlapping
+                .iter()
+                .any(|k| (k.start, k.end, k.ty) == (hit.start, hit.end, hit.ty))
+        {
+            continue;
+        }
+        let mut cursor = hit.start;
+        for k in overlapping
+            .iter()
+            .map(|k| (k.start, k.end))
+            .chain([(hit.end, hit.end)])
+        {
+            let (mut start, mut end) = (cursor, k.0.min(hit.end));
+            cursor = cursor.max(k.1);
+            while start < end && !b[start].is_ascii_alphanumeric() && b[start] < 0x80 {
+                start += 1;
+            }
+            while end > start && !b[end - 1].is_ascii_alphanumeric() && b[end - 1] < 0x80 {
+                end -= 1;
+            }
+            let (start, end) = (
+                text::ceil_boundary(text, start),
+                text::floor_boundary(text, end),
+            );
+            if start >= end
+                || (hit.ty == PiiType::PersonName && !text::upper_at(b, start))
+                || !has_word(b, start, end)
+            {
+                continue;
+            }
+            parts.push(scanner::Hit {
+                start,
+                end,
+                shortcut: None,
+                ..*hit
+            });
+        }
+    }
+    parts
+}
+
+/// Whether `b[start..end]` holds a run of two letters.
+fn has_word(b: &[u8], start: usize, end: usize) -> bool {
+    let mut i = start;
+    let mut run = 0;
+    while i < end {
+        let l = text::letter_at(b, i);
+        if l == 0 {
+            run = 0;
+            i += 1;
+        } else {
+            run += 1;
+            if run >= 2 {
+                return true;
+            }
+            i += l;
+        }
+    }
+    false
 }
 
 /// A name found once (behind a label, in a name column) is a name everywhere in the document, and a
@@ -414,7 +507,7 @@ fn resolved(text: &str, policy: &Policy, mut hits: Vec<scanner::Hit>) -> Vec<sca
         h
     };
     let mut hits: Vec<scanner::Hit> = hits.into_iter().map(snap).collect();
-    let kept = resolve(&mut hits, policy);
+    let kept = resolve(text, &mut hits, policy);
     // A whole grouped number whose shorter spans the scanner skipped, beaten after all by a longer hit
     // around it: none of its hits survived, and a span of it outside the winner may be a value. Those
     // tokens are evaluated again, every span, and everything resolved once more.
@@ -436,7 +529,7 @@ fn resolved(text: &str, policy: &Policy, mut hits: Vec<scanner::Hit>) -> Vec<sca
     lost.dedup();
     let every_span = scanner_skipping_nothing(text, policy).tokens(&lost);
     hits.extend(every_span.into_iter().map(snap));
-    resolve(&mut hits, policy)
+    resolve(text, &mut hits, policy)
 }
 
 fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
