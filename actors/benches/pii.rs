@@ -95,12 +95,22 @@ fn own_text(path: &str, size: usize, runs: usize, policy: &Policy) {
         mb_per_s(text.len(), elapsed),
         findings.len()
     );
-    let (elapsed, masked) = time(runs, || engine::mask(&text, policy));
+    time_mask(&text, runs, policy);
+}
+
+/// Times detect + mask + leak re-scan on `text` and prints it, with the findings by type.
+fn time_mask(text: &str, runs: usize, policy: &Policy) {
+    let (elapsed, masked) = time(runs, || engine::mask(text, policy));
     match masked {
-        Ok(_) => println!(
-            "  detect + mask + leak re-scan:       {:>8.0} MB/s",
-            mb_per_s(text.len(), elapsed)
-        ),
+        Ok(masked) => {
+            println!(
+                "  detect + mask + leak re-scan:       {:>8.0} MB/s",
+                mb_per_s(text.len(), elapsed)
+            );
+            let mut summary: Vec<_> = masked.summary.into_iter().collect();
+            summary.sort_by_key(|entry| std::cmp::Reverse(entry.1));
+            println!("  findings by type: {summary:?}");
+        }
         Err(error) => println!("  detect + mask: refused: {error}"),
     }
 }
@@ -164,17 +174,5 @@ fn main() {
         per_kind(size, runs, &policy, None);
     }
 
-    let (elapsed, masked) = time(runs, || engine::mask(&text, &policy));
-    match masked {
-        Ok(masked) => {
-            println!(
-                "  detect + mask + leak re-scan:       {:>8.0} MB/s",
-                mb_per_s(text.len(), elapsed)
-            );
-            let mut summary: Vec<_> = masked.summary.into_iter().collect();
-            summary.sort_by_key(|entry| std::cmp::Reverse(entry.1));
-            println!("  findings by type: {summary:?}");
-        }
-        Err(error) => println!("  detect + mask: refused: {error}"),
-    }
+    time_mask(&text, runs, &policy);
 }

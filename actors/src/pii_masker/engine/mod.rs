@@ -310,10 +310,7 @@ fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<s
             continue;
         }
         let first = kept.partition_point(|k| k.end <= hit.start);
-        let overlapping = kept[first..]
-            .iter()
-            .take_while(|k| k.start < hit.end)
-            .collect::<Vec<_>>();
+        let overlapping = &kept[first..kept.partition_point(|k| k.start < hit.end)];
         if overlapping.is_empty()
             || overlapping
                 .iter()
@@ -327,18 +324,16 @@ fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<s
             .map(|k| (k.start, k.end))
             .chain([(hit.end, hit.end)])
         {
-            let (mut start, mut end) = (cursor, k.0.min(hit.end));
+            let (from, to) = (cursor, k.0.min(hit.end));
             cursor = cursor.max(k.1);
-            while start < end && !b[start].is_ascii_alphanumeric() && b[start] < 0x80 {
-                start += 1;
+            if from >= to {
+                continue;
             }
-            while end > start && !b[end - 1].is_ascii_alphanumeric() && b[end - 1] < 0x80 {
-                end -= 1;
-            }
-            let (start, end) = (
-                text::ceil_boundary(text, start),
-                text::floor_boundary(text, end),
-            );
+            // Hits and kept hits start and end on char boundaries (`resolved` snaps them).
+            let punctuation = |c: char| c.is_ascii() && !c.is_ascii_alphanumeric();
+            let part = text[from..to].trim_end_matches(punctuation);
+            let end = from + part.len();
+            let start = end - part.trim_start_matches(punctuation).len();
             if start >= end
                 || (hit.ty == PiiType::PersonName && !text::upper_at(b, start))
                 || !has_word(b, start, end)

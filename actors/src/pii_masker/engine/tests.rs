@@ -957,16 +957,12 @@ fn a_validated_number_beaten_by_a_longer_hit_has_its_spans_evaluated() {
     assert!(!masked.contains("45 67"), "{masked}");
 }
 
-/// The spans inside a chain that validated whole are skipped, and the colons whose last word ends no
-/// label passed, only when that could not change the result: the same findings as a scanner that
-/// takes no shortcut, over synthetic text, the text files of the corpus and labelled lines, for the
-/// default policy and for tenants who switch the validated types off or ask for more confidence than
-/// they carry.
-#[test]
-fn the_scanners_shortcuts_change_no_finding() {
-    let mut texts = vec![synthetic::text(60_000, true, 21)];
+/// The text files of the corpus (by extension, in every folder that holds some), each read as raw text
+/// (invalid UTF-8 replaced), with its path.
+fn corpus_texts() -> Vec<(String, String)> {
     let corpus = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    for folder in ["tr", "txt", "csv", "html", "eml", "xml"] {
+    let mut texts = Vec::new();
+    for folder in ["tr", "txt", "csv", "html", "eml", "xml", "broken"] {
         let Ok(entries) = std::fs::read_dir(corpus.join(folder)) else {
             continue;
         };
@@ -977,11 +973,24 @@ fn the_scanners_shortcuts_change_no_finding() {
             });
             if textual {
                 if let Ok(bytes) = std::fs::read(&path) {
-                    texts.push(String::from_utf8_lossy(&bytes).into_owned());
+                    let name = path.to_string_lossy().into_owned();
+                    texts.push((name, String::from_utf8_lossy(&bytes).into_owned()));
                 }
             }
         }
     }
+    texts
+}
+
+/// The spans inside a chain that validated whole are skipped, and the colons whose last word ends no
+/// label passed, only when that could not change the result: the same findings as a scanner that
+/// takes no shortcut, over synthetic text, the text files of the corpus and labelled lines, for the
+/// default policy and for tenants who switch the validated types off or ask for more confidence than
+/// they carry.
+#[test]
+fn the_scanners_shortcuts_change_no_finding() {
+    let mut texts = vec![synthetic::text(60_000, true, 21)];
+    texts.extend(corpus_texts().into_iter().map(|(_, text)| text));
     assert!(texts.len() > 5, "the corpus is read");
     texts.extend(
         [
@@ -1047,30 +1056,15 @@ fn the_scanners_shortcuts_change_no_finding() {
 /// the first scan missed and the re-scan of the masked text found (or a placeholder read as context).
 #[test]
 fn raw_corpus_texts_mask_without_a_refusal() {
-    let corpus = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut texts = 0;
-    for folder in ["txt", "tr", "csv", "html", "xml", "eml", "broken"] {
-        let Ok(entries) = std::fs::read_dir(corpus.join(folder)) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = path.to_string_lossy();
-            if name.ends_with(".json") || name.ends_with(".png") || name.ends_with(".pdf") {
-                continue;
+    let raw_texts = corpus_texts();
+    for (name, raw) in &raw_texts {
+        for text in [raw.clone(), raw.repeat(2)] {
+            if let Err(error) = mask(&text, &Policy::default()) {
+                panic!("{name}: {error}");
             }
-            let Ok(bytes) = std::fs::read(&path) else {
-                continue;
-            };
-            let raw = String::from_utf8_lossy(&bytes).into_owned();
-            for text in [raw.clone(), raw.repeat(2)] {
-                if let Err(error) = mask(&text, &Policy::default()) {
-                    panic!("{name}: {error}");
-                }
-            }
-            texts += 1;
         }
     }
+    let texts = raw_texts.len();
     assert!(texts > 10, "the corpus is read: {texts} files");
 }
 
