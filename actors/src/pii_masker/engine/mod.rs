@@ -239,11 +239,6 @@ pub struct LeakError {
     pub remaining: BTreeMap<String, u64>,
 }
 
-fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
-    let (cl, ul) = (candidate.end - candidate.start, current.end - current.start);
-    cl > ul || (cl == ul && candidate.priority < current.priority)
-}
-
 /// Non-overlapping hits: the longest validated span wins, then the hit's priority (its type's, or
 /// its rank by nearest keyword among the hits of one value that rest on no checksum). `hits` is left
 /// filtered by the policy and sorted, for a second round. A name or an address that lost to an
@@ -252,24 +247,157 @@ fn resolve(text: &str, hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<sca
     hits.retain(|h| {
         policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start
     });
-    let order = |a: &scanner::Hit, b: &scanner::Hit| {
-        a.start
-            .cmp(&b.start)
-            .then(b.end.cmp(&a.end))
-            .then(a.priority.cmp(&b.priority))
-    };
     hits.sort_by(order);
-    let kept = greedy(hits);
-    let mut rest = remainders(text, hits, &kept);
-    if rest.is_empty() {
-        return kept;
+    // `hits` stays whole for a second round (see `resolved`); this round resolves the uncrossed ones.
+    let uncrossed = uncross(text, hits);
+    let hits: &[scanner::Hit] = uncrossed.as_deref().unwrap_or(hits);
+    let mut kept = settle(hits, greedy(hits));
+    // A remainder may overlap another name or address, which then keeps its own part outside it
+    // ("Atatürk Cad. No: 12 - Adres: Hürriyet Mah. ... Kimlik: 10000000146": the label's address loses
+    // to the TCKN its 200 bytes end in, and its remainder overlaps the street address before it). A
+    // few rounds settle every case met; a part left over is found by the re-scan, which refuses it.
+    for _ in 0..4 {
+        let mut rest = remainders(text, hits, &kept);
+        rest.retain(|part| {
+            let first = kept.partition_point(|k| k.start < part.start);
+            !kept[first..]
+                .iter()
+                .take_while(|k| k.start == part.start)
+                .any(|k| k.end == part.end && k.ty == part.ty)
+        });
+        if rest.is_empty() {
+            break;
+        }
+        rest.extend_from_slice(&kept);
+        rest.sort_by(order);
+        kept = settle(hits, greedy(&rest));
     }
-    rest.extend_from_slice(&kept);
-    rest.sort_by(order);
-    greedy(&rest)
+    kept
 }
 
-/// The overlap resolution proper over `hits` sorted by start (longest first).
+/// By start, the longest first, then by priority.
+fn order(a: &scanner::Hit, b: &scanner::Hit) -> std::cmp::Ordering {
+    a.start
+        .cmp(&b.start)
+        .then(b.end.cmp(&a.end))
+        .then(a.priority.cmp(&b.priority))
+}
+
+/// Whether a hit is written in words that can be cut: a name, an address, an e-mail address.
+fn cuttable(hit: &scanner::Hit) -> bool {
+    matches!(
+        hit.ty,
+        PiiType::PersonName | PiiType::Address | PiiType::Email
+    )
+}
+
+/// Whether `candidate` beats `current`, which it overlaps: the longer span, then the better priority.
+/// But of two spans that cross (each holds a part of the other's text):
+/// - a name, an address or an e-mail address loses to a value of another kind, and keeps its words
+///   outside it (see [`remainders`]): "Date of birth: March 12, 1985 Atatürk Cad. No: 12" (the street
+///   address walked back onto the year), "4111 1111 1111 1111.mehmet@ornek.com.tr" (the e-mail's local
+///   part takes the card's last group), an address behind its label whose 200 bytes end inside an IBAN;
+/// - otherwise one validated by a checksum or a distinctive form wins over one that rests on a keyword
+///   or a label alone: in "Tel: 0532 123 45 67 0212 345 67 89" (one chain) the label makes a phone
+///   number of "45 67 0212 345 67", which would beat the two numbers it cuts through by its length.
+fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
+    let crossing = (candidate.start < current.start && candidate.end < current.end)
+        || (candidate.start > current.start && candidate.end > current.end);
+    if crossing {
+        if cuttable(candidate) != cuttable(current) {
+            return !cuttable(candidate);
+        }
+        if validated(candidate) != validated(current) {
+            return validated(candidate);
+        }
+    }
+    let (cl, ul) = (candidate.end - candidate.start, current.end - current.start);
+    cl > ul || (cl == ul && candidate.priority < current.priority)
+}
+
+fn validated(hit: &scanner::Hit) -> bool {
+    hit.confidence >= scanner::VALIDATED
+}
+
+/// Drops each value that two others, as strong and clear of each other, cross from either side, with
+/// no letter or digit between them: in "İletişim: 0540 395 80 59 0212 345 67 89" (one chain) the
+/// digits "395 80 59 0212" pass the TCKN check, and as long as either phone number they would beat
+/// both by their priority, leaving "0540" and "345 67 89". `hits` is sorted by [`order`], and so are
+/// the hits returned (`None`: all of them).
+fn uncross(text: &str, hits: &[scanner::Hit]) -> Option<Vec<scanner::Hit>> {
+    let b = text.as_bytes();
+    // For each value crossed from the left by one as strong: the least end of those; from the right:
+    // the greatest start. Filled only once some value is crossed.
+    let mut bounds: Vec<(usize, usize)> = Vec::new();
+    for (i, h) in hits.iter().enumerate() {
+        if cuttable(h) {
+            continue;
+        }
+        for (j, g) in hits.iter().enumerate().skip(i + 1) {
+            if g.start >= h.end {
+                break;
+            }
+            if g.start == h.start || g.end <= h.end || cuttable(g) {
+                continue;
+            }
+            if bounds.is_empty() {
+                bounds = vec![(usize::MAX, 0); hits.len()];
+            }
+            // `h` crosses `g` from the left.
+            if validated(h) >= validated(g) {
+                bounds[j].0 = bounds[j].0.min(h.end);
+            }
+            if validated(g) >= validated(h) {
+                bounds[i].1 = bounds[i].1.max(g.start);
+            }
+        }
+    }
+    if bounds.is_empty() {
+        return None;
+    }
+    Some(
+        hits.iter()
+            .zip(bounds)
+            .filter(|&(_, (left_end, right_start))| {
+                !(left_end <= right_start
+                    && b[left_end..right_start]
+                        .iter()
+                        .all(|c| !c.is_ascii_alphanumeric() && *c < 0x80))
+            })
+            .map(|(hit, _)| *hit)
+            .collect(),
+    )
+}
+
+/// `kept`, resolved from `hits` (sorted by [`order`]), and every hit that lost to one that lost in turn
+/// to another that leaves it clear: in "Doğum Tarihi: 12.03.1985 0212 345 67 89" (one chain) the
+/// digits "1985 0212 345" pass the PESEL check and beat the date they cross, then lose to the phone
+/// number. Such a hit, overlapping no winner, is resolved again with them (it would otherwise stay in
+/// the output, and the re-scan find it).
+fn settle(hits: &[scanner::Hit], mut kept: Vec<scanner::Hit>) -> Vec<scanner::Hit> {
+    loop {
+        // Both are sorted by start, and the winners do not overlap: one walk over the two.
+        let mut winner = 0;
+        let mut clear: Vec<scanner::Hit> = Vec::new();
+        for hit in hits {
+            while winner < kept.len() && kept[winner].end <= hit.start {
+                winner += 1;
+            }
+            if kept.get(winner).is_none_or(|k| k.start >= hit.end) {
+                clear.push(*hit);
+            }
+        }
+        if clear.is_empty() {
+            return kept;
+        }
+        // The winners overlap none of these: they all stay, and at least one of these joins them.
+        clear.extend_from_slice(&kept);
+        clear.sort_by(order);
+        kept = greedy(&clear);
+    }
+}
+
+/// The overlap resolution proper over `hits` sorted by [`order`].
 fn greedy(hits: &[scanner::Hit]) -> Vec<scanner::Hit> {
     let mut kept: Vec<scanner::Hit> = Vec::with_capacity(hits.len());
     for &hit in hits {
@@ -297,16 +425,17 @@ fn greedy(hits: &[scanner::Hit]) -> Vec<scanner::Hit> {
     kept
 }
 
-/// The parts of each name and address of `hits` that lost to an overlapping value in `kept` and lie
-/// outside every kept hit, trimmed to their words: "Sayın Ayşe Yılmaz Hürriyet Mah. Akasya Sok. No:5"
-/// holds a name that runs into the address after it, and whichever of the two loses would otherwise be
-/// lost whole, to be found in the masked text by its re-scan (which then refuses the result). A part
-/// needs a word of two letters, and a name's a capital first.
+/// The parts of each name, address and e-mail address of `hits` that lost to an overlapping value in
+/// `kept` and lie outside every kept hit, trimmed to their words: "Sayın Ayşe Yılmaz Hürriyet Mah.
+/// Akasya Sok. No:5" holds a name that runs into the address after it, and whichever of the two loses
+/// would otherwise be lost whole, to be found in the masked text by its re-scan (which then refuses
+/// it); in "TR59 ... 2221 71/mehmet@ornek.com.tr" the e-mail's local part takes the IBAN's last group
+/// ('/' and digits are allowed there). A part needs a word of two letters, a name's a capital first
+/// and an e-mail's its '@'.
 fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<scanner::Hit> {
-    let b = text.as_bytes();
-    let mut parts = Vec::new();
+    let mut found = Vec::new();
     for hit in hits {
-        if !matches!(hit.ty, PiiType::PersonName | PiiType::Address) {
+        if !cuttable(hit) {
             continue;
         }
         let first = kept.partition_point(|k| k.end <= hit.start);
@@ -318,37 +447,61 @@ fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<s
         {
             continue;
         }
-        let mut cursor = hit.start;
-        for k in overlapping
-            .iter()
-            .map(|k| (k.start, k.end))
-            .chain([(hit.end, hit.end)])
-        {
-            let (from, to) = (cursor, k.0.min(hit.end));
-            cursor = cursor.max(k.1);
-            if from >= to {
-                continue;
-            }
-            // Hits and kept hits start and end on char boundaries (`resolved` snaps them).
-            let punctuation = |c: char| c.is_ascii() && !c.is_ascii_alphanumeric();
-            let part = text[from..to].trim_end_matches(punctuation);
-            let end = from + part.len();
-            let start = end - part.trim_start_matches(punctuation).len();
-            if start >= end
-                || (hit.ty == PiiType::PersonName && !text::upper_at(b, start))
-                || !has_word(b, start, end)
-            {
-                continue;
-            }
-            parts.push(scanner::Hit {
-                start,
-                end,
-                shortcut: None,
-                ..*hit
-            });
+        // The part is cut only by the winners that beat the hit: those it crosses, or that hold it. A
+        // shorter one inside it it would beat, and does again as a part (one placeholder, as when the
+        // hit wins whole).
+        let beaten_by = |k: &&scanner::Hit| {
+            k.start < hit.start || k.end > hit.end || k.end - k.start >= hit.end - hit.start
+        };
+        found.extend(parts(
+            text,
+            hit,
+            overlapping
+                .iter()
+                .filter(beaten_by)
+                .map(|k| (k.start, k.end)),
+        ));
+    }
+    found
+}
+
+/// The parts of `hit` (a name, an address, an e-mail address) outside the spans `cuts` (in order).
+fn parts(
+    text: &str,
+    hit: &scanner::Hit,
+    cuts: impl Iterator<Item = (usize, usize)>,
+) -> Vec<scanner::Hit> {
+    let mut parts = Vec::new();
+    let mut cursor = hit.start;
+    for (start, end) in cuts.chain([(hit.end, hit.end)]) {
+        let (from, to) = (cursor, start.min(hit.end));
+        cursor = cursor.max(end);
+        if from < to {
+            parts.extend(part(text, hit, from, to));
         }
     }
     parts
+}
+
+/// `text[from..to]` as a part of `hit`, trimmed of punctuation: a word of two letters, a name's with a
+/// capital first, an e-mail's with its '@'.
+fn part(text: &str, hit: &scanner::Hit, from: usize, to: usize) -> Option<scanner::Hit> {
+    let b = text.as_bytes();
+    // Hits start and end on char boundaries (`resolved` snaps them), and so do the spans cut out.
+    let punctuation = |c: char| c.is_ascii() && !c.is_ascii_alphanumeric();
+    let part = text.get(from..to)?.trim_end_matches(punctuation);
+    let end = from + part.len();
+    let start = end - part.trim_start_matches(punctuation).len();
+    let fails = start >= end
+        || (hit.ty == PiiType::PersonName && !text::upper_at(b, start))
+        || (hit.ty == PiiType::Email && !b[start..end].contains(&b'@'))
+        || !has_word(b, start, end);
+    (!fails).then_some(scanner::Hit {
+        start,
+        end,
+        shortcut: None,
+        ..*hit
+    })
 }
 
 /// Whether `b[start..end]` holds a run of two letters.
@@ -612,29 +765,93 @@ pub fn with_placeholders(text: &str, from: usize, to: usize, findings: &[Finding
     out
 }
 
-fn masked_by(text: &str, policy: &Policy, hits: Vec<scanner::Hit>) -> Result<Masked, LeakError> {
+fn masked_by(
+    text: &str,
+    policy: &Policy,
+    mut hits: Vec<scanner::Hit>,
+) -> Result<Masked, LeakError> {
+    // A value can become detectable only once its neighbours are masked: a placeholder shorter than
+    // the value it replaces brings a keyword within a number's context window ("Sipariş SIP-1234567890
+    // ayse.yilmaz@example.com Vergi No: ...": "Vergi" is 25 bytes after the order number, whose
+    // digits pass the VKN check, and 16 after `[MASKED_EMAIL]`). What the re-scan finds wholly in the
+    // text between placeholders is a value of the input too, and is masked in another round; what
+    // overlaps a placeholder, or is still there after the last round, refuses the result.
+    for _ in 0..3 {
+        let findings = findings_of(text, &hits);
+        let out = with_placeholders(text, 0, text.len(), &findings);
+        // Without a finding the output is the text itself, whose scan (`hits`, by the same policy)
+        // found nothing: a re-scan would find nothing again. A text without personal data is masked
+        // at the cost of its detection.
+        let remaining = if hits.is_empty() {
+            Vec::new()
+        } else {
+            raw_hits(&out, policy)
+        };
+        if remaining.is_empty() {
+            return Ok(Masked {
+                text: out,
+                summary: summarise(&findings),
+                findings,
+            });
+        }
+        match in_input(text, &findings, &remaining) {
+            Some(more) => {
+                hits.extend(more);
+                hits.sort_by(order);
+            }
+            None => return Err(refusal(&remaining)),
+        }
+    }
     let findings = findings_of(text, &hits);
     let out = with_placeholders(text, 0, text.len(), &findings);
-    // Without a finding the output is the text itself, whose scan (`hits`, by the same policy) found
-    // nothing: a re-scan would find nothing again. A text without personal data is masked at the cost
-    // of its detection.
-    let remaining = if hits.is_empty() {
-        Vec::new()
-    } else {
-        raw_hits(&out, policy)
-    };
-    if !remaining.is_empty() {
-        let mut counts = BTreeMap::new();
-        for hit in &remaining {
-            *counts.entry(hit.ty.name().to_string()).or_insert(0) += 1;
-        }
-        return Err(LeakError { remaining: counts });
+    match raw_hits(&out, policy) {
+        remaining if remaining.is_empty() => Ok(Masked {
+            text: out,
+            summary: summarise(&findings),
+            findings,
+        }),
+        remaining => Err(refusal(&remaining)),
     }
-    Ok(Masked {
-        text: out,
-        summary: summarise(&findings),
-        findings,
-    })
+}
+
+fn refusal(remaining: &[scanner::Hit]) -> LeakError {
+    let mut counts = BTreeMap::new();
+    for hit in remaining {
+        *counts.entry(hit.ty.name().to_string()).or_insert(0) += 1;
+    }
+    LeakError { remaining: counts }
+}
+
+/// The hits the re-scan found in the masked text (`remaining`, with `findings` replaced in `text`)
+/// at their places in `text`, when each lies wholly between two placeholders; `None` when one
+/// overlaps a placeholder.
+fn in_input(
+    text: &str,
+    findings: &[Finding],
+    remaining: &[scanner::Hit],
+) -> Option<Vec<scanner::Hit>> {
+    // The stretches of text the output keeps: (start in the output, end in the output, start in the
+    // input), in order.
+    let mut kept = Vec::with_capacity(findings.len() + 1);
+    let (mut input, mut output) = (0, 0);
+    for finding in findings {
+        kept.push((output, output + finding.start - input, input));
+        output += finding.start - input + finding.pii_type.placeholder().len();
+        input = finding.end;
+    }
+    kept.push((output, output + text.len() - input, input));
+    remaining
+        .iter()
+        .map(|hit| {
+            let at = kept.partition_point(|stretch| stretch.1 < hit.end);
+            let &(start, end, from) = kept.get(at)?;
+            (start <= hit.start && hit.end <= end).then(|| scanner::Hit {
+                start: from + hit.start - start,
+                end: from + hit.end - start,
+                ..*hit
+            })
+        })
+        .collect()
 }
 
 /// Counts without masking (`--no-mask`): findings and summary.

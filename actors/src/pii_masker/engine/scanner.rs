@@ -34,6 +34,9 @@ const B_CONTEXT: f32 = 0.75;
 const C_LABEL: f32 = 0.7;
 const D_LABEL: f32 = 0.6;
 const D_GAZETTEER: f32 = 0.5;
+/// The least confidence of a value validated by a checksum or a distinctive form, rather than by a
+/// keyword or a label alone.
+pub const VALIDATED: f32 = B_FORM;
 
 const SEP_SPACE: u8 = 1;
 const SEP_DOT: u8 = 2;
@@ -42,6 +45,8 @@ const SEP_SLASH: u8 = 8;
 const SEP_PAREN: u8 = 16;
 
 const MAX_GROUPS: usize = 12;
+/// The most groups a value is written in (an IBAN of 34 characters in fours).
+const MAX_VALUE_GROUPS: usize = 9;
 /// Lengths at which a span of digits may be a value with no keyword around it (see `evaluate`): 444
 /// numbers (7), dashed US numbers (9), phone forms and Swedish ids (10, 12, 14), checksummed 11-digit
 /// ids, card numbers (15, 16, 19), French social security numbers (15), workplace numbers (26).
@@ -86,6 +91,10 @@ pub struct Scanner<'t> {
     keep: (TypeSet, f32),
     /// Set by [`Scanner::skipping_nothing`].
     exhaustive: bool,
+    /// The end of the last address found, unless its limit cut it: the scan goes on inside an address
+    /// (for the values it holds), but its street words start no address of their own (one would end
+    /// where it ends).
+    address_reach: usize,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -99,7 +108,6 @@ fn sep_kind(byte: u8) -> u8 {
     }
 }
 
-/// A mask token `[MASKED_...]` at `i`: its end.
 /// A table cell that holds one phone number and nothing else: 7 to 15 digits, written with spaces,
 /// dashes, dots, slashes or parentheses, an optional leading `+`, starting and ending with a digit (or
 /// its opening parenthesis).
@@ -150,19 +158,22 @@ fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize> {
     })
 }
 
+/// A mask token `[MASKED_<NAME>]` at `i`, its name one of the 46 types': its end. A text's own
+/// "[MASKED_10000000146]" is no placeholder, and its number is found.
 fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
     if !b[i..].starts_with(b"[MASKED_") {
         return None;
     }
     let rest = &b[i + 8..b.len().min(i + 48)];
-    rest.iter()
-        .position(|&c| c == b']')
-        .filter(|&p| {
-            rest[..p]
-                .iter()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+    let close = memchr::memchr(b']', rest)?;
+    let name = &rest[..close];
+    PiiType::ALL
+        .iter()
+        .any(|ty| {
+            let placeholder = ty.placeholder().as_bytes();
+            placeholder.len() == name.len() + 9 && &placeholder[8..placeholder.len() - 1] == name
         })
-        .map(|p| i + 8 + p + 1)
+        .then_some(i + 8 + close + 1)
 }
 
 impl<'t> Scanner<'t> {
@@ -180,6 +191,7 @@ impl<'t> Scanner<'t> {
             groups: [Group::default(); MAX_GROUPS],
             keep: (TypeSet::all(), 0.0),
             exhaustive: false,
+            address_reach: 0,
         }
     }
 
@@ -720,6 +732,9 @@ impl<'t> Scanner<'t> {
     /// An address around a street word: capitalised words before it, numbers and address words after.
     fn address_from_street(&mut self, ws: usize, we: usize, numbered: bool) -> usize {
         let b = self.b;
+        if ws < self.address_reach {
+            return we;
+        }
         // Back over up to two capitalised words or numbers on the same line ("Atatürk", "75.").
         let mut start = ws;
         for _ in 0..2 {
@@ -796,12 +811,19 @@ impl<'t> Scanner<'t> {
                 break;
             }
         }
+        let end = run_end(b, end);
         // A lower-case street word after a house number ("12 rue de la Paix") needs a name after it:
         // "12 place settings" is not an address.
         if has_digit || street_words >= 2 || (numbered && named) {
             self.hit(start, end, PiiType::Address, D_GAZETTEER, "address_street");
+            if i < limit {
+                self.address_reach = end;
+            }
         }
-        end.max(we)
+        // The scan goes on after the street word, inside the address: its digits and capitalised words
+        // may be values of their own (an IBAN, a phone number), to be found whole. One the address
+        // contains is masked with it; one it runs into wins over it (see `engine::better`).
+        we
     }
 
     // ------------------------------------------------------------------------------------------
@@ -893,14 +915,23 @@ impl<'t> Scanner<'t> {
                     start += space;
                 }
                 let mut end = start;
-                while end < b.len() && end - start < 200 && b[end] != b'\n' && b[end] != b'\r' {
+                // To the end of its line or of its cell (a tab), at most 200 bytes.
+                while end < b.len() && end - start < 200 && !matches!(b[end], b'\n' | b'\r' | b'\t')
+                {
                     end += 1;
                 }
-                let end = text::floor_boundary(self.text, end);
+                let cut = end - start >= 200;
+                let end = run_end(b, text::floor_boundary(self.text, end));
                 let trimmed = start + self.text[start..end].trim_end().len();
                 if trimmed > start + 3 && !b[start..].starts_with(b"[MASKED_") {
                     self.hit(start, trimmed, PiiType::Address, D_LABEL, "address_label");
-                    return trimmed;
+                    // One cut at its limit may end before a street address inside it does.
+                    if !cut {
+                        self.address_reach = trimmed;
+                    }
+                    // The scan goes on inside it: the line may hold other values, and one the limit
+                    // cuts through (an IBAN) must be found whole, to win over the address.
+                    return start;
                 }
             }
             None => {}
@@ -1173,7 +1204,7 @@ impl<'t> Scanner<'t> {
                 return end;
             }
         }
-        let plus = at > 0 && b[at] == b'+' || (b[at] == b'(' && b.get(at + 1) == Some(&b'+'));
+        let plus = b[at] == b'+' || (b[at] == b'(' && b.get(at + 1) == Some(&b'+'));
         let chain_start = if b[at] == b'+' || b[at] == b'(' {
             at + 1 + usize::from(b.get(at + 1) == Some(&b'+'))
         } else {
@@ -1195,9 +1226,26 @@ impl<'t> Scanner<'t> {
         // in it, so that the next one starts a chain of its own instead of being missed (and then
         // found by the re-scan of the masked text, which refuses it).
         if count == MAX_GROUPS || end - chain_start > 96 {
-            let last = self.hits[hits_before..].iter().map(|hit| hit.end).max();
-            if let Some(last) = last.filter(|&last| last < end) {
-                return last;
+            // A chain cut at its limit may end inside a value that goes on after it ("Tarih: 00.00.2000
+            // TR64 4111 1011 1111 1112 1234 56/0212 345 67 89": fourteen groups, and the cut falls
+            // inside the phone number), which would be missed here and found by the re-scan of the
+            // masked text, which then refuses it. The scan resumes at the ninth group from the cut
+            // (no value spans more than nine groups: the longest IBAN, 34 characters in fours), or
+            // after the validated values that cover the chain's start if they reach further ("IBAN:
+            // TR64 ... 56 TR59 1787 ...": the second IBAN starts a chain of its own); at least one
+            // group on, so that long runs of groups are scanned in a few passes each, not more.
+            let hits = &self.hits[hits_before..];
+            let covered = |g: &Group| {
+                hits.iter()
+                    .any(|h| h.confidence >= VALIDATED && h.start <= g.start && g.end <= h.end)
+            };
+            let prefix = self.groups[..count]
+                .iter()
+                .position(|g| !covered(g))
+                .unwrap_or(count);
+            let first = prefix.max(count.saturating_sub(MAX_VALUE_GROUPS)).max(1);
+            if first < count {
+                return self.groups[first].start;
             }
         }
         end
@@ -1305,6 +1353,12 @@ impl<'t> Scanner<'t> {
                     break;
                 }
                 if kinds & SEP_SLASH != 0 {
+                    break;
+                }
+                // Nor a keyword ("00.00.2000 SGK Sicil No: ..."): taken into the chain, it would stand
+                // in no span's context window, and the same span would be judged without it here and
+                // with it in the masked text's re-scan, where the chain ends earlier.
+                if self.keywords.keyword_at(j) {
                     break;
                 }
             }
@@ -1557,7 +1611,8 @@ impl<'t> Scanner<'t> {
                         self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
                     }
                 }
-                11 if grouped(4) => {
+                // Not across a slash: "0531 862 54 13/0212 345 67 89" holds no TCKN "862 54 13/0212".
+                11 if grouped(4) && seps & SEP_SLASH == 0 => {
                     if tr::tckn(s) {
                         self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
                     }
@@ -1953,6 +2008,28 @@ impl<'t> Scanner<'t> {
 
 /// The month (1-12) a folded month name or abbreviation stands for, in the languages of the birth-date
 /// labels (Turkish, English, German, French, Spanish, Italian, Dutch, Polish).
+/// An address that reaches its limit inside a word or a number ("... FTR|000000000") ends with it
+/// instead, up to 100 bytes further: its tail would read as a value of its own in the masked text
+/// ("[MASKED_ADDRESS]000000000" behind an SGK label), where the scan of the whole token saw none.
+fn run_end(b: &[u8], mut end: usize) -> usize {
+    if !text::word_before(b, end) {
+        return end;
+    }
+    let cap = end + 100;
+    while end < b.len() && end < cap {
+        let l = if b[end].is_ascii_alphanumeric() {
+            1
+        } else {
+            letter_at(b, end)
+        };
+        if l == 0 {
+            break;
+        }
+        end += l;
+    }
+    end
+}
+
 fn month_number(folded: &[u8]) -> Option<u32> {
     const MONTHS: [&[&str]; 12] = [
         &[
