@@ -249,7 +249,7 @@ fn resolve(text: &str, hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<sca
     });
     hits.sort_by(order);
     // `hits` stays whole for a second round (see `resolved`); this round resolves the uncrossed ones.
-    let uncrossed = uncross(text, hits);
+    let uncrossed = uncross(hits);
     let hits: &[scanner::Hit] = uncrossed.as_deref().unwrap_or(hits);
     let mut kept = settle(hits, greedy(hits));
     // A remainder may overlap another name or address, which then keeps its own part outside it
@@ -319,13 +319,14 @@ fn validated(hit: &scanner::Hit) -> bool {
     hit.confidence >= scanner::VALIDATED
 }
 
-/// Drops each value that two others, as strong and clear of each other, cross from either side, with
-/// no letter or digit between them: in "İletişim: 0540 395 80 59 0212 345 67 89" (one chain) the
-/// digits "395 80 59 0212" pass the TCKN check, and as long as either phone number they would beat
-/// both by their priority, leaving "0540" and "345 67 89". `hits` is sorted by [`order`], and so are
-/// the hits returned (`None`: all of them).
-fn uncross(text: &str, hits: &[scanner::Hit]) -> Option<Vec<scanner::Hit>> {
-    let b = text.as_bytes();
+/// Drops each value that two others, as strong and clear of each other, cross from either side: in
+/// "İletişim: 0540 395 80 59 0212 345 67 89" (one chain) the digits "395 80 59 0212" pass the TCKN
+/// check, and as long as either phone number they would beat both by their priority, leaving "0540"
+/// and "345 67 89"; in "DE89 3704 0044 0532 0130 00 1000 0212 345 67 89" 26 digits across the IBAN
+/// and the phone number pass the SGK workplace check. What lies between the two alone is left (here
+/// "1000"), rather than a part of each. `hits` is sorted by [`order`], and so are the hits returned
+/// (`None`: all of them).
+fn uncross(hits: &[scanner::Hit]) -> Option<Vec<scanner::Hit>> {
     // For each value crossed from the left by one as strong: the least end of those; from the right:
     // the greatest start. Filled only once some value is crossed.
     let mut bounds: Vec<(usize, usize)> = Vec::new();
@@ -358,12 +359,7 @@ fn uncross(text: &str, hits: &[scanner::Hit]) -> Option<Vec<scanner::Hit>> {
     Some(
         hits.iter()
             .zip(bounds)
-            .filter(|&(_, (left_end, right_start))| {
-                !(left_end <= right_start
-                    && b[left_end..right_start]
-                        .iter()
-                        .all(|c| !c.is_ascii_alphanumeric() && *c < 0x80))
-            })
+            .filter(|&(_, (left_end, right_start))| left_end > right_start)
             .map(|(hit, _)| *hit)
             .collect(),
     )

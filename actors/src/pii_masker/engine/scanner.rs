@@ -1536,6 +1536,7 @@ impl<'t> Scanner<'t> {
         // Written plain, or in groups no longer than `max` characters (e.g. 3-3-3-2, 4-4-4-4): a
         // juxtaposition of unrelated numbers ("EAN 8690379742866 11") does not count.
         let grouped = |max: usize| count == 1 || (count >= 3 && lens.iter().all(|&l| l <= max));
+        let slashed = seps & SEP_SLASH != 0;
         let mut ctx = |scanner: &mut Self| -> TypeSet {
             *context.get_or_insert_with(|| {
                 scanner.context(
@@ -1611,8 +1612,9 @@ impl<'t> Scanner<'t> {
                         self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
                     }
                 }
-                // Not across a slash: "0531 862 54 13/0212 345 67 89" holds no TCKN "862 54 13/0212".
-                11 if grouped(4) && seps & SEP_SLASH == 0 => {
+                // Not across a slash, which joins phone numbers and dates, never an id's groups:
+                // "0531 862 54 13/0212 345 67 89" holds no TCKN "862 54 13/0212".
+                11 if grouped(4) && !slashed => {
                     if tr::tckn(s) {
                         self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
                     }
@@ -1650,7 +1652,7 @@ impl<'t> Scanner<'t> {
                 }
                 _ => {}
             }
-            if (12..=19).contains(&len) && grouped(6) && generic::credit_card(s) {
+            if (12..=19).contains(&len) && grouped(6) && !slashed && generic::credit_card(s) {
                 // 15, 16 and 19 digits are the usual PAN lengths; the rarer ones need a card word.
                 if matches!(len, 15 | 16 | 19) {
                     self.hit(start, end, PiiType::CreditCard, A, "credit_card");
@@ -1658,7 +1660,7 @@ impl<'t> Scanner<'t> {
                     self.hit(start, end, PiiType::CreditCard, B_CONTEXT, "credit_card");
                 }
             }
-            if len == 15 && grouped(4) {
+            if len == 15 && grouped(4) && !slashed {
                 if eu::social_security_fr(s) {
                     self.hit(
                         start,

@@ -1282,6 +1282,29 @@ fn crossing_spans_and_shrunken_distances_are_no_refusals() {
             "{text}"
         );
     }
+    // A value passing a check across two others (a TCKN, an SGK workplace number) or across a slash
+    // (a card number), and a PESEL across a date and a phone number: each value is masked whole.
+    for (text, expected) in [
+        (
+            "İletişim: 0540 395 80 59 0212 345 67 89",
+            "İletişim: [MASKED_PHONE_TR] [MASKED_PHONE_TR]",
+        ),
+        (
+            "DE89 3704 0044 0532 0130 00 1000 0212 345 67 89",
+            "[MASKED_IBAN] 1000 [MASKED_PHONE_TR]",
+        ),
+        (
+            "0212 345 67 89/3741/0212 345 67 89",
+            "[MASKED_PHONE_TR]/3741/[MASKED_PHONE_TR]",
+        ),
+        (
+            "Doğum Tarihi: 12.03.1985 0212 345 67 89",
+            "Doğum Tarihi: [MASKED_DATE_OF_BIRTH] [MASKED_PHONE_TR]",
+        ),
+    ] {
+        let masked = mask(text, &policy).unwrap_or_else(|error| panic!("{text}: {error}"));
+        assert_eq!(masked.text, expected, "{text}");
+    }
     // An address behind its label runs to 200 bytes and ends inside the IBAN after it: the IBAN is
     // found whole (the scan goes on inside the address) and wins over the address it crosses.
     let text = "Adres: Hürriyet Mahallesi Akasya Sokak No:5 Daire 3 Kadıköy İstanbul, teslimat kapıya, \
