@@ -915,8 +915,11 @@ impl<'t> Scanner<'t> {
                     start += space;
                 }
                 let mut end = start;
-                // To the end of its line or of its cell (a tab), at most 200 bytes.
-                while end < b.len() && end - start < 200 && !matches!(b[end], b'\n' | b'\r' | b'\t')
+                // To the end of its line or of its field (a tab, ';' or '|', which no address holds),
+                // at most 200 bytes.
+                while end < b.len()
+                    && end - start < 200
+                    && !matches!(b[end], b'\n' | b'\r' | b'\t' | b';' | b'|')
                 {
                     end += 1;
                 }

@@ -1301,6 +1301,15 @@ fn crossing_spans_and_shrunken_distances_are_no_refusals() {
             "Doğum Tarihi: 12.03.1985 0212 345 67 89",
             "Doğum Tarihi: [MASKED_DATE_OF_BIRTH] [MASKED_PHONE_TR]",
         ),
+        // An address behind its label ends with its field, not its line: the label after it stays.
+        (
+            "Adres: Hürriyet Mah. Akasya Sok. No:5 Kadıköy İstanbul; Doğum Tarihi: 12.03.1985",
+            "Adres: [MASKED_ADDRESS]; Doğum Tarihi: [MASKED_DATE_OF_BIRTH]",
+        ),
+        (
+            "Adres: Hürriyet Mah. Akasya Sok. No:5 | Tel: 0212 345 67 89",
+            "Adres: [MASKED_ADDRESS] | Tel: [MASKED_PHONE_TR]",
+        ),
     ] {
         let masked = mask(text, &policy).unwrap_or_else(|error| panic!("{text}: {error}"));
         assert_eq!(masked.text, expected, "{text}");
