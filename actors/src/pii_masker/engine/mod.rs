@@ -702,13 +702,16 @@ fn findings_of(text: &str, hits: &[scanner::Hit]) -> Vec<Finding> {
 }
 
 fn summarise(findings: &[Finding]) -> BTreeMap<String, u64> {
-    let mut summary = BTreeMap::new();
-    for finding in findings {
-        *summary
-            .entry(finding.pii_type.name().to_string())
-            .or_insert(0) += 1;
+    count_types(findings.iter().map(|finding| finding.pii_type))
+}
+
+/// Type name -> count.
+fn count_types(types: impl Iterator<Item = PiiType>) -> BTreeMap<String, u64> {
+    let mut counts = BTreeMap::new();
+    for ty in types {
+        *counts.entry(ty.name().to_string()).or_insert(0) += 1;
     }
-    summary
+    counts
 }
 
 /// Finds personal data without changing the text.
@@ -772,7 +775,8 @@ fn masked_by(
     // digits pass the VKN check, and 16 after `[MASKED_EMAIL]`). What the re-scan finds wholly in the
     // text between placeholders is a value of the input too, and is masked in another round; what
     // overlaps a placeholder, or is still there after the last round, refuses the result.
-    for _ in 0..3 {
+    let mut rounds = 1;
+    loop {
         let findings = findings_of(text, &hits);
         let out = with_placeholders(text, 0, text.len(), &findings);
         // Without a finding the output is the text itself, whose scan (`hits`, by the same policy)
@@ -790,32 +794,15 @@ fn masked_by(
                 findings,
             });
         }
-        match in_input(text, &findings, &remaining) {
-            Some(more) => {
-                hits.extend(more);
-                hits.sort_by(order);
-            }
-            None => return Err(refusal(&remaining)),
-        }
+        let Some(more) = in_input(text, &findings, &remaining).filter(|_| rounds < 4) else {
+            return Err(LeakError {
+                remaining: count_types(remaining.iter().map(|hit| hit.ty)),
+            });
+        };
+        hits.extend(more);
+        hits.sort_by(order);
+        rounds += 1;
     }
-    let findings = findings_of(text, &hits);
-    let out = with_placeholders(text, 0, text.len(), &findings);
-    match raw_hits(&out, policy) {
-        remaining if remaining.is_empty() => Ok(Masked {
-            text: out,
-            summary: summarise(&findings),
-            findings,
-        }),
-        remaining => Err(refusal(&remaining)),
-    }
-}
-
-fn refusal(remaining: &[scanner::Hit]) -> LeakError {
-    let mut counts = BTreeMap::new();
-    for hit in remaining {
-        *counts.entry(hit.ty.name().to_string()).or_insert(0) += 1;
-    }
-    LeakError { remaining: counts }
 }
 
 /// The hits the re-scan found in the masked text (`remaining`, with `findings` replaced in `text`)

@@ -158,13 +158,16 @@ fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize> {
     })
 }
 
+/// Bytes a mask token is looked for in (the longest placeholder has 30).
+const MASK_TOKEN_MAX: usize = 48;
+
 /// A mask token `[MASKED_<NAME>]` at `i`, its name one of the 46 types': its end. A text's own
 /// "[MASKED_10000000146]" is no placeholder, and its number is found.
 fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
     if !b[i..].starts_with(b"[MASKED_") {
         return None;
     }
-    let rest = &b[i + 8..b.len().min(i + 48)];
+    let rest = &b[i + 8..b.len().min(i + MASK_TOKEN_MAX)];
     let close = memchr::memchr(b']', rest)?;
     let name = &rest[..close];
     PiiType::ALL
@@ -878,7 +881,7 @@ impl<'t> Scanner<'t> {
         let mut close_before = i;
         while let Some(close) = memchr::memrchr(b']', &b[from..close_before]) {
             let close = from + close;
-            let low = close.saturating_sub(48);
+            let low = close.saturating_sub(MASK_TOKEN_MAX);
             let open = memchr::memrchr(b'[', &b[low..close]).map(|open| low + open);
             if open.is_some_and(|open| mask_token_end(b, open) == Some(close + 1)) {
                 from = close + 1;
