@@ -1013,6 +1013,46 @@ pub const ADDRESS_WORDS: &[&[u8]] = &[
     b"floor", b"suite", b"unit", b"apt.", b"nr", b"numara",
 ];
 
+/// Whether a folded word, before a colon inside an address, labels a part of that address ("No:",
+/// "D:3", "Kat:", "Posta Kodu:", "Mahalle:", "City:") rather than another field.
+pub fn address_part_word(folded: &[u8]) -> bool {
+    const FIELDS: &[&[u8]] = &[
+        b"il",
+        b"ilce",
+        b"sehir",
+        b"semt",
+        b"koy",
+        b"bina",
+        b"city",
+        b"town",
+        b"zip",
+        b"code",
+        b"postcode",
+        b"postal",
+        b"post",
+        b"state",
+        b"country",
+        b"ulke",
+        b"plz",
+        b"ort",
+        b"street",
+        b"building",
+        b"house",
+        b"flat",
+        b"kapi",
+        b"dis",
+        b"ic",
+        b"apartman",
+        b"apartmani",
+        b"bl",
+    ];
+    let word = folded.strip_suffix(b".").unwrap_or(folded);
+    ADDRESS_WORDS.contains(&word)
+        || FIELDS.contains(&word)
+        || lookup(word) == Some(Word::Street)
+        || street_compound(word)
+}
+
 /// Lower-case particles of family names ("Jan de Vries", "Ursula von der Leyen", "Luca di Marco").
 pub const NAME_PARTICLES: &[&[u8]] = &[
     b"de", b"van", b"von", b"der", b"den", b"da", b"di", b"del", b"della", b"du", b"le", b"la",

@@ -797,6 +797,18 @@ impl<'t> Scanner<'t> {
                 break;
             }
             let w_end = self.word_end(i);
+            // The next field's label ends the address ("... Selçuklu/Konya. E-posta: ...", "...
+            // Kadıköy Tel: ..."): a colon a few words on may close one that begins here or after.
+            if upper_at(b, i) {
+                let reach = &b[i..(i + 40).min(limit)];
+                let label = memchr::memchr(b':', reach)
+                    .and_then(|colon| self.next_label_start(start, i + colon))
+                    .filter(|&label| label >= we);
+                if let Some(label) = label {
+                    end = before_label(self.text, start, label);
+                    break;
+                }
+            }
             self.scratch.clear();
             text::fold_into(&b[i..w_end], &mut self.scratch);
             let is_street = lexicon::lookup(&self.scratch) == Some(Word::Street);
@@ -926,9 +938,21 @@ impl<'t> Scanner<'t> {
                 {
                     end += 1;
                 }
-                let cut = end - start >= 200;
-                let end = run_end(b, text::floor_boundary(self.text, end));
-                let trimmed = start + self.text[start..end].trim_end().len();
+                // The next field's label ends it before that: ", Tel: ...", "Ankara Telefon: ...",
+                // ", Vergi No: ...", ", E-posta: ..." (those values are then found, and masked, as
+                // what they are, not as part of an address); "No: 12", "D:3", "Kat: 2" are its own.
+                let next_label = memchr::memchr_iter(b':', &b[start..end])
+                    .find_map(|colon| self.next_label_start(start, start + colon));
+                let (trimmed, cut) = match next_label {
+                    Some(label) => (before_label(self.text, start, label), false),
+                    None => {
+                        let end = run_end(b, text::floor_boundary(self.text, end));
+                        (
+                            start + self.text[start..end].trim_end().len(),
+                            end - start >= 200,
+                        )
+                    }
+                };
                 if trimmed > start + 3 && !b[start..].starts_with(b"[MASKED_") {
                     self.hit(start, trimmed, PiiType::Address, D_LABEL, "address_label");
                     // One cut at its limit may end before a street address inside it does.
@@ -943,6 +967,101 @@ impl<'t> Scanner<'t> {
             None => {}
         }
         i + 1
+    }
+
+    /// Where the label ending at the colon at `colon`, inside an address that starts at `from`, starts,
+    /// when it is another field's label; `None` for a part of the address ("No:", "D:3", "Posta
+    /// Kodu:") or no label at all. A label counts when it stands alone after a comma, a semicolon or a
+    /// sentence's end (", Tel:", ", Doğum Tarihi:", ", Sipariş:"; ", Vergi No:" only when a context
+    /// keyword begins it), or when its last word, or the one before, is a label word or a context
+    /// keyword ("Ankara Telefon:", "Kadıköy Doğum Tarihi:").
+    #[inline(never)]
+    fn next_label_start(&mut self, from: usize, colon: usize) -> Option<usize> {
+        let b = self.b;
+        let mut last = colon;
+        while last > from && b[last - 1] == b' ' {
+            last -= 1;
+        }
+        if last == from || !(b[last - 1].is_ascii_alphabetic() || b[last - 1] >= 0x80) {
+            return None;
+        }
+        // The phrase back to a comma, a semicolon, a sentence's end or the address's start: "clean"
+        // when it holds no digit, at most three words and 40 bytes.
+        let mut p = last;
+        let mut clean = true;
+        while p > from {
+            let c = b[p - 1];
+            if c == b',' || c == b';' || (c == b' ' && p >= 2 && b[p - 2] == b'.') {
+                break;
+            }
+            if c.is_ascii_digit() || last - p >= 40 {
+                clean = false;
+                break;
+            }
+            p -= 1;
+        }
+        // The phrase's words, as byte ranges (it has at most 40 bytes).
+        let mut words = [(0usize, 0usize); 24];
+        let mut count = 0;
+        let mut at = p;
+        while at < last && count < words.len() {
+            at = text::after_spaces(b, at);
+            let mut end = at;
+            while end < last && text::space_at(b, end) == 0 {
+                end += 1;
+            }
+            if end > at {
+                words[count] = (at, end);
+                count += 1;
+            }
+            at = end;
+        }
+        let words = &words[..count];
+        // A label is words of letters ("E-posta", "Doğum Tarihi"): "<cbc:" is a tag, "89:" no label.
+        let lettered = |&(from, to): &(usize, usize)| {
+            (b[from].is_ascii_alphabetic() || b[from] >= 0x80)
+                && b[from..to].iter().all(|&c| {
+                    c.is_ascii_alphabetic() || c >= 0x80 || matches!(c, b'-' | b'.' | b'\'')
+                })
+        };
+        let clean = clean && words.len() <= 3 && words.iter().all(lettered);
+        let (&first, &last_word) = (words.first()?, words.last()?);
+        if !lettered(&last_word) {
+            return None;
+        }
+        self.scratch.clear();
+        text::fold_into(&b[last_word.0..last_word.1], &mut self.scratch);
+        if lexicon::address_part_word(&self.scratch) {
+            // "Vergi No:", "Kimlik No:", "SGK No:" after a comma: a keyword starts the phrase.
+            return (clean && words.len() >= 2 && self.keywords.keyword_at(first.0))
+                .then_some(first.0);
+        }
+        if clean {
+            return Some(first.0);
+        }
+        const LABEL_WORDS: &[&[u8]] = &[
+            b"tel",
+            b"telefon",
+            b"telefonu",
+            b"gsm",
+            b"cep",
+            b"faks",
+            b"fax",
+            b"e-posta",
+            b"eposta",
+            b"e-mail",
+            b"email",
+            b"mail",
+            b"phone",
+            b"mobile",
+            b"iban",
+            b"web",
+        ];
+        if LABEL_WORDS.contains(&self.scratch.as_slice()) || self.keywords.keyword_at(last_word.0) {
+            return Some(last_word.0);
+        }
+        let before = *words.get(words.len().checked_sub(2)?)?;
+        (lettered(&before) && self.keywords.keyword_at(before.0)).then_some(before.0)
     }
 
     /// Whether the text before the colon at `i` (its last letter at `last - 1`) may be a label: its
@@ -2016,6 +2135,15 @@ impl<'t> Scanner<'t> {
 
 /// The month (1-12) a folded month name or abbreviation stands for, in the languages of the birth-date
 /// labels (Turkish, English, German, French, Spanish, Italian, Dutch, Polish).
+/// The end of an address that starts at `start` and is ended by the next field's label at `label`:
+/// what separates the two stays outside it (", Tel:", ". E-posta:").
+fn before_label(text: &str, start: usize, label: usize) -> usize {
+    start
+        + text[start..label]
+            .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '.'))
+            .len()
+}
+
 /// An address that reaches its limit inside a word or a number ("... FTR|000000000") ends with it
 /// instead, up to 100 bytes further: its tail would read as a value of its own in the masked text
 /// ("[MASKED_ADDRESS]000000000" behind an SGK label), where the scan of the whole token saw none.
