@@ -1022,6 +1022,8 @@ impl<'t> Scanner<'t> {
             }
             p -= 1;
         }
+        // Cut at 40 bytes, the phrase may start inside a character: its words start at one.
+        let p = text::ceil_boundary(self.text, p);
         // The phrase's words, as byte ranges (it has at most 40 bytes).
         let mut words = [(0usize, 0usize); 24];
         let mut count = 0;
