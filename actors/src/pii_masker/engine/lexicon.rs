@@ -1014,7 +1014,8 @@ pub const ADDRESS_WORDS: &[&[u8]] = &[
 ];
 
 /// Whether a folded word, before a colon inside an address, labels a part of that address ("No:",
-/// "D:3", "Kat:", "Posta Kodu:", "Mahalle:", "City:") rather than another field.
+/// "D:3", "Kat:", "Posta Kodu:", "Mahalle:", "City:") rather than another field: one of the
+/// [`ADDRESS_WORDS`], a street word, or one of the address's other fields.
 pub fn address_part_word(folded: &[u8]) -> bool {
     const FIELDS: &[&[u8]] = &[
         b"il",
@@ -1035,13 +1036,10 @@ pub fn address_part_word(folded: &[u8]) -> bool {
         b"ulke",
         b"plz",
         b"ort",
-        b"street",
         b"building",
         b"house",
         b"flat",
-        b"kapi",
         b"dis",
-        b"ic",
         b"apartman",
         b"apartmani",
         b"bl",

@@ -790,6 +790,7 @@ impl<'t> Scanner<'t> {
         let mut has_digit = false;
         let mut street_words = 1;
         let mut named = false;
+        let mut judged_colon = usize::MAX;
         while i < limit {
             let c = b[i];
             if c == b'\n' || c == b'\r' || c == b';' {
@@ -819,14 +820,20 @@ impl<'t> Scanner<'t> {
             let w_end = self.word_end(i);
             // The next field's label ends the address ("... Selçuklu/Konya. E-posta: ...", "...
             // Kadıköy Tel: ..."): a colon a few words on may close one that begins here or after.
+            // Each colon is judged once, not again from every capitalised word before it.
             if upper_at(b, i) {
                 let reach = &b[i..(i + 40).min(limit)];
-                let label = memchr::memchr(b':', reach)
-                    .and_then(|colon| self.next_label_start(start, i + colon))
-                    .filter(|&label| label >= we);
-                if let Some(label) = label {
-                    end = before_label(self.text, start, label);
-                    break;
+                if let Some(colon) = memchr::memchr(b':', reach).map(|colon| i + colon) {
+                    if colon != judged_colon {
+                        judged_colon = colon;
+                        let label = self
+                            .next_label_start(start, colon)
+                            .filter(|&label| label >= we);
+                        if let Some(label) = label {
+                            end = before_label(self.text, start, label);
+                            break;
+                        }
+                    }
                 }
             }
             self.scratch.clear();
@@ -2159,8 +2166,6 @@ impl<'t> Scanner<'t> {
     }
 }
 
-/// The month (1-12) a folded month name or abbreviation stands for, in the languages of the birth-date
-/// labels (Turkish, English, German, French, Spanish, Italian, Dutch, Polish).
 /// The end of an address that starts at `start` and is ended by the next field's label at `label`:
 /// what separates the two stays outside it (", Tel:", ". E-posta:").
 fn before_label(text: &str, start: usize, label: usize) -> usize {
@@ -2192,6 +2197,8 @@ fn run_end(b: &[u8], mut end: usize) -> usize {
     end
 }
 
+/// The month (1-12) a folded month name or abbreviation stands for, in the languages of the birth-date
+/// labels (Turkish, English, German, French, Spanish, Italian, Dutch, Polish).
 fn month_number(folded: &[u8]) -> Option<u32> {
     const MONTHS: [&[&str]; 12] = [
         &[
