@@ -300,7 +300,18 @@ fn cuttable(hit: &scanner::Hit) -> bool {
 /// - otherwise one validated by a checksum or a distinctive form wins over one that rests on a keyword
 ///   or a label alone: in "Tel: 0532 123 45 67 0212 345 67 89" (one chain) the label makes a phone
 ///   number of "45 67 0212 345 67", which would beat the two numbers it cuts through by its length.
+///
+/// And a value validated by a checksum or a distinctive form written inside an address wins over the
+/// address, which keeps its words on either side (see [`remainders`]): in "Adres: Hürriyet Mah. Akasya
+/// Sok. 0532 123 45 67 Kadıköy" the phone number is a phone number, masked and counted as one, not a
+/// part of the address.
 fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
+    if holds_value(current, candidate) {
+        return true;
+    }
+    if holds_value(candidate, current) {
+        return false;
+    }
     let crossing = (candidate.start < current.start && candidate.end < current.end)
         || (candidate.start > current.start && candidate.end > current.end);
     if crossing {
@@ -317,6 +328,16 @@ fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
 
 fn validated(hit: &scanner::Hit) -> bool {
     hit.confidence >= scanner::VALIDATED
+}
+
+/// Whether `address`, an address, holds `value`, a validated value of another kind, inside its span.
+fn holds_value(address: &scanner::Hit, value: &scanner::Hit) -> bool {
+    address.ty == PiiType::Address
+        && !cuttable(value)
+        && validated(value)
+        && address.start <= value.start
+        && value.end <= address.end
+        && (address.start, address.end) != (value.start, value.end)
 }
 
 /// Drops each value that two others, as strong and clear of each other, cross from either side: in
@@ -443,11 +464,14 @@ fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<s
         {
             continue;
         }
-        // The part is cut only by the winners that beat the hit: those it crosses, or that hold it. A
-        // shorter one inside it it would beat, and does again as a part (one placeholder, as when the
-        // hit wins whole).
+        // The part is cut only by the winners that beat the hit: those it crosses, that hold it, or
+        // that are validated values inside an address. Another shorter one inside it it would beat,
+        // and does again as a part (one placeholder, as when the hit wins whole).
         let beaten_by = |k: &&scanner::Hit| {
-            k.start < hit.start || k.end > hit.end || k.end - k.start >= hit.end - hit.start
+            k.start < hit.start
+                || k.end > hit.end
+                || k.end - k.start >= hit.end - hit.start
+                || holds_value(hit, k)
         };
         found.extend(parts(
             text,
