@@ -54,6 +54,10 @@ const NO_CONTEXT_DIGIT_LENGTHS: u64 =
     1 << 7 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12 | 1 << 14 | 1 << 15 | 1 << 16 | 1 << 19 | 1 << 26;
 /// Bytes between a phone label and a national number without a country code ("Tel.: ", "móvil ").
 const PHONE_LABEL_GAP: usize = 16;
+/// The most bytes a table's column label can be written in (its colon and spaces aside): each byte of
+/// a folded label comes from at most three (`i` and a combining dot, a narrow no-break space), and no
+/// label has more than 21 bytes (a test holds the lexicon to it).
+pub(super) const LABEL_CELL_MAX: usize = 64;
 
 #[derive(Clone, Copy, Default, Debug)]
 struct Group {
@@ -272,7 +276,17 @@ impl<'t> Scanner<'t> {
             return;
         }
         let label_kind = |cell: &str| -> Option<PiiType> {
-            let folded = text::fold(cell.trim());
+            // Every label is a few words that begin with a letter (see the lexicon's tests): an
+            // empty cell, an indentation, a number or a tag (`<cbc:Name>`, on every tab-indented line
+            // of an XML file) is none, and is not folded (an allocation per cell).
+            let cell = cell.trim();
+            let core = cell.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
+            if core.len() > LABEL_CELL_MAX
+                || !core.starts_with(|c: char| c.is_alphabetic() || c == '\u{307}')
+            {
+                return None;
+            }
+            let folded = text::fold(cell);
             let folded = folded.strip_suffix(b":").unwrap_or(&folded).trim_ascii();
             if lexicon::NAME_LABELS.iter().any(|l| l.as_bytes() == folded) {
                 Some(PiiType::PersonName)
@@ -288,6 +302,10 @@ impl<'t> Scanner<'t> {
             }
         };
         let mut columns: Vec<(usize, PiiType)> = Vec::new();
+        // Reused from line to line.
+        let mut cells: Vec<(usize, &str)> = Vec::new();
+        let mut labels: Vec<(usize, PiiType)> = Vec::new();
+        let mut marks: Vec<(usize, PiiType)> = Vec::new();
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
             let line_start = offset;
@@ -297,26 +315,34 @@ impl<'t> Scanner<'t> {
                 columns.clear();
                 continue;
             }
-            let mut cells: Vec<(usize, &str)> = Vec::new();
+            labels.clear();
+            let mut count = 0;
+            for (index, cell) in content.split('\t').enumerate() {
+                if let Some(kind) = label_kind(cell) {
+                    labels.push((index, kind));
+                }
+                count += 1;
+            }
+            if count >= 3 && !labels.is_empty() {
+                columns.clone_from(&labels);
+                continue;
+            }
+            marks.clone_from(&columns);
+            if count == 2 && labels.len() == 1 && labels[0].0 == 0 {
+                marks.push((1, labels[0].1));
+            }
+            // The cells' places, only for a line with a marked cell (most tab-indented lines, of an
+            // XML file say, have none).
+            if marks.is_empty() {
+                continue;
+            }
+            cells.clear();
             let mut cell_start = 0;
             for part in content.split('\t') {
                 cells.push((line_start + cell_start, part));
                 cell_start += part.len() + 1;
             }
-            let labels: Vec<(usize, PiiType)> = cells
-                .iter()
-                .enumerate()
-                .filter_map(|(i, (_, cell))| label_kind(cell).map(|kind| (i, kind)))
-                .collect();
-            if cells.len() >= 3 && !labels.is_empty() {
-                columns = labels;
-                continue;
-            }
-            let mut marks: Vec<(usize, PiiType)> = columns.clone();
-            if cells.len() == 2 && labels.len() == 1 && labels[0].0 == 0 {
-                marks.push((1, labels[0].1));
-            }
-            for (index, kind) in marks {
+            for &(index, kind) in &marks {
                 let Some((start, cell)) = cells.get(index) else {
                     continue;
                 };
@@ -883,6 +909,26 @@ impl<'t> Scanner<'t> {
             if let Some(end) = self.hex_colon(i) {
                 return end;
             }
+        }
+        // An XML tag's namespace prefix ("<cbc:CityName>", "</cac:Party>"): neither it nor the tag's
+        // name is a label or a value, and the name is skipped whole (an e-invoice has a few on every
+        // line, each a capitalised word for `word` otherwise).
+        let mut prefix = i;
+        while prefix > 0 && i - prefix <= 16 && b[prefix - 1].is_ascii_alphanumeric() {
+            prefix -= 1;
+        }
+        let opens_tag = |at: usize| {
+            at > 0 && (b[at - 1] == b'<' || (b[at - 1] == b'/' && at >= 2 && b[at - 2] == b'<'))
+        };
+        if prefix < i && opens_tag(prefix) && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+            let mut end = i + 1;
+            while b
+                .get(end)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+            {
+                end += 1;
+            }
+            return end;
         }
         // Label before the colon: up to three words back on the same line. Every label ends with a
         // letter (or a closing parenthesis: "Address (home):"), so "12:30" and "ISO 9001:2015" stop here.

@@ -1390,6 +1390,61 @@ fn the_next_label_ends_an_address_behind_its_label() {
     }
 }
 
+/// The table scan skips the cells that cannot be a column label without folding them: a label begins
+/// with a letter and is short. The lexicon's labels keep to that, and a tab-indented XML file and a
+/// table with its labels still give what they gave.
+#[test]
+fn table_labels_begin_with_a_letter_and_fit_the_cell_bound() {
+    for label in lexicon::NAME_LABELS
+        .iter()
+        .chain(lexicon::ADDRESS_LABELS)
+        .chain(lexicon::PHONE_LABELS)
+    {
+        assert!(
+            label.starts_with(|c: char| c.is_ascii_alphabetic()),
+            "{label}"
+        );
+        assert!(3 * label.len() <= scanner::LABEL_CELL_MAX, "{label}");
+    }
+    assert_eq!(
+        masked("Müşteri\tAd Soyad\tTelefon\n1\tAyşe Yılmaz\t0532 123 45 67\n"),
+        "Müşteri\tAd Soyad\tTelefon\n1\t[MASKED_PERSON_NAME]\t[MASKED_PHONE_TR]\n"
+    );
+    assert_eq!(
+        masked("\t\t<cbc:Name>Kayapınar Vergi Dairesi</cbc:Name>\nADI SOYADI :\tZeynep Kaya\n"),
+        "\t\t<cbc:Name>Kayapınar Vergi Dairesi</cbc:Name>\nADI SOYADI :\t[MASKED_PERSON_NAME]\n"
+    );
+}
+
+/// An XML tag's namespace prefix and name are skipped whole, neither a label nor a value; the text
+/// between the tags is scanned as any other, and a MAC address in angle brackets is still one.
+#[test]
+fn xml_tag_names_are_skipped_and_their_contents_scanned() {
+    for (text, expected) in [
+        (
+            "<cac:PartyIdentification><cbc:ID schemeID=\"TCKN\">10000000146</cbc:ID>",
+            "<cac:PartyIdentification><cbc:ID schemeID=\"TCKN\">[MASKED_NATIONAL_ID_TR]</cbc:ID>",
+        ),
+        (
+            "<cbc:Telephone>+90 412 743 91 50</cbc:Telephone><cbc:ElectronicMail>a@b.com.tr</cbc:ElectronicMail>",
+            "<cbc:Telephone>[MASKED_PHONE_TR]</cbc:Telephone><cbc:ElectronicMail>[MASKED_EMAIL]</cbc:ElectronicMail>",
+        ),
+        (
+            "<cbc:StreetName>Hürriyet Mah. Akasya Sok.</cbc:StreetName>",
+            "<cbc:StreetName>[MASKED_ADDRESS].</cbc:StreetName>",
+        ),
+        ("cihaz <aa:bb:cc:dd:ee:ff>", "cihaz <[MASKED_MAC_ADDRESS]>"),
+        ("cihaz <00:1a:2b:3c:4d:5e>", "cihaz <[MASKED_MAC_ADDRESS]>"),
+    ] {
+        assert_eq!(masked(text), expected, "{text}");
+    }
+    assert!(detect(
+        "<cbc:CityName>x</cbc:CityName><cac:Country>",
+        &Policy::default()
+    )
+    .is_empty());
+}
+
 /// A phone number, an IBAN or an id written inside an address, with no label before it, is masked and
 /// counted as what it is; the address keeps its words on either side.
 #[test]
