@@ -3,6 +3,10 @@
 //! that accept its shape. No per-type pass; context is looked up lazily, only for candidates that
 //! need it.
 
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+
 use super::context::KeywordIndex;
 use super::lexicon::{self, Word};
 use super::text::{self, digit_at, letter_at, separator_at, upper_at, CLASS};
@@ -56,8 +60,10 @@ const NO_CONTEXT_DIGIT_LENGTHS: u64 =
 const PHONE_LABEL_GAP: usize = 16;
 /// The most bytes a table's column label can be written in (its colon and spaces aside): each byte of
 /// a folded label comes from at most three (`i` and a combining dot, a narrow no-break space), and no
-/// label has more than 21 bytes (a test holds the lexicon to it).
-pub(super) const LABEL_CELL_MAX: usize = 64;
+/// label has more than [`LABEL_BYTES_MAX`] bytes.
+pub(super) const LABEL_CELL_MAX: usize = 3 * LABEL_BYTES_MAX;
+/// The most bytes a table's column label has (a test holds the lexicon to it).
+pub(super) const LABEL_BYTES_MAX: usize = 21;
 
 #[derive(Clone, Copy, Default, Debug)]
 struct Group {
@@ -110,6 +116,26 @@ fn sep_kind(byte: u8) -> u8 {
         b'(' | b')' => SEP_PAREN,
         _ => 0,
     }
+}
+
+/// The type a table's column label (folded, without its colon) marks: a name label first, then an
+/// address label, then a phone label, in one hash look-up instead of a comparison with each of ~100.
+fn table_label(folded: &[u8]) -> Option<PiiType> {
+    static LABELS: OnceLock<FxHashMap<&'static [u8], PiiType>> = OnceLock::new();
+    let labels = LABELS.get_or_init(|| {
+        let mut labels = FxHashMap::default();
+        for (list, ty) in [
+            (lexicon::NAME_LABELS, PiiType::PersonName),
+            (lexicon::ADDRESS_LABELS, PiiType::Address),
+            (lexicon::PHONE_LABELS, PiiType::PhoneIntl),
+        ] {
+            for label in list {
+                labels.entry(label.as_bytes()).or_insert(ty);
+            }
+        }
+        labels
+    });
+    labels.get(folded).copied()
 }
 
 /// A table cell that holds one phone number and nothing else: 7 to 15 digits, written with spaces,
@@ -275,7 +301,8 @@ impl<'t> Scanner<'t> {
         if memchr::memchr(b'\t', self.b).is_none() {
             return;
         }
-        let label_kind = |cell: &str| -> Option<PiiType> {
+        let mut folded = Vec::with_capacity(LABEL_CELL_MAX);
+        let mut label_kind = |cell: &str| -> Option<PiiType> {
             // Every label is a few words that begin with a letter (see the lexicon's tests): an
             // empty cell, an indentation, a number or a tag (`<cbc:Name>`, on every tab-indented line
             // of an XML file) is none, and is not folded (an allocation per cell).
@@ -286,20 +313,10 @@ impl<'t> Scanner<'t> {
             {
                 return None;
             }
-            let folded = text::fold(cell);
-            let folded = folded.strip_suffix(b":").unwrap_or(&folded).trim_ascii();
-            if lexicon::NAME_LABELS.iter().any(|l| l.as_bytes() == folded) {
-                Some(PiiType::PersonName)
-            } else if lexicon::ADDRESS_LABELS
-                .iter()
-                .any(|l| l.as_bytes() == folded)
-            {
-                Some(PiiType::Address)
-            } else if lexicon::PHONE_LABELS.iter().any(|l| l.as_bytes() == folded) {
-                Some(PiiType::PhoneIntl)
-            } else {
-                None
-            }
+            folded.clear();
+            text::fold_into(cell.as_bytes(), &mut folded);
+            let label = folded.strip_suffix(b":").unwrap_or(&folded).trim_ascii();
+            table_label(label)
         };
         let mut columns: Vec<(usize, PiiType)> = Vec::new();
         // Reused from line to line.
