@@ -323,23 +323,40 @@ impl<'t> Scanner<'t> {
         let mut cells: Vec<(usize, &str)> = Vec::new();
         let mut labels: Vec<(usize, PiiType)> = Vec::new();
         let mut marks: Vec<(usize, PiiType)> = Vec::new();
-        let mut offset = 0;
-        for line in text.split_inclusive('\n') {
-            let line_start = offset;
-            offset += line.len();
-            let content = line.trim_end_matches(['\n', '\r']);
-            if !content.contains('\t') {
+        // Lines and cells found with `memchr` on the bytes (the `str` splitters' character
+        // searchers cost more than the rest of the table scan).
+        let b = self.b;
+        let mut next_line = 0;
+        while next_line < b.len() {
+            let line_start = next_line;
+            let newline =
+                memchr::memchr(b'\n', &b[line_start..]).map_or(b.len(), |p| line_start + p);
+            next_line = newline + 1;
+            let mut end = newline;
+            while end > line_start && b[end - 1] == b'\r' {
+                end -= 1;
+            }
+            if memchr::memchr(b'\t', &b[line_start..end]).is_none() {
                 columns.clear();
                 continue;
             }
+            cells.clear();
             labels.clear();
-            let mut count = 0;
-            for (index, cell) in content.split('\t').enumerate() {
+            let mut from = line_start;
+            loop {
+                let to = memchr::memchr(b'\t', &b[from..end]).map_or(end, |p| from + p);
+                // Tabs, line breaks and carriage returns are ASCII: the cuts are char boundaries.
+                let cell = &text[from..to];
                 if let Some(kind) = label_kind(cell) {
-                    labels.push((index, kind));
+                    labels.push((cells.len(), kind));
                 }
-                count += 1;
+                cells.push((from, cell));
+                if to == end {
+                    break;
+                }
+                from = to + 1;
             }
+            let count = cells.len();
             if count >= 3 && !labels.is_empty() {
                 columns.clone_from(&labels);
                 continue;
@@ -347,17 +364,6 @@ impl<'t> Scanner<'t> {
             marks.clone_from(&columns);
             if count == 2 && labels.len() == 1 && labels[0].0 == 0 {
                 marks.push((1, labels[0].1));
-            }
-            // The cells' places, only for a line with a marked cell (most tab-indented lines, of an
-            // XML file say, have none).
-            if marks.is_empty() {
-                continue;
-            }
-            cells.clear();
-            let mut cell_start = 0;
-            for part in content.split('\t') {
-                cells.push((line_start + cell_start, part));
-                cell_start += part.len() + 1;
             }
             for &(index, kind) in &marks {
                 let Some((start, cell)) = cells.get(index) else {
@@ -930,14 +936,18 @@ impl<'t> Scanner<'t> {
         // An XML tag's namespace prefix ("<cbc:CityName>", "</cac:Party>"): neither it nor the tag's
         // name is a label or a value, and the name is skipped whole (an e-invoice has a few on every
         // line, each a capitalised word for `word` otherwise).
-        let mut prefix = i;
-        while prefix > 0 && i - prefix <= 16 && b[prefix - 1].is_ascii_alphanumeric() {
-            prefix -= 1;
-        }
         let opens_tag = |at: usize| {
             at > 0 && (b[at - 1] == b'<' || (b[at - 1] == b'/' && at >= 2 && b[at - 2] == b'<'))
         };
-        if prefix < i && opens_tag(prefix) && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        let tag_prefix = || {
+            let mut prefix = i;
+            while prefix > 0 && i - prefix <= 16 && b[prefix - 1].is_ascii_alphanumeric() {
+                prefix -= 1;
+            }
+            prefix < i && opens_tag(prefix)
+        };
+        // A label's colon is followed by a space or its value's digits, a tag's by its name.
+        if b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) && tag_prefix() {
             let mut end = i + 1;
             while b
                 .get(end)
