@@ -84,11 +84,27 @@ const IBAN_LENGTHS: &[(&[u8; 2], usize)] = &[
 ];
 
 pub fn iban_length(country: &[u8]) -> Option<usize> {
-    IBAN_LENGTHS
-        .iter()
-        .find(|(code, _)| code.as_slice() == country)
-        .map(|(_, length)| *length)
+    match country {
+        [a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => {
+            let length = IBAN_LENGTH_BY_CODE[usize::from(a - b'A') * 26 + usize::from(b - b'A')];
+            (length != 0).then_some(usize::from(length))
+        }
+        _ => None,
+    }
 }
+
+/// [`IBAN_LENGTHS`] indexed by the two capitals of a country code (0: no IBAN): one look-up where a
+/// walk through the list compared a Turkish IBAN's "TR" with some 70 codes before its own.
+static IBAN_LENGTH_BY_CODE: [u8; 26 * 26] = {
+    let mut table = [0u8; 26 * 26];
+    let mut i = 0;
+    while i < IBAN_LENGTHS.len() {
+        let (code, length) = IBAN_LENGTHS[i];
+        table[(code[0] - b'A') as usize * 26 + (code[1] - b'A') as usize] = length as u8;
+        i += 1;
+    }
+    table
+};
 
 /// IBAN: country length + mod 97 == 1 (TR also needs the reserve digit 0).
 pub fn iban(value: &[u8]) -> bool {
@@ -107,15 +123,26 @@ pub fn iban(value: &[u8]) -> bool {
     if &value[..2] == b"TR" && value[9] != b'0' {
         return false;
     }
-    let mut remainder = 0u64;
+    iban_mod97(value) == 1
+}
+
+/// The IBAN's number (its country and check digits moved to the end, letters as 10 to 35) modulo 97.
+/// The digits are taken into one 64-bit number, reduced only when it could overflow at the next step
+/// (below 2^56, times 100 plus 35 stays below 2^63): two or three divisions instead of one per
+/// character (an IBAN checked per row of a customer list cost ~1,500 instructions).
+fn iban_mod97(value: &[u8]) -> u64 {
+    let mut number = 0u64;
     for &byte in value[4..].iter().chain(&value[..4]) {
-        if byte.is_ascii_digit() {
-            remainder = (remainder * 10 + u64::from(byte - b'0')) % 97;
+        number = if byte.is_ascii_digit() {
+            number * 10 + u64::from(byte - b'0')
         } else {
-            remainder = (remainder * 100 + u64::from(byte - b'A' + 10)) % 97;
+            number * 100 + u64::from(byte - b'A' + 10)
+        };
+        if number >= 1 << 56 {
+            number %= 97;
         }
     }
-    remainder == 1
+    number % 97
 }
 
 /// Payment card: Luhn + issuer prefix and length.
@@ -549,6 +576,61 @@ pub fn vin(value: &[u8]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table answers what the list does, for every pair of bytes.
+    #[test]
+    fn iban_lengths_by_code_match_the_list() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let expected = IBAN_LENGTHS
+                    .iter()
+                    .find(|(code, _)| code.as_slice() == [a, b])
+                    .map(|(_, length)| *length);
+                assert_eq!(iban_length(&[a, b]), expected, "{a} {b}");
+            }
+        }
+        assert_eq!(iban_length(b"T"), None);
+        assert_eq!(iban_length(b"TRX"), None);
+        assert_eq!(iban_length(b"TR"), Some(26));
+    }
+
+    /// The reduction taken every few digits gives the remainder the digit-by-digit one gives, for
+    /// every IBAN length and random digits and capitals.
+    #[test]
+    fn iban_remainder_in_one_number_matches_digit_by_digit() {
+        let reference = |value: &[u8]| {
+            value[4..].iter().chain(&value[..4]).fold(0u64, |r, &b| {
+                if b.is_ascii_digit() {
+                    (r * 10 + u64::from(b - b'0')) % 97
+                } else {
+                    (r * 100 + u64::from(b - b'A' + 10)) % 97
+                }
+            })
+        };
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for length in 15..=34 {
+            for _ in 0..500 {
+                let value: Vec<u8> = (0..length)
+                    .map(|k| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        let pick = (state % 36) as u8;
+                        if k < 2 || (k >= 4 && pick >= 10) {
+                            b'A' + pick % 26
+                        } else {
+                            b'0' + pick % 10
+                        }
+                    })
+                    .collect();
+                assert_eq!(iban_mod97(&value), reference(&value), "{value:?}");
+            }
+            let nines = vec![b'9'; length];
+            assert_eq!(iban_mod97(&nines), reference(&nines));
+            let zeds = vec![b'Z'; length];
+            assert_eq!(iban_mod97(&zeds), reference(&zeds));
+        }
+    }
 
     fn compact(value: &str) -> Vec<u8> {
         value.bytes().filter(|b| !b.is_ascii_whitespace()).collect()
