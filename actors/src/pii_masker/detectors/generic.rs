@@ -282,9 +282,11 @@ const GENERIC_TLDS: &[&str] = &[
 ];
 
 pub fn tld_ok(tld: &str) -> bool {
-    let tld = tld.to_ascii_lowercase();
-    (tld.len() == 2 && tld.bytes().all(|b| b.is_ascii_lowercase()))
-        || GENERIC_TLDS.contains(&tld.as_str())
+    // Compared without a lower-cased copy (an allocation per e-mail address).
+    (tld.len() == 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
+        || GENERIC_TLDS
+            .iter()
+            .any(|generic| generic.eq_ignore_ascii_case(tld))
 }
 
 /// Local-part characters of an e-mail address as addresses are written: letters, digits and `._%+-`.
@@ -576,6 +578,20 @@ pub fn vin(value: &[u8]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Top-level domains are matched in any case, without a lower-cased copy.
+    #[test]
+    fn top_level_domains_match_in_any_case() {
+        assert!(GENERIC_TLDS.iter().all(|tld| tld
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())));
+        for tld in ["com", "COM", "Com", "tr", "TR", "De", "info", "INFO"] {
+            assert!(tld_ok(tld), "{tld}");
+        }
+        for tld in ["c", "t1", "cöm", "comx", "", "çe"] {
+            assert!(!tld_ok(tld), "{tld}");
+        }
+    }
 
     /// The table answers what the list does, for every pair of bytes.
     #[test]
