@@ -1410,6 +1410,16 @@ fn table_labels_begin_with_a_letter_and_fit_the_cell_bound() {
         masked("Müşteri\tAd Soyad\tTelefon\n1\tAyşe Yılmaz\t0532 123 45 67\n"),
         "Müşteri\tAd Soyad\tTelefon\n1\t[MASKED_PERSON_NAME]\t[MASKED_PHONE_TR]\n"
     );
+    // A column label marks its column down to the first line without a tab, wherever the table
+    // stands and whether or not its last line ends in a line break.
+    assert_eq!(
+        masked("Giriş\n\nNo\tAd Soyad\tŞehir\n1\tZorbek Kuntay\tvan\r\n2\tQarlo Vendt\tvan"),
+        "Giriş\n\nNo\tAd Soyad\tŞehir\n1\t[MASKED_PERSON_NAME]\tvan\r\n2\t[MASKED_PERSON_NAME]\tvan"
+    );
+    assert_eq!(
+        masked("No\tAd Soyad\tŞehir\n\n1\tZorbek Kuntay\tvan\n"),
+        "No\tAd Soyad\tŞehir\n\n1\tZorbek Kuntay\tvan\n"
+    );
     assert_eq!(
         masked("\t\t<cbc:Name>Kayapınar Vergi Dairesi</cbc:Name>\nADI SOYADI :\tZeynep Kaya\n"),
         "\t\t<cbc:Name>Kayapınar Vergi Dairesi</cbc:Name>\nADI SOYADI :\t[MASKED_PERSON_NAME]\n"
