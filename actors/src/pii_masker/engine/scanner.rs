@@ -596,20 +596,10 @@ impl<'t> Scanner<'t> {
                 return stop;
             }
         }
-        // Most capitalised words are ASCII: lower-cased on the stack (the word has at most 40 bytes
-        // here), not folded through the scratch vector.
+        // Folded on the stack (the word has at most 40 bytes here), not through the scratch vector.
         let mut lower = [0u8; 40];
-        let word = &b[i..end];
-        let folded: &[u8] = if word.is_ascii() {
-            for (to, from) in lower.iter_mut().zip(word) {
-                *to = from.to_ascii_lowercase();
-            }
-            &lower[..word.len()]
-        } else {
-            self.scratch.clear();
-            text::fold_into(word, &mut self.scratch);
-            &self.scratch
-        };
+        let length = text::fold_word(&b[i..end], &mut lower);
+        let folded = &lower[..length];
         let found = lexicon::lookup(folded);
         let compound = found.is_none() && lexicon::street_compound(folded);
         match found {
