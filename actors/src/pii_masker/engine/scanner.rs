@@ -303,9 +303,10 @@ impl<'t> Scanner<'t> {
         }
         let mut folded = Vec::with_capacity(LABEL_CELL_MAX);
         let mut label_kind = |cell: &str| -> Option<PiiType> {
-            // Every label is a few words that begin with a letter (see the lexicon's tests): an
-            // empty cell, an indentation, a number or a tag (`<cbc:Name>`, on every tab-indented line
-            // of an XML file) is none, and is not folded (an allocation per cell).
+            // Every label is a few words that begin with a letter, in at most `LABEL_BYTES_MAX`
+            // bytes (a test holds the lexicon to both): an empty cell, an indentation, a number or a
+            // tag (`<cbc:Name>`, on every tab-indented line of an XML file) is none, and is not
+            // folded.
             let cell = cell.trim();
             let core = cell.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
             if core.len() > LABEL_CELL_MAX
