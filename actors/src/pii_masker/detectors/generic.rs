@@ -664,15 +664,12 @@ mod tests {
                 }
             })
         };
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::pii_masker::engine::synthetic::Rng::new(0x9E37_79B9_7F4A_7C15);
         for length in 15..=34 {
             for _ in 0..500 {
                 let value: Vec<u8> = (0..length)
                     .map(|k| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        let pick = (state % 36) as u8;
+                        let pick = rng.below(36) as u8;
                         if k < 2 || (k >= 4 && pick >= 10) {
                             b'A' + pick % 26
                         } else {

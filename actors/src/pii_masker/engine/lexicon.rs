@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 
 use super::text::fold;
+use super::types::PiiType;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Word {
@@ -886,6 +887,29 @@ fn labels() -> &'static FxHashMap<&'static [u8], Label> {
             .map(|l| (l.as_bytes(), Label::Address));
         names.chain(addresses).collect()
     })
+}
+
+/// The most bytes a table's column label has (a test holds the name, address and phone labels to it).
+pub const TABLE_LABEL_BYTES_MAX: usize = 21;
+
+/// The type a table's column label (folded, without its colon) marks, in one hash look-up: the name and
+/// address labels of [`labels`] (the lists share no label), and the phone labels.
+pub fn table_label(folded: &[u8]) -> Option<PiiType> {
+    static TABLE_LABELS: OnceLock<FxHashMap<&'static [u8], PiiType>> = OnceLock::new();
+    let table = TABLE_LABELS.get_or_init(|| {
+        let colon_labels = labels().iter().map(|(&label, kind)| {
+            let ty = match kind {
+                Label::Name => PiiType::PersonName,
+                Label::Address => PiiType::Address,
+            };
+            (label, ty)
+        });
+        let phones = PHONE_LABELS
+            .iter()
+            .map(|label| (label.as_bytes(), PiiType::PhoneIntl));
+        colon_labels.chain(phones).collect()
+    });
+    table.get(folded).copied()
 }
 
 /// The last words of the labels (`"soyadi"` of "adi soyadi", `"adresi"`), with a quick table: per

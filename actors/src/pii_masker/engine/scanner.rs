@@ -3,10 +3,6 @@
 //! that accept its shape. No per-type pass; context is looked up lazily, only for candidates that
 //! need it.
 
-use std::sync::OnceLock;
-
-use rustc_hash::FxHashMap;
-
 use super::context::KeywordIndex;
 use super::lexicon::{self, Word};
 use super::text::{self, digit_at, letter_at, separator_at, upper_at, CLASS};
@@ -59,11 +55,8 @@ const NO_CONTEXT_DIGIT_LENGTHS: u64 =
 /// Bytes between a phone label and a national number without a country code ("Tel.: ", "móvil ").
 const PHONE_LABEL_GAP: usize = 16;
 /// The most bytes a table's column label can be written in (its colon and spaces aside): each byte of
-/// a folded label comes from at most three (`i` and a combining dot, a narrow no-break space), and no
-/// label has more than [`LABEL_BYTES_MAX`] bytes.
-pub(super) const LABEL_CELL_MAX: usize = 3 * LABEL_BYTES_MAX;
-/// The most bytes a table's column label has (a test holds the lexicon to it).
-pub(super) const LABEL_BYTES_MAX: usize = 21;
+/// a folded label comes from at most three (`i` and a combining dot, a narrow no-break space).
+const LABEL_CELL_MAX: usize = 3 * lexicon::TABLE_LABEL_BYTES_MAX;
 
 #[derive(Clone, Copy, Default, Debug)]
 struct Group {
@@ -116,26 +109,6 @@ fn sep_kind(byte: u8) -> u8 {
         b'(' | b')' => SEP_PAREN,
         _ => 0,
     }
-}
-
-/// The type a table's column label (folded, without its colon) marks: a name label first, then an
-/// address label, then a phone label, in one hash look-up instead of a comparison with each of ~100.
-fn table_label(folded: &[u8]) -> Option<PiiType> {
-    static LABELS: OnceLock<FxHashMap<&'static [u8], PiiType>> = OnceLock::new();
-    let labels = LABELS.get_or_init(|| {
-        let mut labels = FxHashMap::default();
-        for (list, ty) in [
-            (lexicon::NAME_LABELS, PiiType::PersonName),
-            (lexicon::ADDRESS_LABELS, PiiType::Address),
-            (lexicon::PHONE_LABELS, PiiType::PhoneIntl),
-        ] {
-            for label in list {
-                labels.entry(label.as_bytes()).or_insert(ty);
-            }
-        }
-        labels
-    });
-    labels.get(folded).copied()
 }
 
 /// A table cell that holds one phone number and nothing else: 7 to 15 digits, written with spaces,
@@ -298,13 +271,13 @@ impl<'t> Scanner<'t> {
         let text = self.text;
         // The vectorised search: `<[u8]>::contains` goes through the whole text a byte at a time (1 %
         // of a scan in a profile) to find, usually, no tab at all.
-        if memchr::memchr(b'\t', self.b).is_none() {
+        let Some(first_tab) = memchr::memchr(b'\t', self.b) else {
             return;
-        }
+        };
         let mut folded = Vec::with_capacity(LABEL_CELL_MAX);
         let mut label_kind = |cell: &str| -> Option<PiiType> {
-            // Every label is a few words that begin with a letter, in at most `LABEL_BYTES_MAX`
-            // bytes (a test holds the lexicon to both): an empty cell, an indentation, a number or a
+            // Every label is a few words that begin with a letter, in at most
+            // `TABLE_LABEL_BYTES_MAX` bytes (a test holds the lexicon to both): an empty cell, an indentation, a number or a
             // tag (`<cbc:Name>`, on every tab-indented line of an XML file) is none, and is not
             // folded.
             let cell = cell.trim();
@@ -317,7 +290,7 @@ impl<'t> Scanner<'t> {
             folded.clear();
             text::fold_into(cell.as_bytes(), &mut folded);
             let label = folded.strip_suffix(b":").unwrap_or(&folded).trim_ascii();
-            table_label(label)
+            lexicon::table_label(label)
         };
         let mut columns: Vec<(usize, PiiType)> = Vec::new();
         // Reused from line to line.
@@ -329,7 +302,8 @@ impl<'t> Scanner<'t> {
         // an e-invoice's fields, paid two searches per line). A line without a tab between two with
         // one ends the table above it.
         let b = self.b;
-        let mut next_line = 0;
+        // The search resumes at the line of the tab found above, not at the text's start again.
+        let mut next_line = memchr::memrchr(b'\n', &b[..first_tab]).map_or(0, |p| p + 1);
         while let Some(tab) = memchr::memchr(b'\t', &b[next_line.min(b.len())..]) {
             let tab = next_line + tab;
             let line_start =

@@ -1404,7 +1404,7 @@ fn table_labels_begin_with_a_letter_and_fit_the_cell_bound() {
             label.starts_with(|c: char| c.is_ascii_alphabetic()),
             "{label}"
         );
-        assert!(label.len() <= scanner::LABEL_BYTES_MAX, "{label}");
+        assert!(label.len() <= lexicon::TABLE_LABEL_BYTES_MAX, "{label}");
     }
     assert_eq!(
         masked("Müşteri\tAd Soyad\tTelefon\n1\tAyşe Yılmaz\t0532 123 45 67\n"),
