@@ -47,6 +47,8 @@ const SEP_PAREN: u8 = 16;
 const MAX_GROUPS: usize = 12;
 /// The most groups a value is written in (an IBAN of 34 characters in fours).
 const MAX_VALUE_GROUPS: usize = 9;
+/// The most normalised characters of one chain: 40 per group.
+const NORM_MAX: usize = MAX_GROUPS * 40;
 /// Lengths at which a span of digits may be a value with no keyword around it (see `evaluate`): 444
 /// numbers (7), dashed US numbers (9), phone forms and Swedish ids (10, 12, 14), checksummed 11-digit
 /// ids, card numbers (15, 16, 19), French social security numbers (15), workplace numbers (26).
@@ -86,7 +88,10 @@ pub struct Scanner<'t> {
     /// Where the last look-ups before and after a candidate started in `keywords`.
     keyword_cursors: (usize, usize, usize),
     scratch: Vec<u8>,
-    norm: Vec<u8>,
+    /// The groups' characters back to back, normalised (digits as ASCII, letters in upper case): the
+    /// first `norm_len` bytes (filled by `chain`, at most 40 per group).
+    norm: [u8; NORM_MAX],
+    norm_len: usize,
     /// The groups of the current grouped number (filled by `chain`).
     groups: [Group; MAX_GROUPS],
     /// The types and the least confidence of the findings the policy keeps: a checksummed value of such
@@ -193,7 +198,8 @@ impl<'t> Scanner<'t> {
             keywords: KeywordIndex::new(text.as_bytes()),
             keyword_cursors: (0, 0, 0),
             scratch: Vec::with_capacity(256),
-            norm: Vec::with_capacity(64),
+            norm: [0; NORM_MAX],
+            norm_len: 0,
             groups: [Group::default(); MAX_GROUPS],
             keep: (TypeSet::all(), 0.0),
             exhaustive: false,
@@ -970,9 +976,10 @@ impl<'t> Scanner<'t> {
             }
             close_before = close;
         }
-        self.scratch.clear();
-        text::fold_into(&b[from..i], &mut self.scratch);
-        let label = self.scratch.trim_ascii();
+        // Folded on the stack: the window holds at most 32 bytes (`fold_word` takes 40).
+        let mut folded = [0u8; 40];
+        let length = text::fold_word(&b[from..i], &mut folded);
+        let label = folded[..length].trim_ascii();
         let kind = lexicon::label(label)
             .or_else(|| memchr::memmem::find(label, b"address").map(|_| lexicon::Label::Address));
         match kind {
@@ -1454,27 +1461,33 @@ impl<'t> Scanner<'t> {
     fn chain(&mut self, start: usize) -> (usize, usize) {
         let b = self.b;
         let mut count = 0;
-        self.norm.clear();
+        self.norm_len = 0;
         let mut i = start;
         let mut sep = 0u8;
         // A '(' right before the first digit ("(0212) 345 67 89") may be closed inside the chain.
         let mut open_paren = start > 0 && b[start - 1] == b'(' && b[start].is_ascii_digit();
         loop {
             let group_start = i;
-            let norm_start = self.norm.len();
+            let norm_start = self.norm_len;
             let (mut digits, mut letters) = (0, 0);
-            while self.norm.len() - norm_start < 40 {
-                if let Some((d, len)) = digit_at(b, i) {
-                    self.norm.push(d);
+            while self.norm_len - norm_start < 40 {
+                let Some(&c) = b.get(i) else { break };
+                // ASCII first; a full-width digit (three bytes from 0xEF) is neither.
+                let (normalised, len) = if c.is_ascii_digit() {
                     digits += 1;
-                    i += len;
-                } else if b.get(i).is_some_and(u8::is_ascii_alphabetic) {
-                    self.norm.push(b[i].to_ascii_uppercase());
+                    (c, 1)
+                } else if c.is_ascii_alphabetic() {
                     letters += 1;
-                    i += 1;
+                    (c.to_ascii_uppercase(), 1)
+                } else if let Some(digit) = digit_at(b, i) {
+                    digits += 1;
+                    digit
                 } else {
                     break;
-                }
+                };
+                self.norm[self.norm_len] = normalised;
+                self.norm_len += 1;
+                i += len;
             }
             if i == group_start {
                 break;
@@ -1483,7 +1496,7 @@ impl<'t> Scanner<'t> {
                 start: group_start,
                 end: i,
                 norm_start,
-                norm_end: self.norm.len(),
+                norm_end: self.norm_len,
                 digits,
                 letters,
                 sep,
