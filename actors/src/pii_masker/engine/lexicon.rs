@@ -1075,6 +1075,51 @@ pub fn address_part_word(folded: &[u8]) -> bool {
         || street_compound(word)
 }
 
+/// Folded words that label a business document's own fields and never a part of an address: one of
+/// them right before a colon ("Kadıköy Sipariş:", "Kadıköy Tarih:"), or before a "No:" ("Kadıköy
+/// Fatura No:"), ends an address behind its label there.
+pub const FIELD_LABEL_WORDS: &[&[u8]] = &[
+    b"siparis",
+    b"fatura",
+    b"tarih",
+    b"tarihi",
+    b"tutar",
+    b"tutari",
+    b"toplam",
+    b"vade",
+    b"konu",
+    b"aciklama",
+    b"not",
+    b"dosya",
+    b"musteri",
+    b"sozlesme",
+    b"police",
+    b"order",
+    b"invoice",
+    b"date",
+    b"total",
+    b"amount",
+    b"subject",
+    b"description",
+    b"note",
+    b"customer",
+    b"contract",
+    b"reference",
+    b"referans",
+];
+
+/// Whether a folded word is one of the [`FIELD_LABEL_WORDS`].
+pub fn field_label_word(folded: &[u8]) -> bool {
+    FIELD_LABEL_WORDS.contains(&folded)
+}
+
+/// Whether a folded word is a number's abbreviation or word ("No", "Nr.", "Numarası"), which labels
+/// an address's house number and other fields' numbers alike.
+pub fn number_word(folded: &[u8]) -> bool {
+    let word = folded.strip_suffix(b".").unwrap_or(folded);
+    matches!(word, b"no" | b"nr" | b"numara" | b"numarasi")
+}
+
 /// Lower-case particles of family names ("Jan de Vries", "Ursula von der Leyen", "Luca di Marco").
 pub const NAME_PARTICLES: &[&[u8]] = &[
     b"de", b"van", b"von", b"der", b"den", b"da", b"di", b"del", b"della", b"du", b"le", b"la",

@@ -518,7 +518,17 @@ fn part(text: &str, hit: &scanner::Hit, from: usize, to: usize) -> Option<scanne
     // Hits start and end on char boundaries (`resolved` snaps them), and so do the spans cut out.
     let punctuation = |c: char| c.is_ascii() && !c.is_ascii_alphanumeric();
     let part = text.get(from..to)?.trim_end_matches(punctuation);
-    let end = from + part.len();
+    let mut end = from + part.len();
+    // An address keeps the dot of the abbreviation it ends with ("Hürriyet Mah. Akasya Sok."), as it
+    // does when it is masked whole.
+    if hit.ty == PiiType::Address
+        && end < to
+        && b[end] == b'.'
+        && part.ends_with(char::is_alphabetic)
+    {
+        end += 1;
+    }
+    let part = &text[from..end];
     let start = end - part.trim_start_matches(punctuation).len();
     let fails = start >= end
         || (hit.ty == PiiType::PersonName && !text::upper_at(b, start))

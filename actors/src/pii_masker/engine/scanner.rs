@@ -844,7 +844,10 @@ impl<'t> Scanner<'t> {
             // Kadıköy Tel: ..."): a colon a few words on may close one that begins here or after.
             // Each colon is judged once, not again from every capitalised word before it.
             if upper_at(b, i) {
+                // On this line: the walk ends at its break, and a label on the next line ("Ankara\nCep
+                // Telefonu:") would otherwise end the address after the break, inside that label.
                 let reach = &b[i..(i + 40).min(limit)];
+                let reach = &reach[..memchr::memchr2(b'\n', b'\r', reach).unwrap_or(reach.len())];
                 if let Some(colon) = memchr::memchr(b':', reach).map(|colon| i + colon) {
                     if colon != judged_colon {
                         judged_colon = colon;
@@ -1109,10 +1112,18 @@ impl<'t> Scanner<'t> {
         }
         self.scratch.clear();
         text::fold_into(&b[last_word.0..last_word.1], &mut self.scratch);
+        let before = words.len().checked_sub(2).map(|k| words[k]);
         if lexicon::address_part_word(&self.scratch) {
             // "Vergi No:", "Kimlik No:", "SGK No:" after a comma: a keyword starts the phrase.
-            return (clean && words.len() >= 2 && self.keywords.keyword_at(first.0))
-                .then_some(first.0);
+            if clean && words.len() >= 2 && self.keywords.keyword_at(first.0) {
+                return Some(first.0);
+            }
+            // "Kadıköy Fatura No:", "Sipariş No:": another field's number, wherever it stands.
+            let number = lexicon::number_word(&self.scratch);
+            let before = before.filter(|before| number && lettered(before))?;
+            let mut folded = [0u8; 40];
+            let length = text::fold_word(&b[before.0..before.1.min(before.0 + 40)], &mut folded);
+            return lexicon::field_label_word(&folded[..length]).then_some(before.0);
         }
         if clean {
             return Some(first.0);
@@ -1138,8 +1149,13 @@ impl<'t> Scanner<'t> {
         if LABEL_WORDS.contains(&self.scratch.as_slice()) || self.keywords.keyword_at(last_word.0) {
             return Some(last_word.0);
         }
-        let before = *words.get(words.len().checked_sub(2)?)?;
-        (lettered(&before) && self.keywords.keyword_at(before.0)).then_some(before.0)
+        if let Some(before) = before.filter(|before| lettered(before)) {
+            if self.keywords.keyword_at(before.0) {
+                return Some(before.0);
+            }
+        }
+        // "Kadıköy Sipariş:", "Kadıköy Tarih:": a field of the document, never a part of an address.
+        lexicon::field_label_word(&self.scratch).then_some(last_word.0)
     }
 
     /// Whether the text before the colon at `i` (its last letter at `last - 1`) may be a label: its

@@ -1378,6 +1378,37 @@ fn the_next_label_ends_an_address_behind_its_label() {
             "Adres: Atatürk Bulvarı No:10 Ankara, Türkiye. Ad Soyad: Ayşe Yılmaz",
             "Adres: [MASKED_ADDRESS]. Ad Soyad: [MASKED_PERSON_NAME]",
         ),
+        // The document's own fields, with no comma before them: an order, an invoice's number, a
+        // date, a note. The house number's "No:" stays the address's.
+        (
+            "Adres: Moda Cad. No: 3 Kadıköy Sipariş: 12345",
+            "Adres: [MASKED_ADDRESS] Sipariş: 12345",
+        ),
+        (
+            "Adres: Moda Cad. No: 3 Kadıköy Fatura No: 12345 Tarih: 01.02.2024",
+            "Adres: [MASKED_ADDRESS] Fatura No: 12345 Tarih: 01.02.2024",
+        ),
+        (
+            "Adres: Moda Cad. No: 3 Kadıköy, Sipariş No: 12345",
+            "Adres: [MASKED_ADDRESS], Sipariş No: 12345",
+        ),
+        (
+            "Adres: Moda Cad. No: 3 Kadıköy Not: kapıda ödeme",
+            "Adres: [MASKED_ADDRESS] Not: kapıda ödeme",
+        ),
+        (
+            "Address: 221B Baker Street London Order: 5521",
+            "Address: [MASKED_ADDRESS] Order: 5521",
+        ),
+        // A street address ends at its line's break, whatever label the next line begins with.
+        (
+            "Atatürk Cad. No: 5 Çankaya Ankara\nCep Telefonu: 0532 123 45 67",
+            "[MASKED_ADDRESS]\nCep Telefonu: [MASKED_PHONE_TR]",
+        ),
+        (
+            "Atatürk Cad. No: 5 Çankaya Ankara\nDoğum Tarihi: 12.03.1985",
+            "[MASKED_ADDRESS]\nDoğum Tarihi: [MASKED_DATE_OF_BIRTH]",
+        ),
     ] {
         assert_eq!(masked(text), expected, "{text}");
     }
@@ -1463,8 +1494,8 @@ fn a_validated_value_inside_an_address_is_its_own_finding() {
     for (text, expected, value) in [
         (
             "Adres: Hürriyet Mah. Akasya Sok. 0532 123 45 67 Kadıköy",
-            // A part keeps no punctuation at its ends: the abbreviation's dot stays outside.
-            "Adres: [MASKED_ADDRESS]. [MASKED_PHONE_TR] [MASKED_ADDRESS]",
+            // A part keeps the dot of the abbreviation it ends with, as the whole address would.
+            "Adres: [MASKED_ADDRESS] [MASKED_PHONE_TR] [MASKED_ADDRESS]",
             "phone_tr",
         ),
         (
