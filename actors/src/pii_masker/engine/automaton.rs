@@ -25,6 +25,8 @@ pub struct Automaton {
     boundary: [bool; 256],
     /// Every pattern begins with a word byte: the search may then go from word start to word start.
     word_first: bool,
+    /// Some pattern begins with an ASCII digit (otherwise the words that do are passed over).
+    digit_first: bool,
     /// Bit [`trigram`] of the [`TRIGRAM_CODE`]s of a pattern's first three bytes (of its first two and
     /// any third for a pattern of two bytes): a word start whose three bytes have no bit set begins no
     /// pattern. One look-up in a table of 4 KB turns away nearly every word start ("teslim", "tarih",
@@ -159,8 +161,10 @@ impl Automaton {
                 trigrams[bit / 64] |= 1 << (bit % 64);
             }
         }
+        let digit_first = patterns.iter().any(|p| p.as_ref()[0].is_ascii_digit());
         Some(Automaton {
             word_first,
+            digit_first,
             trigrams,
             classes,
             next,
@@ -233,7 +237,12 @@ impl Automaton {
         };
         if self.word_first {
             let mut after = from;
-            for at in super::text::word_starts(text, from, to) {
+            let starts = if self.digit_first {
+                super::text::word_starts(text, from, to)
+            } else {
+                super::text::word_starts_but_digits(text, from, to)
+            };
+            for at in starts {
                 // A word start follows a byte that is no word byte; it must also be a boundary ('_').
                 if at < after
                     || !three_steps(at)
