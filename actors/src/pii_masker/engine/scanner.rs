@@ -1486,7 +1486,9 @@ impl<'t> Scanner<'t> {
             let group_start = i;
             let norm_start = self.norm_len;
             let (mut digits, mut letters) = (0, 0);
-            while self.norm_len - norm_start < 40 {
+            // In locals, which the loop keeps in registers.
+            let (norm, mut n) = (&mut self.norm, norm_start);
+            while n - norm_start < 40 {
                 let Some(&c) = b.get(i) else { break };
                 // ASCII first; a full-width digit (three bytes from 0xEF) is neither.
                 let (normalised, len) = if c.is_ascii_digit() {
@@ -1501,10 +1503,11 @@ impl<'t> Scanner<'t> {
                 } else {
                     break;
                 };
-                self.norm[self.norm_len] = normalised;
-                self.norm_len += 1;
+                norm[n] = normalised;
+                n += 1;
                 i += len;
             }
+            self.norm_len = n;
             if i == group_start {
                 break;
             }
