@@ -661,9 +661,13 @@ impl<'t> Scanner<'t> {
         if year == i || end - year != 4 || b.get(end).is_some_and(|&c| text::is_word_byte(c)) {
             return None;
         }
-        self.scratch.clear();
-        text::fold_into(&b[month_range.0..month_range.1], &mut self.scratch);
-        let month = month_number(&self.scratch)?;
+        let mut stack = [0u8; 40];
+        let month = text::fold_short(
+            &b[month_range.0..month_range.1],
+            &mut stack,
+            &mut self.scratch,
+        );
+        let month = month_number(month)?;
         let (day, year) = (
             decimal(&b[day_range.0..day_range.1]),
             decimal(&b[year..end]),
@@ -686,9 +690,9 @@ impl<'t> Scanner<'t> {
             return false;
         }
         let end = self.word_end(i);
-        self.scratch.clear();
-        text::fold_into(&b[i..end], &mut self.scratch);
-        end - i >= 2 && lexicon::lookup(&self.scratch) == Some(Word::Honorific)
+        let mut stack = [0u8; 40];
+        let folded = text::fold_short(&b[i..end], &mut stack, &mut self.scratch);
+        end - i >= 2 && lexicon::lookup(folded) == Some(Word::Honorific)
     }
 
     /// Up to `max` capitalised words starting after spaces at `from`: the span of the words.
@@ -750,9 +754,8 @@ impl<'t> Scanner<'t> {
             if we - ws < 2 {
                 break;
             }
-            self.scratch.clear();
-            text::fold_into(&b[ws..we], &mut self.scratch);
-            match lexicon::lookup(&self.scratch) {
+            let mut stack = [0u8; 40];
+            match lexicon::lookup(text::fold_short(&b[ws..we], &mut stack, &mut self.scratch)) {
                 Some(Word::Surname | Word::Either) => {
                     found_surname = true;
                     end = we;
@@ -861,18 +864,15 @@ impl<'t> Scanner<'t> {
                     }
                 }
             }
-            self.scratch.clear();
-            text::fold_into(&b[i..w_end], &mut self.scratch);
-            let is_street = lexicon::lookup(&self.scratch) == Some(Word::Street);
-            if upper_at(b, i)
-                || is_street
-                || lexicon::ADDRESS_WORDS.contains(&self.scratch.as_slice())
-            {
+            let mut stack = [0u8; 40];
+            let folded = text::fold_short(&b[i..w_end], &mut stack, &mut self.scratch);
+            let is_street = lexicon::lookup(folded) == Some(Word::Street);
+            if upper_at(b, i) || is_street || lexicon::ADDRESS_WORDS.contains(&folded) {
                 street_words += usize::from(is_street);
                 named |= upper_at(b, i);
                 end = w_end;
                 i = w_end;
-            } else if lexicon::ADDRESS_PARTICLES.contains(&self.scratch.as_slice()) {
+            } else if lexicon::ADDRESS_PARTICLES.contains(&folded) {
                 i = w_end;
             } else {
                 break;
@@ -1110,20 +1110,20 @@ impl<'t> Scanner<'t> {
         if !lettered(&last_word) {
             return None;
         }
-        self.scratch.clear();
-        text::fold_into(&b[last_word.0..last_word.1], &mut self.scratch);
+        let mut stack = [0u8; 40];
+        let folded = text::fold_short(&b[last_word.0..last_word.1], &mut stack, &mut self.scratch);
         let before = words.len().checked_sub(2).map(|k| words[k]);
-        if lexicon::address_part_word(&self.scratch) {
+        if lexicon::address_part_word(folded) {
             // "Vergi No:", "Kimlik No:", "SGK No:" after a comma: a keyword starts the phrase.
             if clean && words.len() >= 2 && self.keywords.keyword_at(first.0) {
                 return Some(first.0);
             }
             // "Kadıköy Fatura No:", "Sipariş No:": another field's number, wherever it stands.
-            let number = lexicon::number_word(&self.scratch);
+            let number = lexicon::number_word(folded);
             let before = before.filter(|before| number && lettered(before))?;
-            let mut folded = [0u8; 40];
-            let length = text::fold_word(&b[before.0..before.1.min(before.0 + 40)], &mut folded);
-            return lexicon::field_label_word(&folded[..length]).then_some(before.0);
+            let mut spill = Vec::new();
+            let folded = text::fold_short(&b[before.0..before.1], &mut stack, &mut spill);
+            return lexicon::field_label_word(folded).then_some(before.0);
         }
         if clean {
             return Some(first.0);
@@ -1146,7 +1146,7 @@ impl<'t> Scanner<'t> {
             b"iban",
             b"web",
         ];
-        if LABEL_WORDS.contains(&self.scratch.as_slice()) || self.keywords.keyword_at(last_word.0) {
+        if LABEL_WORDS.contains(&folded) || self.keywords.keyword_at(last_word.0) {
             return Some(last_word.0);
         }
         if let Some(before) = before.filter(|before| lettered(before)) {
@@ -1155,7 +1155,7 @@ impl<'t> Scanner<'t> {
             }
         }
         // "Kadıköy Sipariş:", "Kadıköy Tarih:": a field of the document, never a part of an address.
-        lexicon::field_label_word(&self.scratch).then_some(last_word.0)
+        lexicon::field_label_word(folded).then_some(last_word.0)
     }
 
     /// Whether the text before the colon at `i` (its last letter at `last - 1`) may be a label: its
@@ -1182,9 +1182,8 @@ impl<'t> Scanner<'t> {
             // Folds to its lower case: no folding, and mostly no hashing either.
             lexicon::ascii_ends_some_label(raw)
         } else {
-            self.scratch.clear();
-            text::fold_into(raw, &mut self.scratch);
-            let folded = self.scratch.trim_ascii_end();
+            let mut stack = [0u8; 40];
+            let folded = text::fold_short(raw, &mut stack, &mut self.scratch).trim_ascii_end();
             if folded.is_empty() {
                 // Only no-break spaces: the label's last word is further back.
                 return true;

@@ -380,6 +380,18 @@ pub fn fold_word(word: &[u8], out: &mut [u8; 40]) -> usize {
     n
 }
 
+/// The fold of `word`: by [`fold_word`] on `stack` when it has at most 40 bytes, else by [`fold_into`]
+/// into `spill` (the same bytes either way). For the words looked up one by one.
+pub fn fold_short<'a>(word: &[u8], stack: &'a mut [u8; 40], spill: &'a mut Vec<u8>) -> &'a [u8] {
+    if word.len() <= stack.len() {
+        let length = fold_word(word, stack);
+        return &stack[..length];
+    }
+    spill.clear();
+    fold_into(word, spill);
+    spill
+}
+
 /// Folds a whole string (for building keyword tables and gazetteers).
 pub fn fold(text: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
@@ -444,6 +456,23 @@ mod tests {
             let mut stack = [0u8; 40];
             let n = fold_word(&word, &mut stack);
             assert_eq!(&stack[..n], vector.as_slice(), "{byte}");
+        }
+        // `fold_short` on both sides of the stack's 40 bytes, a character across the edge included.
+        for length in 36..=44 {
+            for filler in ["a", "İ", "ş", "\u{202f}"] {
+                let mut word = "Ç".repeat(length / 2);
+                while word.len() < length {
+                    word.push_str(filler);
+                }
+                let mut vector = Vec::new();
+                fold_into(word.as_bytes(), &mut vector);
+                let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+                assert_eq!(
+                    fold_short(word.as_bytes(), &mut stack, &mut spill),
+                    vector.as_slice(),
+                    "{word}"
+                );
+            }
         }
     }
 
