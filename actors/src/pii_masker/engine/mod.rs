@@ -13,7 +13,7 @@ mod types;
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use types::{PiiType, TypeSet};
 
@@ -210,8 +210,9 @@ impl Policy {
     }
 }
 
-/// One detected value. Offsets refer to the input text; the value itself is never stored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One detected value. Offsets refer to the input text; the value itself is never stored. Written out
+/// (JSON), never read back: the detector's name is the engine's own (no allocation per finding).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
     #[serde(rename = "type")]
     pub pii_type: PiiType,
@@ -220,7 +221,7 @@ pub struct Finding {
     pub char_start: usize,
     pub char_end: usize,
     pub confidence: f32,
-    pub detector: String,
+    pub detector: &'static str,
 }
 
 /// The result of [`mask`].
@@ -741,7 +742,7 @@ fn findings_of(text: &str, hits: &[scanner::Hit]) -> Vec<Finding> {
             char_start,
             char_end: chars,
             confidence: hit.confidence,
-            detector: hit.detector.to_string(),
+            detector: hit.detector,
         });
     }
     findings
