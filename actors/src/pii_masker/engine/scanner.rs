@@ -286,11 +286,23 @@ impl<'t> Scanner<'t> {
             // `TABLE_LABEL_BYTES_MAX` bytes (a test holds the lexicon to both): an empty cell, an indentation, a number or a
             // tag (`<cbc:Name>`, on every tab-indented line of an XML file) is none, and is not
             // folded.
+            // A cell that begins with ASCII other than a letter or a space (a number, a phone
+            // number, a tag) is none before it is trimmed.
+            if cell.as_bytes().first().is_some_and(|&c| {
+                c.is_ascii() && !c.is_ascii_alphabetic() && !char::from(c).is_whitespace()
+            }) {
+                return None;
+            }
             let cell = cell.trim();
             let core = cell.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
             if core.len() > LABEL_CELL_MAX
                 || !core.starts_with(|c: char| c.is_alphabetic() || c == '\u{307}')
             {
+                return None;
+            }
+            // Nor does a label hold a digit or an '@' (the same test holds the lexicon to that),
+            // which folding keeps: a cell with an IBAN, an e-mail address or a code is not folded.
+            if core.bytes().any(|c| c.is_ascii_digit() || c == b'@') {
                 return None;
             }
             folded.clear();

@@ -1422,7 +1422,7 @@ fn the_next_label_ends_an_address_behind_its_label() {
 }
 
 /// The table scan skips the cells that cannot be a column label without folding them: a label begins
-/// with a letter and is short. The lexicon's labels keep to that, and a tab-indented XML file and a
+/// with a letter, holds no digit or '@', and is short. The lexicon's labels keep to that, and a tab-indented XML file and a
 /// table with its labels still give what they gave.
 #[test]
 fn table_labels_begin_with_a_letter_and_fit_the_cell_bound() {
@@ -1436,6 +1436,10 @@ fn table_labels_begin_with_a_letter_and_fit_the_cell_bound() {
             "{label}"
         );
         assert!(label.len() <= lexicon::TABLE_LABEL_BYTES_MAX, "{label}");
+        assert!(
+            !label.bytes().any(|c| c.is_ascii_digit() || c == b'@'),
+            "{label}"
+        );
     }
     assert_eq!(
         masked("Müşteri\tAd Soyad\tTelefon\n1\tAyşe Yılmaz\t0532 123 45 67\n"),

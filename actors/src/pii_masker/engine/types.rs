@@ -145,5 +145,9 @@ mod tests {
             assert_eq!(PiiType::from_name(ty.name()), Some(*ty));
         }
         assert_eq!(PiiType::ALL[0], PiiType::NationalIdTr);
+        // Each type's number is its place in `ALL` (the summary counts by it).
+        for (place, ty) in PiiType::ALL.iter().enumerate() {
+            assert_eq!(*ty as usize, place, "{ty:?}");
+        }
     }
 }
