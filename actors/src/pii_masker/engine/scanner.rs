@@ -282,12 +282,11 @@ impl<'t> Scanner<'t> {
         };
         let mut folded = Vec::with_capacity(LABEL_CELL_MAX);
         let mut label_kind = |cell: &str| -> Option<PiiType> {
-            // Every label is a few words that begin with a letter, in at most
-            // `TABLE_LABEL_BYTES_MAX` bytes (a test holds the lexicon to both): an empty cell, an indentation, a number or a
-            // tag (`<cbc:Name>`, on every tab-indented line of an XML file) is none, and is not
-            // folded.
-            // A cell that begins with ASCII other than a letter or a space (a number, a phone
-            // number, a tag) is none before it is trimmed.
+            // Every label is a few words that begin with a letter, hold no digit or '@', and fit in
+            // `TABLE_LABEL_BYTES_MAX` bytes (a test holds the lexicon to that): an empty cell, an
+            // indentation, a number, a phone number, an e-mail address, an IBAN or a tag
+            // (`<cbc:Name>`, on every tab-indented line of an XML file) is none, and is not folded. A
+            // cell that begins with ASCII other than a letter or a space is none before it is trimmed.
             if cell.as_bytes().first().is_some_and(|&c| {
                 c.is_ascii() && !c.is_ascii_alphabetic() && !char::from(c).is_whitespace()
             }) {
@@ -300,8 +299,7 @@ impl<'t> Scanner<'t> {
             {
                 return None;
             }
-            // Nor does a label hold a digit or an '@' (the same test holds the lexicon to that),
-            // which folding keeps: a cell with an IBAN, an e-mail address or a code is not folded.
+            // Folding keeps digits and '@'.
             if core.bytes().any(|c| c.is_ascii_digit() || c == b'@') {
                 return None;
             }
@@ -592,9 +590,8 @@ impl<'t> Scanner<'t> {
             }
         }
         // Folded on the stack (the word has at most 40 bytes here), not through the scratch vector.
-        let mut lower = [0u8; 40];
-        let length = text::fold_word(&b[i..end], &mut lower);
-        let folded = &lower[..length];
+        let mut stack = [0u8; 40];
+        let folded = text::fold_short(&b[i..end], &mut stack, &mut self.scratch);
         let found = lexicon::lookup(folded);
         let compound = found.is_none() && lexicon::street_compound(folded);
         match found {
@@ -993,10 +990,9 @@ impl<'t> Scanner<'t> {
             }
             close_before = close;
         }
-        // Folded on the stack: the window holds at most 32 bytes (`fold_word` takes 40).
-        let mut folded = [0u8; 40];
-        let length = text::fold_word(&b[from..i], &mut folded);
-        let label = folded[..length].trim_ascii();
+        // Folded on the stack: the window holds at most 32 bytes.
+        let mut stack = [0u8; 40];
+        let label = text::fold_short(&b[from..i], &mut stack, &mut self.scratch).trim_ascii();
         let kind = lexicon::label(label)
             .or_else(|| memchr::memmem::find(label, b"address").map(|_| lexicon::Label::Address));
         match kind {
@@ -1135,8 +1131,7 @@ impl<'t> Scanner<'t> {
             // "Kadıköy Fatura No:", "Sipariş No:": another field's number, wherever it stands.
             let number = lexicon::number_word(folded);
             let before = before.filter(|before| number && lettered(before))?;
-            let mut spill = Vec::new();
-            let folded = text::fold_short(&b[before.0..before.1], &mut stack, &mut spill);
+            let folded = text::fold_short(&b[before.0..before.1], &mut stack, &mut self.scratch);
             return lexicon::field_label_word(folded).then_some(before.0);
         }
         if clean {

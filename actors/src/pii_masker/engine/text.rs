@@ -349,10 +349,10 @@ fn fold_non_ascii(src: &[u8], i: usize) -> (Option<u8>, usize) {
     (Some(letter), 2)
 }
 
-/// [`fold_into`] for a word of at most 40 bytes, into a buffer on the stack (a capitalised word, looked
-/// up in the gazetteers): the length of its fold. One plain loop, where `fold_into` is made for long
-/// runs of ASCII and costs more per short word.
-pub fn fold_word(word: &[u8], out: &mut [u8; 40]) -> usize {
+/// [`fold_into`] for a word of at most 40 bytes, into a buffer on the stack (see [`fold_short`]): the
+/// length of its fold. One plain loop, where `fold_into` is made for long runs of ASCII and costs more
+/// per short word.
+fn fold_word(word: &[u8], out: &mut [u8; 40]) -> usize {
     if word.is_ascii() {
         // Most capitalised words: lower-cased in a loop the compiler vectorises.
         for (to, from) in out.iter_mut().zip(word) {
