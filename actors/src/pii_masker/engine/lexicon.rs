@@ -992,6 +992,245 @@ pub fn label(folded: &[u8]) -> Option<Label> {
     }
 }
 
+/// Legal forms of companies, folded ("A.Ş." folds to "a.s"): a name label or a title followed by
+/// words that run into one announces a company, not a person ("Alıcı: Yaman Gıda Ltd. Şti.").
+const COMPANY_WORDS: &[&str] = &[
+    "ltd",
+    "sti",
+    "ltd.sti",
+    "a.s",
+    "as",
+    "sanayi",
+    "ticaret",
+    "holding",
+    "koop",
+    "kooperatifi",
+    "inc",
+    "llc",
+    "llp",
+    "plc",
+    "corp",
+    "corporation",
+    "limited",
+    "gmbh",
+    "ag",
+    "kg",
+    "s.a",
+    "sa",
+    "sas",
+    "sarl",
+    "s.r.l",
+    "srl",
+    "s.p.a",
+    "spa",
+    "b.v",
+    "bv",
+    "n.v",
+    "nv",
+];
+
+/// Abbreviations that are a legal form's part only with their dot ("San. ve Tic."): without it,
+/// "Şan" is a surname.
+const COMPANY_ABBREVIATIONS: &[&str] = &["san", "tic"];
+
+/// Words of organisations, folded: behind a name label or a title, a run of capitalised words holding
+/// one names no person ("Alıcı: Türkiye İş Bankası", "Hazırlayan: Muhasebe Departmanı", "Prepared
+/// by: Finance Team"). None of them is a Turkish or English surname.
+const ORGANISATION_WORDS: &[&str] = &[
+    "bankasi",
+    "kargo",
+    "lojistik",
+    "departmani",
+    "departman",
+    "department",
+    "mudurlugu",
+    "baskanligi",
+    "bakanligi",
+    "belediyesi",
+    "universitesi",
+    "university",
+    "hastanesi",
+    "hospital",
+    "dernegi",
+    "vakfi",
+    "ekibi",
+    "team",
+    "birimi",
+    "servisi",
+    "destek",
+    "support",
+    "muhasebe",
+    "finance",
+    "accounting",
+    "kaynaklari",
+    "resources",
+    "sales",
+    "satis",
+    "pazarlama",
+    "marketing",
+];
+
+/// Words that, first after a title or a name label, address nobody in particular: "Sayın Yetkili",
+/// "Sayın İlgili", "Sayın Müşterimiz", "Değerli Üyemiz" ("Değerli" is a surname too: only first).
+const SALUTATION_WORDS: &[&str] = &[
+    "yetkili",
+    "yetkilisi",
+    "ilgili",
+    "ilgilisi",
+    "musterimiz",
+    "musteri",
+    "degerli",
+    "kullanici",
+    "kullanicimiz",
+    "uyemiz",
+    "abonemiz",
+    "customer",
+    "sir",
+    "madam",
+];
+
+/// What a capitalised word behind a title or a name label says of the words: see [`not_a_person`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NotPerson {
+    Company,
+    Abbreviation,
+    Organisation,
+    Salutation,
+}
+
+fn not_person_words() -> &'static FxHashMap<&'static [u8], NotPerson> {
+    static WORDS: OnceLock<FxHashMap<&'static [u8], NotPerson>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let kinds = [
+            (COMPANY_WORDS, NotPerson::Company),
+            (COMPANY_ABBREVIATIONS, NotPerson::Abbreviation),
+            (ORGANISATION_WORDS, NotPerson::Organisation),
+            (SALUTATION_WORDS, NotPerson::Salutation),
+        ];
+        kinds
+            .iter()
+            .flat_map(|(words, kind)| words.iter().map(move |w| (w.as_bytes(), *kind)))
+            .collect()
+    })
+}
+
+/// Whether a folded capitalised word behind a title or a name label (dotted letters kept together,
+/// "a.s", "s.p.a", with the dot after it if any) tells that the words name no person: a company's
+/// legal form ("Ltd", "A.Ş.", "San." with its dot: "Şan" is a surname) or an organisation's word
+/// anywhere, a salutation's as the `first` word.
+pub fn not_a_person(folded: &[u8], first: bool) -> bool {
+    let dotted = folded.last() == Some(&b'.');
+    let word = folded.strip_suffix(b".").unwrap_or(folded);
+    match not_person_words().get(word) {
+        Some(NotPerson::Company | NotPerson::Organisation) => true,
+        Some(NotPerson::Abbreviation) => dotted,
+        Some(NotPerson::Salutation) => first,
+        None => false,
+    }
+}
+
+/// Words of a table's header cell that mark a column of goods: quantities, prices, amounts, stock
+/// codes (split at spaces and underscores: "unit_price", "Birim Fiyat").
+const GOODS_HEADER_WORDS: &[&str] = &[
+    "quantity", "qty", "price", "amount", "sku", "barcode", "discount", "miktar", "adet", "fiyat",
+    "fiyati", "tutar", "tutari", "kdv", "stok", "barkod", "iskonto",
+];
+
+/// Fold of a short header cell without its colon, or `None` for a cell too long to be a header.
+fn folded_header(cell: &str) -> Option<Vec<u8>> {
+    let cell = cell.trim();
+    if cell.len() > 3 * TABLE_LABEL_BYTES_MAX {
+        return None;
+    }
+    let mut folded = Vec::with_capacity(cell.len());
+    super::text::fold_into(cell.as_bytes(), &mut folded);
+    while folded.last().is_some_and(|&c| c == b':' || c == b' ') {
+        folded.pop();
+    }
+    Some(folded)
+}
+
+/// Whether a table's header cell marks a column of goods ([`GOODS_HEADER_WORDS`]).
+pub fn goods_header(cell: &str) -> bool {
+    folded_header(cell).is_some_and(|folded| {
+        folded.split(|&c| c == b' ' || c == b'_').any(|word| {
+            GOODS_HEADER_WORDS
+                .iter()
+                .any(|goods| goods.as_bytes() == word)
+        })
+    })
+}
+
+/// Whether a table's header cell says only "name" ([`BARE_NAME_LABELS`]).
+pub fn bare_name_header(cell: &str) -> bool {
+    folded_header(cell)
+        .is_some_and(|folded| BARE_NAME_LABELS.iter().any(|l| l.as_bytes() == folded))
+}
+
+/// Words that may follow "address" inside a label ("Address line:", "Address of residence:",
+/// "Address (home):"); any other word after it makes the phrase prose ("we address the question:").
+const AFTER_ADDRESS: &[&[u8]] = &[
+    b"line",
+    b"lines",
+    b"of",
+    b"details",
+    b"information",
+    b"info",
+];
+
+/// Words that make the "address" after them a verb: "we address the question:", "Issues to
+/// address:", "You must address:".
+const BEFORE_ADDRESS_VERB: &[&[u8]] = &[
+    b"to", b"we", b"i", b"you", b"they", b"will", b"must", b"should", b"shall", b"can", b"could",
+    b"would", b"may", b"might", b"not", b"also", b"please",
+];
+
+/// What the folded text before a colon announces: a known label ([`label`]), or an English phrase
+/// around the word "address" that labels a field ("Address line:", "E-mail Address:", "Address
+/// (home):"), but not the verb ("In this paper, we address the question:", "Topics to address:").
+pub fn colon_label(folded: &[u8]) -> Option<Label> {
+    let found = label(folded).or_else(|| address_phrase(folded).then_some(Label::Address));
+    if found == Some(Label::Address) && address_as_verb(folded) {
+        return None;
+    }
+    found
+}
+
+/// The whole word "address" in `folded`, followed by nothing, by a word of [`AFTER_ADDRESS`] or by a
+/// parenthesis.
+fn address_phrase(folded: &[u8]) -> bool {
+    address_words(folded).any(|(_, after)| {
+        let rest = folded[after..].trim_ascii_start();
+        if rest.is_empty() || rest[0] == b'(' {
+            return true;
+        }
+        let next = rest.split(|&c| c == b' ').next().unwrap_or(rest);
+        AFTER_ADDRESS.contains(&next)
+    })
+}
+
+/// Whether a word of [`BEFORE_ADDRESS_VERB`] stands right before the last "address" of `folded`.
+fn address_as_verb(folded: &[u8]) -> bool {
+    address_words(folded).last().is_some_and(|(start, _)| {
+        let before = folded[..start].trim_ascii_end();
+        let word = before
+            .iter()
+            .rposition(|&c| !c.is_ascii_alphabetic())
+            .map_or(before, |at| &before[at + 1..]);
+        BEFORE_ADDRESS_VERB.contains(&word)
+    })
+}
+
+/// (start, end) of each whole word "address" in `folded` (not "addressee", not "readdress").
+fn address_words(folded: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    memchr::memmem::find_iter(folded, b"address").filter_map(|at| {
+        let end = at + b"address".len();
+        let starts = at == 0 || !folded[at - 1].is_ascii_alphanumeric();
+        let ends = folded.get(end).is_none_or(|c| !c.is_ascii_alphanumeric());
+        (starts && ends).then_some((at, end))
+    })
+}
+
 /// Street words written in lower case after the house number ("12 rue de la Paix", "10 via Roma").
 const LOWER_CASE_STREETS: &[&[u8]] = &[
     b"rue",
@@ -1151,6 +1390,35 @@ mod tests {
         assert!(!street_compound(&fold("Straße")));
         assert!(!street_compound(&fold("Weg")));
         assert!(!street_compound(&fold("Spring")));
+    }
+
+    /// The words that tell a company, an organisation or a salutation are no given name or surname
+    /// of the gazetteer (which would then be kept from being masked behind a label or a title), and
+    /// they are folded.
+    #[test]
+    fn words_of_no_person_are_no_names() {
+        for word in COMPANY_WORDS
+            .iter()
+            .chain(COMPANY_ABBREVIATIONS)
+            .chain(ORGANISATION_WORDS)
+            .chain(SALUTATION_WORDS)
+        {
+            assert_eq!(fold(word), word.as_bytes(), "{word}");
+            assert!(
+                !matches!(
+                    lookup(word.as_bytes()),
+                    Some(Word::FirstName | Word::Surname | Word::Either)
+                ),
+                "{word}"
+            );
+        }
+        assert!(not_a_person(b"ltd.", false));
+        assert!(not_a_person(b"a.s.", false));
+        assert!(not_a_person(b"san.", false));
+        assert!(!not_a_person(b"san", false));
+        assert!(not_a_person(b"yetkili", true));
+        assert!(!not_a_person(b"degerli", false));
+        assert!(!not_a_person(b"ayse", true));
     }
 
     #[test]

@@ -145,6 +145,29 @@ fn email_local_start(b: &[u8], end: usize) -> usize {
     start
 }
 
+/// Where the group of local parts closed at `close` starts, when it is one: the notation of papers and
+/// staff lists for several addresses at one domain, "{vladk, barlaso, plewis}@fb.com" (every address
+/// in it is personal data, and no single one is found: the '}' ends each local part). The group, on
+/// one line and within 256 bytes, holds local parts separated by commas, semicolons or '|' (spaces
+/// allowed: text extraction turns underscores into them, "{melissadell,jacob carlson}@..."), at least
+/// one of which makes a valid address with `domain`.
+fn email_group_start(b: &[u8], close: usize, domain: &[u8]) -> Option<usize> {
+    let floor = close.saturating_sub(256);
+    let open = floor + memchr::memrchr2(b'{', b'\n', &b[floor..close])?;
+    if b[open] != b'{' {
+        return None;
+    }
+    let inside = &b[open + 1..close];
+    let allowed = |c: &u8| generic::email_local_char(*c) || matches!(c, b',' | b';' | b'|' | b' ');
+    if !inside.iter().all(allowed) {
+        return None;
+    }
+    inside
+        .split(|c| matches!(c, b',' | b';' | b'|'))
+        .any(|local| generic::email(local.trim_ascii(), domain))
+        .then_some(open)
+}
+
 /// A byte before which the text read back from a colon as its label stops (a line break, a cell or
 /// field separator, another colon): `colon` and its filter `may_end_label` must stop at the same ones.
 fn ends_label_window(c: u8) -> bool {
@@ -354,6 +377,15 @@ impl<'t> Scanner<'t> {
             let count = cells.len();
             if count >= 3 && !labels.is_empty() {
                 columns.clone_from(&labels);
+                // A bare "name" column among the columns of goods (quantity, price, amount) names
+                // the items: an e-invoice's line table "id, name, quantity, unit_price, amount".
+                if columns.iter().any(|&(_, kind)| kind == PiiType::PersonName)
+                    && cells.iter().any(|&(_, cell)| lexicon::goods_header(cell))
+                {
+                    columns.retain(|&(index, kind)| {
+                        kind != PiiType::PersonName || !lexicon::bare_name_header(cells[index].1)
+                    });
+                }
                 continue;
             }
             marks.clone_from(&columns);
@@ -725,6 +757,13 @@ impl<'t> Scanner<'t> {
             if j - i < 2 || digit_at(b, j).is_some() {
                 break;
             }
+            // A company's name behind a name label or a title ("Alıcı: Yaman Gıda Ltd. Şti.",
+            // "Sayın Akdeniz Yapı Sanayi A.Ş."): the words run into a legal form. An organisation
+            // ("Türkiye İş Bankası", "Muhasebe Departmanı", "Support Team") or a salutation ("Sayın
+            // Yetkili", "Sayın Müşterimiz") is no person either.
+            if self.not_a_person(i, j, words == 0) {
+                return None;
+            }
             end = Some(j);
             words += 1;
             let space = text::space_at(b, j);
@@ -738,7 +777,37 @@ impl<'t> Scanner<'t> {
                 break;
             }
         }
+        // The legal form may stand after the words taken ("Akdeniz Yapı Malzemeleri Pazarlama Ltd.").
+        if let Some(stop) = end {
+            let next = text::after_spaces(b, stop);
+            if next > stop
+                && upper_at(b, next)
+                && self.not_a_person(next, self.word_end(next), false)
+            {
+                return None;
+            }
+        }
         end.map(|end| (start, end))
+    }
+
+    /// Whether the word at `start..end` (with "A.Ş."'s dotted letters and the dot after it) tells that
+    /// the words it stands among name no person ([`lexicon::not_a_person`]).
+    fn not_a_person(&self, start: usize, end: usize, first: bool) -> bool {
+        let b = self.b;
+        // "A.Ş.", "S.A.", "Ltd.Şti.": letters joined by dots read as one word.
+        let mut stop = end;
+        while b.get(stop) == Some(&b'.') && letter_at(b, stop + 1) > 0 {
+            stop = self.word_end(stop + 1);
+        }
+        stop += usize::from(b.get(stop) == Some(&b'.'));
+        if stop - start > 40 {
+            return false;
+        }
+        let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+        lexicon::not_a_person(
+            text::fold_short(&b[start..stop], &mut stack, &mut spill),
+            first,
+        )
     }
 
     /// First name followed by capitalised words of which the last is a known surname.
@@ -975,7 +1044,7 @@ impl<'t> Scanner<'t> {
         }
         let mut from = text::ceil_boundary(self.text, from);
         // A placeholder is no label, nor part of one: in a masked text "[MASKED_ADDRESS].</cbc:"
-        // would read as an address label ("address" marks one wherever it stands), and the leak
+        // would read as an address label ("address" marks one, see `lexicon::colon_label`), and the leak
         // re-scan would refuse an e-invoice's masked XML for the tag name after it. The window may
         // start inside one ("ADDRESS]. tarafından No:"): the label starts after the last one that
         // ends in it.
@@ -993,8 +1062,7 @@ impl<'t> Scanner<'t> {
         // Folded on the stack: the window holds at most 32 bytes.
         let mut stack = [0u8; 40];
         let label = text::fold_short(&b[from..i], &mut stack, &mut self.scratch).trim_ascii();
-        let kind = lexicon::label(label)
-            .or_else(|| memchr::memmem::find(label, b"address").map(|_| lexicon::Label::Address));
+        let kind = lexicon::colon_label(label);
         match kind {
             Some(lexicon::Label::Name) => {
                 if let Some((start, end)) = self.name_words(i + 1, 4) {
@@ -1169,8 +1237,8 @@ impl<'t> Scanner<'t> {
 
     /// Whether the text before the colon at `i` (its last letter at `last - 1`) may be a label: its
     /// last word, folded, ends some label ([`lexicon::ends_some_label`]), or the 32 bytes before the
-    /// colon hold two d's in any case (as a folded text holding "address" must: that word marks an
-    /// address label wherever it stands). Exact: when neither holds, the look-up in `colon` finds no
+    /// colon hold two d's in any case (as a folded text holding "address" must: that word may mark an
+    /// address label followed by other words, see [`lexicon::colon_label`]). Exact: when neither holds, the look-up in `colon` finds no
     /// label either, and the colon is passed at a fraction of the cost.
     fn may_end_label(&mut self, i: usize, last: usize) -> bool {
         let b = self.b;
@@ -1270,6 +1338,12 @@ impl<'t> Scanner<'t> {
         if start < at && generic::email(&b[start..at], &b[at + 1..end]) {
             self.hit(start, end, PiiType::Email, A, "email");
             return end;
+        }
+        if start == at && at > 0 && b[at - 1] == b'}' {
+            if let Some(open) = email_group_start(b, at - 1, &b[at + 1..end]) {
+                self.hit(open, end, PiiType::Email, A, "email");
+                return end;
+            }
         }
         at + 1
     }
