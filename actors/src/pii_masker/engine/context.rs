@@ -437,6 +437,26 @@ impl<'t> KeywordIndex<'t> {
         nearest
     }
 
+    /// The end of the nearest keyword supporting `ty` that starts in `from..to` and ends by `to`: the
+    /// label nearest before a value at `to`.
+    pub fn nearest_end_before(&self, ty: PiiType, from: usize, to: usize) -> Option<usize> {
+        let mut nearest: Option<usize> = None;
+        let mut consider = |_: usize, keyword_end: usize, types: TypeSet| {
+            if types.contains(ty) && keyword_end <= to {
+                nearest = Some(nearest.map_or(keyword_end, |best| best.max(keyword_end)));
+            }
+        };
+        if self.covers(from, to) {
+            let first = self.hits.partition_point(|hit| hit.0 < from);
+            for &(start, end, types) in self.hits[first..].iter().take_while(|hit| hit.0 < to) {
+                consider(start, end, types);
+            }
+        } else {
+            Self::search(self.text, from, to, &mut Vec::new(), consider);
+        }
+        nearest
+    }
+
     /// Types of the keywords that start within `from..to`, from an index built over the whole text.
     #[cfg(test)]
     pub fn types_in(&self, from: usize, to: usize) -> TypeSet {

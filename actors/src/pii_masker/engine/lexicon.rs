@@ -1129,6 +1129,18 @@ pub fn not_a_person(folded: &[u8], first: bool) -> bool {
     }
 }
 
+/// Greetings, folded, after which a known given name alone is a person's name ("Merhaba Mehmet,",
+/// "Dear Emma,", "Liebe Anna,"); all ASCII, at most 8 letters.
+const GREETINGS: &[&str] = &[
+    "merhaba", "selam", "selamlar", "sevgili", "dear", "hi", "hello", "hey", "hallo", "liebe",
+    "lieber", "bonjour", "hola", "ciao", "beste",
+];
+
+/// Whether a folded word is a greeting ([`GREETINGS`]).
+pub fn greeting(folded: &[u8]) -> bool {
+    GREETINGS.iter().any(|g| g.as_bytes() == folded)
+}
+
 /// Words of a table's header cell that mark a column of goods: quantities, prices, amounts, stock
 /// codes (split at spaces and underscores: "unit_price", "Birim Fiyat").
 const GOODS_HEADER_WORDS: &[&str] = &[
@@ -1419,6 +1431,13 @@ mod tests {
         assert!(not_a_person(b"yetkili", true));
         assert!(!not_a_person(b"degerli", false));
         assert!(!not_a_person(b"ayse", true));
+    }
+
+    #[test]
+    fn greetings_are_short_ascii_words() {
+        for greeting in GREETINGS {
+            assert!(greeting.len() <= 8 && greeting.bytes().all(|c| c.is_ascii_lowercase()));
+        }
     }
 
     #[test]

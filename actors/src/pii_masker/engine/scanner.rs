@@ -264,6 +264,9 @@ impl<'t> Scanner<'t> {
         confidence: f32,
         detector: &'static str,
     ) {
+        if confidence == C_LABEL && !self.own_label(ty, start) {
+            return;
+        }
         self.hits.push(Hit {
             start,
             end,
@@ -273,6 +276,18 @@ impl<'t> Scanner<'t> {
             priority: ty.priority(),
             shortcut: None,
         });
+    }
+
+    /// Whether the nearest label before a label-only value at `start` that supports `ty` is the
+    /// value's own: another field's colon between them means it labels an earlier value ("Ehliyet
+    /// No: 123456\nHesap No: 12345678": the account number is no licence number; "Sürücü Belgesi No:
+    /// 123456  Bağ-Kur No: 7654321": the second is no licence number either). A value whose window
+    /// holds its label after it only keeps its hit.
+    fn own_label(&self, ty: PiiType, start: usize) -> bool {
+        let from = start.saturating_sub(self.window_before);
+        self.keywords
+            .nearest_end_before(ty, from, start)
+            .is_none_or(|end| memchr::memchr_iter(b':', &self.b[end..start]).count() <= 1)
     }
 
     /// Keyword-supported types around `start..end`.
@@ -853,8 +868,43 @@ impl<'t> Scanner<'t> {
                 D_GAZETTEER,
                 "person_name_gazetteer",
             );
+        } else if self.greeting_before(i) {
+            // "Merhaba Mehmet,", "Dear Emma,": a given name alone, greeted.
+            self.hit(
+                i,
+                end,
+                PiiType::PersonName,
+                D_GAZETTEER,
+                "person_name_greeting",
+            );
         }
         end
+    }
+
+    /// Whether the word before the one at `i`, on its line, is a greeting ([`lexicon::greeting`]).
+    fn greeting_before(&mut self, i: usize) -> bool {
+        let b = self.b;
+        let mut end = i;
+        while end > 0 && b[end - 1] == b' ' {
+            end -= 1;
+        }
+        if end == i || end == 0 {
+            return false;
+        }
+        let mut start = end;
+        while start > 0 && end - start <= 12 && b[start - 1].is_ascii_alphabetic() {
+            start -= 1;
+        }
+        // A greeting is an ASCII word of at most 8 letters, standing at its start.
+        if start == end || end - start > 8 || (start > 0 && text::is_word_byte(b[start - 1])) {
+            return false;
+        }
+        let mut stack = [0u8; 40];
+        lexicon::greeting(text::fold_short(
+            &b[start..end],
+            &mut stack,
+            &mut self.scratch,
+        ))
     }
 
     /// An address around a street word: capitalised words before it, numbers and address words after.

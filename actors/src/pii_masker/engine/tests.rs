@@ -1540,6 +1540,55 @@ fn companies_and_goods_are_no_persons() {
     ]);
 }
 
+/// A known given name alone after a greeting is a name: the salutation of a letter or an e-mail.
+#[test]
+fn a_given_name_after_a_greeting_is_a_name() {
+    masks_as(&[
+        (
+            "Merhaba Mehmet, dosyayı ekte gönderiyorum.",
+            "Merhaba [MASKED_PERSON_NAME], dosyayı ekte gönderiyorum.",
+        ),
+        ("Dear Emma,\nthanks.", "Dear [MASKED_PERSON_NAME],\nthanks."),
+        ("Sevgili Ayşe Zeynep,", "Sevgili [MASKED_PERSON_NAME],"),
+    ]);
+    // Not a given name after a word that merely ends like a greeting, nor after another word.
+    keeps(&["Yarın Mehmet gelecek.", "Ohi Mehmet", "Dear Customer,"]);
+}
+
+/// A label-only value needs its own label: the nearest label before it that supports the type must
+/// not be separated from it by another field's colon. In a form, a label in the line above (within
+/// the 64-byte window) labels that line's value.
+#[test]
+fn a_label_only_value_needs_its_own_label() {
+    masks_as(&[
+        (
+            "Ehliyet No: 123456\nHesap No: 12345678",
+            "Ehliyet No: [MASKED_DRIVER_LICENSE_TR]\nHesap No: 12345678",
+        ),
+        (
+            "Doğum Tarihi: 12.03.1985\nSipariş Tarihi: 15.03.2024",
+            "Doğum Tarihi: [MASKED_DATE_OF_BIRTH]\nSipariş Tarihi: 15.03.2024",
+        ),
+        (
+            "Sürücü Belgesi No: 123456  Bağ-Kur No: 7654321",
+            "Sürücü Belgesi No: [MASKED_DRIVER_LICENSE_TR]  Bağ-Kur No: [MASKED_BAGKUR_NO]",
+        ),
+        // Its own label, with or without a colon, on the line before or in a table's cell.
+        (
+            "Ehliyet No:\n123456",
+            "Ehliyet No:\n[MASKED_DRIVER_LICENSE_TR]",
+        ),
+        (
+            "Doğum Tarihi\t21.03.1968",
+            "Doğum Tarihi\t[MASKED_DATE_OF_BIRTH]",
+        ),
+        (
+            "Doğum Yeri/Tarihi: İstanbul / 12.03.1985",
+            "Doğum Yeri/Tarihi: İstanbul / [MASKED_DATE_OF_BIRTH]",
+        ),
+    ]);
+}
+
 /// The table scan skips the cells that cannot be a column label without folding them: a label begins
 /// with a letter, holds no digit or '@', and is short. The lexicon's labels keep to that, and a tab-indented XML file and a
 /// table with its labels still give what they gave.
