@@ -913,8 +913,10 @@ impl<'t> Scanner<'t> {
         if ws < self.address_reach {
             return we;
         }
-        // Back over up to two capitalised words or numbers on the same line ("Atatürk", "75.").
+        // Back over up to two capitalised words or numbers on the same line ("Atatürk", "75."). A
+        // house number there is the English order ("10 Downing Street", "221B Baker Street").
         let mut start = ws;
+        let (mut number_before, mut name_before) = (false, false);
         for _ in 0..2 {
             let k = text::before_spaces(b, start);
             if k == start || k == 0 {
@@ -936,6 +938,8 @@ impl<'t> Scanner<'t> {
             if b[w].is_ascii_digit() && before < w && before > 0 && b[before - 1].is_ascii_digit() {
                 break;
             }
+            number_before |= b[w].is_ascii_digit();
+            name_before |= upper_at(b, w);
             start = w;
         }
         // Forward through the rest of the address on this line.
@@ -1011,7 +1015,10 @@ impl<'t> Scanner<'t> {
         let end = run_end(b, end);
         // A lower-case street word after a house number ("12 rue de la Paix") needs a name after it:
         // "12 place settings" is not an address.
-        if has_digit || street_words >= 2 || (numbered && named) {
+        // The English order needs a capitalised name and street word after the house number: "12
+        // place settings" is no address.
+        let english = number_before && name_before && upper_at(b, ws);
+        if has_digit || english || street_words >= 2 || (numbered && named) {
             self.hit(start, end, PiiType::Address, D_GAZETTEER, "address_street");
             if i < limit {
                 self.address_reach = end;
@@ -2529,20 +2536,24 @@ fn decimal(digits: &[u8]) -> u32 {
 
 /// dd.mm.yyyy, dd/mm/yyyy, yyyy-mm-dd with a plausible birth year.
 fn is_date(s: &[u8], lens: &[usize]) -> bool {
-    let (day, month, year) = match lens {
+    let valid = |year: u32, month: u32, day: u32| {
+        (1900..=2100).contains(&year) && crate::pii_masker::detectors::valid_date(year, month, day)
+    };
+    match lens {
         [1 | 2, 1 | 2, 4] => {
             let (d, rest) = s.split_at(lens[0]);
             let (m, y) = rest.split_at(lens[1]);
-            (decimal(d), decimal(m), decimal(y))
+            let (d, m, y) = (decimal(d), decimal(m), decimal(y));
+            // Day first, or month first as the US writes it ("04/15/1985").
+            valid(y, m, d) || valid(y, d, m)
         }
         [4, 1 | 2, 1 | 2] => {
             let (y, rest) = s.split_at(4);
             let (m, d) = rest.split_at(lens[1]);
-            (decimal(d), decimal(m), decimal(y))
+            valid(decimal(y), decimal(m), decimal(d))
         }
-        _ => return false,
-    };
-    (1900..=2100).contains(&year) && crate::pii_masker::detectors::valid_date(year, month, day)
+        _ => false,
+    }
 }
 
 /// ITU country calling codes (1–3 digits) at the start of `s`.

@@ -1540,6 +1540,42 @@ fn companies_and_goods_are_no_persons() {
     ]);
 }
 
+/// English addresses put the house number first ("10 Downing Street", "350 Fifth Avenue") and US dates
+/// of birth the month first ("12/31/1990"); both are found. A street named without a number is not an
+/// address, nor is a date that is none either way.
+#[test]
+fn english_house_numbers_and_month_first_dates() {
+    masks_as(&[
+        (
+            "We moved to 10 Downing Street last year.",
+            "We moved to [MASKED_ADDRESS] last year.",
+        ),
+        ("HQ: 221B Baker Street, London", "HQ: [MASKED_ADDRESS]"),
+        (
+            "Visit us at 350 Fifth Avenue, New York.",
+            "Visit us at [MASKED_ADDRESS].",
+        ),
+        (
+            "Ship to: 1600 Amphitheatre Parkway, Mountain View, CA 94043",
+            "Ship to: [MASKED_ADDRESS]",
+        ),
+        ("DOB: 12/31/1990", "DOB: [MASKED_DATE_OF_BIRTH]"),
+        (
+            "Date of birth: 04/15/1985",
+            "Date of birth: [MASKED_DATE_OF_BIRTH]",
+        ),
+        (
+            "Doğum Tarihi: 31/12/1990",
+            "Doğum Tarihi: [MASKED_DATE_OF_BIRTH]",
+        ),
+    ]);
+    keeps(&[
+        "Our office on Baker Street is closed.",
+        "Doğum Tarihi: 13/13/1990",
+        "We sold 12 place settings and 3 route maps.",
+    ]);
+}
+
 /// A known given name alone after a greeting is a name: the salutation of a letter or an e-mail.
 #[test]
 fn a_given_name_after_a_greeting_is_a_name() {
