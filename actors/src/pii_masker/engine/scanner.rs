@@ -757,6 +757,25 @@ impl<'t> Scanner<'t> {
     fn name_words(&self, from: usize, max: usize) -> Option<(usize, usize)> {
         let b = self.b;
         let mut i = text::after_spaces(b, from);
+        // Titles behind a label belong to no name ("Sorumlu: Op. Dr. Ali Çelik"); a one-letter one is
+        // an initial there ("Ad Soyad: M. Ali Yılmaz").
+        while upper_at(b, i) {
+            let end = self.word_end(i);
+            let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+            if end - i < 2
+                || end - i > 40
+                || lexicon::lookup(text::fold_short(&b[i..end], &mut stack, &mut spill))
+                    != Some(Word::Honorific)
+            {
+                break;
+            }
+            let after = end + usize::from(b.get(end) == Some(&b'.'));
+            let next = text::after_spaces(b, after);
+            if next == after {
+                break;
+            }
+            i = next;
+        }
         let start = i;
         let mut end = None;
         let mut words = 0;
@@ -766,6 +785,18 @@ impl<'t> Scanner<'t> {
                 || (b.get(j) == Some(&b'-') && letter_at(b, j + 1) > 0)
             {
                 j = self.word_end(j + 1);
+            }
+            // An initial, with its dot, inside the name ("Ad Soyad: Ayşe K. Yılmaz", "M. Ali Yılmaz"):
+            // the name goes on after it (it ended there, and left the surname unmasked).
+            if letter_at(b, i) == j - i && b.get(j) == Some(&b'.') {
+                let next = text::after_spaces(b, j + 1);
+                if next > j + 1 && upper_at(b, next) && words + 1 < max {
+                    end = Some(j + 1);
+                    words += 1;
+                    i = next;
+                    continue;
+                }
+                break;
             }
             // A word that goes on in digits is an id, not a name ("Sayın Ayşe Yılmaz TR59 1787
             // ..."): the name would take its letters, overlap the IBAN and lose to it whole.

@@ -1576,6 +1576,35 @@ fn english_house_numbers_and_month_first_dates() {
     ]);
 }
 
+/// Behind a name label, titles stay outside the name ("Sorumlu: Op. Dr. Ali Çelik" masked "Op" as a
+/// name and the rest as another), and a middle initial is inside it ("Ad Soyad: Ayşe K. Yılmaz" left
+/// the surname unmasked: the name ended at the initial).
+#[test]
+fn titles_and_initials_behind_a_name_label() {
+    masks_as(&[
+        (
+            "Sorumlu: Dr. Ali Çelik",
+            "Sorumlu: Dr. [MASKED_PERSON_NAME]",
+        ),
+        (
+            "Hazırlayan: Op. Dr. Ali Çelik",
+            "Hazırlayan: Op. Dr. [MASKED_PERSON_NAME]",
+        ),
+        (
+            "Ad Soyad: Prof. Dr. Ayşe Kaya",
+            "Ad Soyad: Prof. Dr. [MASKED_PERSON_NAME]",
+        ),
+        (
+            "Sayın Op. Dr. Ali Çelik",
+            "Sayın Op. Dr. [MASKED_PERSON_NAME]",
+        ),
+        ("Ad Soyad: Ayşe K. Yılmaz", "Ad Soyad: [MASKED_PERSON_NAME]"),
+        ("Ad Soyad: Ayşe Ş. Yılmaz", "Ad Soyad: [MASKED_PERSON_NAME]"),
+        ("Ad Soyad: M. Ali Yılmaz", "Ad Soyad: [MASKED_PERSON_NAME]"),
+        ("Sayın Ayşe K. Yılmaz,", "Sayın [MASKED_PERSON_NAME],"),
+    ]);
+}
+
 /// A known given name alone after a greeting is a name: the salutation of a letter or an e-mail.
 #[test]
 fn a_given_name_after_a_greeting_is_a_name() {
