@@ -757,26 +757,7 @@ impl<'t> Scanner<'t> {
     fn name_words(&self, from: usize, max: usize) -> Option<(usize, usize)> {
         let b = self.b;
         let mut i = text::after_spaces(b, from);
-        // Titles behind a label belong to no name ("Sorumlu: Op. Dr. Ali Çelik"); a one-letter one is
-        // an initial there ("Ad Soyad: M. Ali Yılmaz").
-        while upper_at(b, i) {
-            let end = self.word_end(i);
-            let (mut stack, mut spill) = ([0u8; 40], Vec::new());
-            if end - i < 2
-                || end - i > 40
-                || lexicon::lookup(text::fold_short(&b[i..end], &mut stack, &mut spill))
-                    != Some(Word::Honorific)
-            {
-                break;
-            }
-            let after = end + usize::from(b.get(end) == Some(&b'.'));
-            let next = text::after_spaces(b, after);
-            if next == after {
-                break;
-            }
-            i = next;
-        }
-        let start = i;
+        let mut start = i;
         let mut end = None;
         let mut words = 0;
         while words < max && upper_at(b, i) {
@@ -806,9 +787,21 @@ impl<'t> Scanner<'t> {
             // A company's name behind a name label or a title ("Alıcı: Yaman Gıda Ltd. Şti.",
             // "Sayın Akdeniz Yapı Sanayi A.Ş."): the words run into a legal form. An organisation
             // ("Türkiye İş Bankası", "Muhasebe Departmanı", "Support Team") or a salutation ("Sayın
-            // Yetkili", "Sayın Müşterimiz") is no person either.
-            if self.not_a_person(i, j, words == 0) {
-                return None;
+            // Yetkili", "Sayın Müşterimiz") is no person either. Titles at the start belong to no
+            // name ("Sorumlu: Op. Dr. Ali Çelik").
+            match self.behind_label(i, j, words == 0) {
+                lexicon::Behind::NoPerson => return None,
+                lexicon::Behind::Title => {
+                    let after = j + usize::from(b.get(j) == Some(&b'.'));
+                    let next = text::after_spaces(b, after);
+                    if next == after {
+                        break;
+                    }
+                    i = next;
+                    start = next;
+                    continue;
+                }
+                lexicon::Behind::Word => {}
             }
             end = Some(j);
             words += 1;
@@ -828,7 +821,7 @@ impl<'t> Scanner<'t> {
             let next = text::after_spaces(b, stop);
             if next > stop
                 && upper_at(b, next)
-                && self.not_a_person(next, self.word_end(next), false)
+                && self.behind_label(next, self.word_end(next), false) == lexicon::Behind::NoPerson
             {
                 return None;
             }
@@ -836,9 +829,9 @@ impl<'t> Scanner<'t> {
         end.map(|end| (start, end))
     }
 
-    /// Whether the word at `start..end` (with "A.Ş."'s dotted letters and the dot after it) tells that
-    /// the words it stands among name no person ([`lexicon::not_a_person`]).
-    fn not_a_person(&self, start: usize, end: usize, first: bool) -> bool {
+    /// What the word at `start..end` (with "A.Ş."'s dotted letters and the dot after it) is among the
+    /// words behind a title or a name label ([`lexicon::behind_label`]).
+    fn behind_label(&self, start: usize, end: usize, first: bool) -> lexicon::Behind {
         let b = self.b;
         // "A.Ş.", "S.A.", "Ltd.Şti.": letters joined by dots read as one word.
         let mut stop = end;
@@ -847,10 +840,10 @@ impl<'t> Scanner<'t> {
         }
         stop += usize::from(b.get(stop) == Some(&b'.'));
         if stop - start > 40 {
-            return false;
+            return lexicon::Behind::Word;
         }
         let (mut stack, mut spill) = ([0u8; 40], Vec::new());
-        lexicon::not_a_person(
+        lexicon::behind_label(
             text::fold_short(&b[start..stop], &mut stack, &mut spill),
             first,
         )
