@@ -1181,23 +1181,28 @@ const GOODS_HEADER_WORDS: &[&str] = &[
     "fiyati", "tutar", "tutari", "kdv", "stok", "barkod", "iskonto",
 ];
 
-/// Fold of a short header cell without its colon, or `None` for a cell too long to be a header.
-fn folded_header(cell: &str) -> Option<Vec<u8>> {
+/// `check` on the fold of a short header cell without its colon and spaces (on the stack for the
+/// usual cell of at most 40 bytes); false for a cell too long to be a header or that does not begin
+/// with a letter (a number, an amount, an e-mail address: a data row's cells).
+fn header_is(cell: &str, check: impl Fn(&[u8]) -> bool) -> bool {
     let cell = cell.trim();
-    if cell.len() > 3 * TABLE_LABEL_BYTES_MAX {
-        return None;
+    if cell.len() > 3 * TABLE_LABEL_BYTES_MAX || !cell.starts_with(char::is_alphabetic) {
+        return false;
     }
-    let mut folded = Vec::with_capacity(cell.len());
-    super::text::fold_into(cell.as_bytes(), &mut folded);
-    while folded.last().is_some_and(|&c| c == b':' || c == b' ') {
-        folded.pop();
-    }
-    Some(folded)
+    let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+    let folded = super::text::fold_short(cell.as_bytes(), &mut stack, &mut spill);
+    check(
+        folded
+            .trim_ascii_end()
+            .strip_suffix(b":")
+            .unwrap_or(folded)
+            .trim_ascii_end(),
+    )
 }
 
 /// Whether a table's header cell marks a column of goods ([`GOODS_HEADER_WORDS`]).
 pub fn goods_header(cell: &str) -> bool {
-    folded_header(cell).is_some_and(|folded| {
+    header_is(cell, |folded| {
         folded.split(|&c| c == b' ' || c == b'_').any(|word| {
             GOODS_HEADER_WORDS
                 .iter()
@@ -1208,8 +1213,9 @@ pub fn goods_header(cell: &str) -> bool {
 
 /// Whether a table's header cell says only "name" ([`BARE_NAME_LABELS`]).
 pub fn bare_name_header(cell: &str) -> bool {
-    folded_header(cell)
-        .is_some_and(|folded| BARE_NAME_LABELS.iter().any(|l| l.as_bytes() == folded))
+    header_is(cell, |folded| {
+        BARE_NAME_LABELS.iter().any(|l| l.as_bytes() == folded)
+    })
 }
 
 /// Words that may follow "address" inside a label ("Address line:", "Address of residence:",

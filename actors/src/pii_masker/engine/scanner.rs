@@ -394,12 +394,13 @@ impl<'t> Scanner<'t> {
                 columns.clone_from(&labels);
                 // A bare "name" column among the columns of goods (quantity, price, amount) names
                 // the items: an e-invoice's line table "id, name, quantity, unit_price, amount".
-                if columns.iter().any(|&(_, kind)| kind == PiiType::PersonName)
+                let bare_name = |&(index, kind): &(usize, PiiType)| {
+                    kind == PiiType::PersonName && lexicon::bare_name_header(cells[index].1)
+                };
+                if columns.iter().any(bare_name)
                     && cells.iter().any(|&(_, cell)| lexicon::goods_header(cell))
                 {
-                    columns.retain(|&(index, kind)| {
-                        kind != PiiType::PersonName || !lexicon::bare_name_header(cells[index].1)
-                    });
+                    columns.retain(|column| !bare_name(column));
                 }
                 continue;
             }
