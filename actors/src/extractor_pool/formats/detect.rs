@@ -163,10 +163,22 @@ pub fn csv_delimiter(text: &str) -> Option<u8> {
             .flexible(true)
             .from_reader(text.as_bytes());
         let mut counts = Vec::new();
+        // Lines that read as prose cut at a comma: one ending in the delimiter ("Sehr geehrter Herr
+        // Müller,", "Best regards,") or going on after it with a space and a small letter ("Hi Sarah,
+        // thanks for the update.").
+        let mut prose = 0;
         for record in reader.records().take(30) {
             match record {
                 Ok(record) if record.len() > 1 || !record.iter().all(str::is_empty) => {
-                    counts.push(record.len())
+                    let second = record.get(1).unwrap_or_default();
+                    let mut after = second.chars();
+                    prose += usize::from(
+                        record.len() > 1
+                            && (record.get(record.len() - 1).is_some_and(str::is_empty)
+                                || (after.next() == Some(' ')
+                                    && after.next().is_some_and(char::is_lowercase))),
+                    );
+                    counts.push(record.len());
                 }
                 Ok(_) => {}
                 Err(_) => break,
@@ -179,6 +191,10 @@ pub fn csv_delimiter(text: &str) -> Option<u8> {
         sorted.sort_unstable();
         let typical = sorted[sorted.len() / 2];
         let agreeing = counts.iter().filter(|&&c| c == typical).count();
+        // Two "columns" on lines that mostly read as prose are a letter's, not a table's.
+        if typical == 2 && prose * 10 >= counts.len() * 6 {
+            continue;
+        }
         if typical >= 2 && agreeing * 10 >= counts.len() * 6 {
             let score = typical * agreeing;
             if best.is_none_or(|(_, s)| score > s) {
@@ -262,4 +278,36 @@ pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> 
         return Ok(Format::Csv);
     }
     Ok(Format::Txt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format_of(text: &str) -> Format {
+        detect(text.as_bytes(), Some(text)).expect("a format")
+    }
+
+    /// A letter whose lines end with a comma, or go on after one, is text: read as a two-column CSV,
+    /// its commas came out as tabs (`docsieve mask letter.txt` changed the letter's punctuation).
+    #[test]
+    fn a_letter_with_commas_is_text() {
+        let letter = "Sehr geehrter Herr Müller,\nSehr geehrte Frau Schneider,\nGeachte heer Jansen,\n\
+                      Hi Sarah, thanks for the update.\nThanks, John\nBest regards,\nMehmet Yılmaz\n\
+                      Saygılarımla,\nAyşe Kaya\n";
+        assert_eq!(format_of(letter), Format::Txt);
+    }
+
+    /// Tables stay tables, two columns included, with or without a space after the delimiter.
+    #[test]
+    fn tables_of_two_columns_and_more_stay_csv() {
+        for table in [
+            "name,phone\nAyşe,0532 123 45 67\nMehmet,0533 765 43 21\n",
+            "Ad, Telefon\nAyşe, 0532 123 45 67\nMehmet, 0533 765 43 21\n",
+            "id;name;amount\n1;Kalem;12,50\n2;Defter;30,00\n",
+            "a\tb\n1\t2\n3\t4\n",
+        ] {
+            assert_eq!(format_of(table), Format::Csv, "{table}");
+        }
+    }
 }
