@@ -413,7 +413,7 @@ impl<'t> KeywordIndex<'t> {
     ) -> Option<usize> {
         let (from, to) = (start.saturating_sub(before), end.saturating_add(after));
         let mut nearest: Option<usize> = None;
-        let mut consider = |keyword_start: usize, keyword_end: usize, types: TypeSet| {
+        let consider = |keyword_start: usize, keyword_end: usize, types: TypeSet| {
             if !types.contains(ty) || (start..end).contains(&keyword_start) {
                 return;
             }
@@ -424,36 +424,32 @@ impl<'t> KeywordIndex<'t> {
             };
             nearest = Some(nearest.map_or(gap, |best| best.min(gap)));
         };
+        self.each_keyword(from, to, consider);
+        nearest
+    }
+
+    /// `found(start, end, types)` for each keyword starting within `from..to`: from the found keywords
+    /// when the scanner searched there already, otherwise by a search of that stretch.
+    fn each_keyword(&self, from: usize, to: usize, mut found: impl FnMut(usize, usize, TypeSet)) {
         if self.covers(from, to) {
             let first = self.hits.partition_point(|hit| hit.0 < from);
-            for &(keyword_start, keyword_end, types) in
-                self.hits[first..].iter().take_while(|hit| hit.0 < to)
-            {
-                consider(keyword_start, keyword_end, types);
+            for &(start, end, types) in self.hits[first..].iter().take_while(|hit| hit.0 < to) {
+                found(start, end, types);
             }
         } else {
-            Self::search(self.text, from, to, &mut Vec::new(), consider);
+            Self::search(self.text, from, to, &mut Vec::new(), found);
         }
-        nearest
     }
 
     /// The end of the nearest keyword supporting `ty` that starts in `from..to` and ends by `to`: the
     /// label nearest before a value at `to`.
     pub fn nearest_end_before(&self, ty: PiiType, from: usize, to: usize) -> Option<usize> {
         let mut nearest: Option<usize> = None;
-        let mut consider = |_: usize, keyword_end: usize, types: TypeSet| {
+        self.each_keyword(from, to, |_, keyword_end, types| {
             if types.contains(ty) && keyword_end <= to {
                 nearest = Some(nearest.map_or(keyword_end, |best| best.max(keyword_end)));
             }
-        };
-        if self.covers(from, to) {
-            let first = self.hits.partition_point(|hit| hit.0 < from);
-            for &(start, end, types) in self.hits[first..].iter().take_while(|hit| hit.0 < to) {
-                consider(start, end, types);
-            }
-        } else {
-            Self::search(self.text, from, to, &mut Vec::new(), consider);
-        }
+        });
         nearest
     }
 

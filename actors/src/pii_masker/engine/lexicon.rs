@@ -1169,9 +1169,11 @@ const GREETINGS: &[&str] = &[
     "lieber", "bonjour", "hola", "ciao", "beste",
 ];
 
-/// Whether a folded word is a greeting ([`GREETINGS`]).
-pub fn greeting(folded: &[u8]) -> bool {
-    GREETINGS.iter().any(|g| g.as_bytes() == folded)
+/// Whether an ASCII word, in any case, is a greeting ([`GREETINGS`]).
+pub fn greeting(word: &[u8]) -> bool {
+    GREETINGS
+        .iter()
+        .any(|g| g.as_bytes().eq_ignore_ascii_case(word))
 }
 
 /// Words of a table's header cell that mark a column of goods: quantities, prices, amounts, stock

@@ -907,7 +907,7 @@ impl<'t> Scanner<'t> {
     }
 
     /// Whether the word before the one at `i`, on its line, is a greeting ([`lexicon::greeting`]).
-    fn greeting_before(&mut self, i: usize) -> bool {
+    fn greeting_before(&self, i: usize) -> bool {
         let b = self.b;
         let mut end = i;
         while end > 0 && b[end - 1] == b' ' {
@@ -924,12 +924,7 @@ impl<'t> Scanner<'t> {
         if start == end || end - start > 8 || (start > 0 && text::is_word_byte(b[start - 1])) {
             return false;
         }
-        let mut stack = [0u8; 40];
-        lexicon::greeting(text::fold_short(
-            &b[start..end],
-            &mut stack,
-            &mut self.scratch,
-        ))
+        lexicon::greeting(&b[start..end])
     }
 
     /// An address around a street word: capitalised words before it, numbers and address words after.
@@ -1038,10 +1033,9 @@ impl<'t> Scanner<'t> {
             }
         }
         let end = run_end(b, end);
-        // A lower-case street word after a house number ("12 rue de la Paix") needs a name after it:
-        // "12 place settings" is not an address.
-        // The English order needs a capitalised name and street word after the house number: "12
-        // place settings" is no address.
+        // A lower-case street word after a house number ("12 rue de la Paix") needs a name after it,
+        // and the English order a capitalised name and street word after it: "12 place settings" is
+        // no address.
         let english = number_before && name_before && upper_at(b, ws);
         if has_digit || english || street_words >= 2 || (numbered && named) {
             self.hit(start, end, PiiType::Address, D_GAZETTEER, "address_street");
@@ -1126,7 +1120,7 @@ impl<'t> Scanner<'t> {
         }
         let mut from = text::ceil_boundary(self.text, from);
         // A placeholder is no label, nor part of one: in a masked text "[MASKED_ADDRESS].</cbc:"
-        // would read as an address label ("address" marks one, see `lexicon::colon_label`), and the leak
+        // would read as an address label (see `lexicon::colon_label`), and the leak
         // re-scan would refuse an e-invoice's masked XML for the tag name after it. The window may
         // start inside one ("ADDRESS]. tarafından No:"): the label starts after the last one that
         // ends in it.
@@ -1320,8 +1314,9 @@ impl<'t> Scanner<'t> {
     /// Whether the text before the colon at `i` (its last letter at `last - 1`) may be a label: its
     /// last word, folded, ends some label ([`lexicon::ends_some_label`]), or the 32 bytes before the
     /// colon hold two d's in any case (as a folded text holding "address" must: that word may mark an
-    /// address label followed by other words, see [`lexicon::colon_label`]). Exact: when neither holds, the look-up in `colon` finds no
-    /// label either, and the colon is passed at a fraction of the cost.
+    /// address label followed by other words, see [`lexicon::colon_label`]). Exact: when neither
+    /// holds, the look-up in `colon` finds no label either, and the colon is passed at a fraction of
+    /// the cost.
     fn may_end_label(&mut self, i: usize, last: usize) -> bool {
         let b = self.b;
         let floor = i.saturating_sub(32);
