@@ -18,6 +18,8 @@ pub enum Word {
     Either,
     /// Street-type word of an address: "Mahallesi", "Cad.", "Sokak", "Street".
     Street,
+    /// The first word of a letter's closing ([`CLOSINGS`]): "Best", "Saygılarımla", "Mit".
+    Closing,
 }
 
 const HONORIFICS: &[&str] = &[
@@ -39,6 +41,7 @@ const HONORIFICS: &[&str] = &[
     "ms",
     "miss",
     "herr",
+    "herrn",
     "frau",
     "mme",
     "mlle",
@@ -346,6 +349,140 @@ const FIRST_NAMES: &[&str] = &[
     "oya",
     "tuna",
     "aras",
+    // International given names (2026-11-25), none of them a common word in English or Turkish.
+    "daniel",
+    "matthew",
+    "anthony",
+    "andrew",
+    "joshua",
+    "christopher",
+    "kevin",
+    "brian",
+    "jason",
+    "justin",
+    "ryan",
+    "eric",
+    "stephen",
+    "steven",
+    "timothy",
+    "jeffrey",
+    "gregory",
+    "raymond",
+    "samuel",
+    "patrick",
+    "alexander",
+    "nicholas",
+    "jonathan",
+    "benjamin",
+    "jacob",
+    "edward",
+    "charles",
+    "joseph",
+    "kenneth",
+    "donald",
+    "barbara",
+    "jessica",
+    "karen",
+    "betty",
+    "margaret",
+    "sandra",
+    "ashley",
+    "kimberly",
+    "emily",
+    "donna",
+    "michelle",
+    "dorothy",
+    "amanda",
+    "stephanie",
+    "rebecca",
+    "laura",
+    "sharon",
+    "cynthia",
+    "kathleen",
+    "angela",
+    "brenda",
+    "pamela",
+    "nicole",
+    "samantha",
+    "katherine",
+    "christine",
+    "rachel",
+    "catherine",
+    "heather",
+    "helen",
+    "julie",
+    "melissa",
+    "vladimir",
+    "sergey",
+    "sergei",
+    "ivan",
+    "dmitri",
+    "dmitry",
+    "alexei",
+    "mikhail",
+    "andrei",
+    "nikolai",
+    "igor",
+    "olga",
+    "natalia",
+    "ekaterina",
+    "tatiana",
+    "wolfgang",
+    "heinz",
+    "helmut",
+    "dieter",
+    "karl",
+    "birgit",
+    "claudia",
+    "francois",
+    "nicolas",
+    "julien",
+    "laurent",
+    "isabelle",
+    "nathalie",
+    "alessandro",
+    "matteo",
+    "lorenzo",
+    "andrea",
+    "paolo",
+    "roberto",
+    "francesco",
+    "javier",
+    "miguel",
+    "pablo",
+    "alejandro",
+    "sergio",
+    "pedro",
+    "luis",
+    "lucia",
+    "isabel",
+    "joao",
+    "mateusz",
+    "krzysztof",
+    "tomasz",
+    "katarzyna",
+    "agnieszka",
+    "magdalena",
+    "sven",
+    "johan",
+    "anders",
+    "nils",
+    "ingrid",
+    "astrid",
+    "henrik",
+    "mikael",
+    "pieter",
+    "willem",
+    "joost",
+    "sanne",
+    "daan",
+    "bram",
+    "ahmed",
+    "mohammed",
+    "muhammad",
+    "mohamed",
+    "omar",
+    "fatima",
 ];
 
 const SURNAMES: &[&str] = &[
@@ -569,6 +706,109 @@ const SURNAMES: &[&str] = &[
     "yener",
     "yigit",
     "yurdakul",
+    // International surnames (2026-11-25), none of them a common English or Turkish word.
+    "zhang",
+    "wang",
+    "chen",
+    "liu",
+    "huang",
+    "zhao",
+    "nguyen",
+    "tran",
+    "kowalczyk",
+    "wisniewski",
+    "lewandowski",
+    "novak",
+    "horvat",
+    "petrov",
+    "ivanov",
+    "smirnov",
+    "popov",
+    "kuznetsov",
+    "hoffmann",
+    "koch",
+    "richter",
+    "neumann",
+    "schwarz",
+    "zimmermann",
+    "braun",
+    "krueger",
+    "hartmann",
+    "krause",
+    "lehmann",
+    "dupont",
+    "lambert",
+    "bonnet",
+    "girard",
+    "rousseau",
+    "fontaine",
+    "romano",
+    "colombo",
+    "ricci",
+    "marino",
+    "greco",
+    "gallo",
+    "conti",
+    "rodriguez",
+    "gonzalez",
+    "hernandez",
+    "sanchez",
+    "perez",
+    "gomez",
+    "diaz",
+    "ramirez",
+    "torres",
+    "flores",
+    "rivera",
+    "silva",
+    "santos",
+    "oliveira",
+    "pereira",
+    "ferreira",
+    "visser",
+    "smit",
+    "mulder",
+    "peeters",
+    "janssens",
+    "maes",
+    "moore",
+    "jackson",
+    "harris",
+    "clark",
+    "lewis",
+    "robinson",
+    "walker",
+    "allen",
+    "wright",
+    "adams",
+    "nelson",
+    "campbell",
+    "mitchell",
+    "roberts",
+    "carter",
+    "phillips",
+    "evans",
+    "turner",
+    "parker",
+    "collins",
+    "edwards",
+    "stewart",
+    "morris",
+    "murphy",
+    "rogers",
+    "morgan",
+    "peterson",
+    "cooper",
+    "bailey",
+    "kelly",
+    "howard",
+    "richardson",
+    "watson",
+    "bennett",
+    "hughes",
+    "sanders",
+    "myers",
+    "foster",
 ];
 
 struct Gazetteer {
@@ -598,6 +838,10 @@ fn table() -> &'static Gazetteer {
         }
         for word in HONORIFICS {
             table.insert(fold(word), Word::Honorific);
+        }
+        for closing_line in CLOSINGS {
+            let first = closing_line.split(' ').next().unwrap_or(closing_line);
+            table.entry(fold(first)).or_insert(Word::Closing);
         }
         let mut lengths = [0u32; 26];
         for key in table.keys() {
@@ -1076,6 +1320,120 @@ const ORGANISATION_WORDS: &[&str] = &[
     "satis",
     "pazarlama",
     "marketing",
+    // Places and institutions named after people ("Fatih Sultan Mehmet Köprüsü", "Mustafa Kemal
+    // Lisesi", "George Washington Bridge").
+    "koprusu",
+    "camii",
+    "lisesi",
+    "okulu",
+    "kulubu",
+    "muzesi",
+    "parki",
+    "meydani",
+    "havalimani",
+    "merkezi",
+    "nehri",
+    "dagi",
+    "golu",
+    "grubu",
+    "bridge",
+    "airport",
+    "school",
+    "college",
+    "institute",
+    "foundation",
+    "museum",
+    "river",
+    "mountain",
+    "centre",
+    "center",
+    "club",
+    "group",
+    // Trades that name a firm after its owner's given name ("Burak Yapı", "Kerem Gıda", "Gökhan
+    // Otomotiv", "Emre Bilişim", "David Motors").
+    "yapi",
+    "insaat",
+    "gida",
+    "otomotiv",
+    "oto",
+    "tekstil",
+    "bilisim",
+    "yazilim",
+    "elektrik",
+    "elektronik",
+    "mobilya",
+    "turizm",
+    "nakliyat",
+    "nakliye",
+    "emlak",
+    "reklam",
+    "medya",
+    "kozmetik",
+    "market",
+    "optik",
+    "kuyumculuk",
+    "matbaa",
+    "ajans",
+    "danismanlik",
+    "muhendislik",
+    "mimarlik",
+    "enerji",
+    "tarim",
+    "petrol",
+    "akaryakit",
+    "dekorasyon",
+    "tasarim",
+    "organizasyon",
+    "gayrimenkul",
+    "sigorta",
+    "saglik",
+    "egitim",
+    "kirtasiye",
+    "makina",
+    "makine",
+    "metal",
+    "plastik",
+    "kimya",
+    "konfeksiyon",
+    "giyim",
+    "ambalaj",
+    "teknoloji",
+    "iletisim",
+    "motors",
+    "foods",
+    "technologies",
+    "systems",
+    "solutions",
+    "consulting",
+    "services",
+    "industries",
+    "holdings",
+    "enterprises",
+    "partners",
+    "associates",
+    "media",
+    "labs",
+    "construction",
+    "logistics",
+    "trading",
+    "capital",
+    "ventures",
+    "insurance",
+    // Shops.
+    "kitabevi",
+    "kuafor",
+    "berber",
+    "kafe",
+    "cafe",
+    "restoran",
+    "restaurant",
+    "otel",
+    "hotel",
+    "marketi",
+    "butik",
+    "studio",
+    "studyo",
+    "atolye",
 ];
 
 /// Words that, first after a title or a name label, address nobody in particular: "Sayın Yetkili",
@@ -1174,6 +1532,174 @@ pub fn greeting(word: &[u8]) -> bool {
     GREETINGS
         .iter()
         .any(|g| g.as_bytes().eq_ignore_ascii_case(word))
+}
+
+/// Titles written after a given name in Turkish ("Ahmet Bey", "Elif Hanım'a", "Ayşe Hoca"), folded:
+/// the name before one is a person's, even alone.
+const POST_TITLES: &[&str] = &[
+    "bey",
+    "hanim",
+    "beyefendi",
+    "hanimefendi",
+    "efendi",
+    "hoca",
+    "hocam",
+];
+
+/// Whether a folded word is a title written after a given name ([`POST_TITLES`]).
+pub fn post_title(folded: &[u8]) -> bool {
+    POST_TITLES.iter().any(|t| t.as_bytes() == folded)
+}
+
+/// Given names that are also common words, places or months ("Ege Üniversitesi", "Kuzey Kıbrıs",
+/// "Deniz Kuvvetleri", "Umut Verici", "Can You", "Mark As Paid", "Jan Feb"), folded: followed by a
+/// capitalised word that no gazetteer knows, they are not taken for a person's given name (with a
+/// known surname, a greeting or a title they still are).
+const WORD_LIKE_GIVEN_NAMES: &[&str] = &[
+    "ada", "alp", "anne", "aras", "asya", "bahar", "baris", "can", "cem", "damla", "defne",
+    "derya", "deniz", "dilek", "duygu", "ebru", "ege", "ela", "emir", "eylul", "ezgi", "filiz",
+    "gamze", "gizem", "gul", "hakan", "ipek", "jan", "jean", "kuzey", "levent", "manuel", "mark",
+    "melek", "mirac", "nur", "onur", "ozan", "oya", "pinar", "poyraz", "safak", "seda", "sevgi",
+    "sultan", "tuna", "umut", "volkan", "yagmur", "yasemin", "zeki",
+];
+
+/// Whether a folded given name is also a common word ([`WORD_LIKE_GIVEN_NAMES`]).
+pub fn word_like_given_name(folded: &[u8]) -> bool {
+    WORD_LIKE_GIVEN_NAMES.iter().any(|w| w.as_bytes() == folded)
+}
+
+/// Whether a folded capitalised word, unknown to the gazetteers, may be the surname after a known
+/// given name ("Mehmet Karadağlı", "John Whitfield"): not a company's, an organisation's or a place's
+/// word, and not a Turkish compound's head by its possessive ending ("Fatih Sultan Mehmet Köprüsü",
+/// "Ahmet Haşim Lisesi", "Elif Yayınları", "Murat Müdürlüğü": -(s)I after a vowel, -lArI, -lIğI).
+pub fn may_be_surname(folded: &[u8]) -> bool {
+    const HEADS: &[&[u8]] = &[
+        b"esi", b"asi", b"isi", b"usu", b"lari", b"leri", b"ligi", b"lugu",
+    ];
+    folded.len() >= 2
+        && folded.iter().all(u8::is_ascii_alphabetic)
+        && !HEADS
+            .iter()
+            .any(|head| folded.len() >= head.len() + 2 && folded.ends_with(head))
+        && !not_a_person(folded, false)
+        && lookup(folded).is_none()
+}
+
+/// Closing lines of letters and e-mails ("Best regards,", "Saygılarımla,", "Mit freundlichen Grüßen"):
+/// the line after one, or the rest of its own line after its comma, signs with a name.
+const CLOSINGS: &[&str] = &[
+    "thanks",
+    "thank you",
+    "many thanks",
+    "thanks again",
+    "thanks and regards",
+    "best",
+    "regards",
+    "best regards",
+    "kind regards",
+    "warm regards",
+    "warmest regards",
+    "with regards",
+    "with best regards",
+    "with kind regards",
+    "all the best",
+    "best wishes",
+    "cheers",
+    "sincerely",
+    "yours sincerely",
+    "sincerely yours",
+    "yours faithfully",
+    "yours truly",
+    "respectfully",
+    "saygılarımla",
+    "saygılarımızla",
+    "saygılar",
+    "teşekkürler",
+    "teşekkür ederim",
+    "teşekkür ederiz",
+    "iyi çalışmalar",
+    "sevgilerle",
+    "sevgiler",
+    "selamlar",
+    "mit freundlichen grüßen",
+    "freundliche grüße",
+    "viele grüße",
+    "beste grüße",
+    "liebe grüße",
+    "cordialement",
+    "bien cordialement",
+    "bien à vous",
+    "met vriendelijke groet",
+    "met vriendelijke groeten",
+    "hartelijke groeten",
+    "groeten",
+    "saludos",
+    "saludos cordiales",
+    "atentamente",
+    "un saludo",
+    "cordiali saluti",
+    "distinti saluti",
+    "saluti",
+    "pozdrawiam",
+];
+
+/// The closings, folded, and per last letter (a-z) the lengths they have (bit n: n bytes): most
+/// short lines (a heading, a bullet) are turned away by their length and last letter without hashing.
+struct Closings {
+    lines: rustc_hash::FxHashSet<Vec<u8>>,
+    lengths: [u32; 26],
+}
+
+fn closings() -> &'static Closings {
+    static CLOSING_LINES: OnceLock<Closings> = OnceLock::new();
+    CLOSING_LINES.get_or_init(|| {
+        let lines: rustc_hash::FxHashSet<Vec<u8>> = CLOSINGS.iter().map(|c| fold(c)).collect();
+        let mut lengths = [0u32; 26];
+        for line in &lines {
+            if let Some(last @ b'a'..=b'z') = line.last() {
+                lengths[usize::from(last - b'a')] |= 1 << line.len().min(31);
+            }
+        }
+        Closings { lines, lengths }
+    })
+}
+
+/// The longest closing line, folded, in bytes: longer lines are not looked up.
+pub const CLOSING_BYTES_MAX: usize = 24;
+
+/// Whether a folded line (without its trailing comma) is a letter's closing ([`CLOSINGS`]).
+pub fn closing(folded: &[u8]) -> bool {
+    let closings = closings();
+    match folded.last() {
+        Some(last @ b'a'..=b'z') if folded.len() <= CLOSING_BYTES_MAX => {
+            closings.lengths[usize::from(last - b'a')] & (1 << folded.len()) != 0
+                && closings.lines.contains(folded)
+        }
+        _ => false,
+    }
+}
+
+/// Honorifics written in lower case inside a sentence, before a surname: Dutch "de heer Jansen",
+/// "mevrouw De Vries", French "monsieur Dupont", Italian and Spanish "signora Rossi", "señor García"
+/// (folded, ASCII).
+const LOWER_CASE_HONORIFICS: &[&[u8]] = &[
+    b"heer",
+    b"mevrouw",
+    b"mevr",
+    b"dhr",
+    b"monsieur",
+    b"madame",
+    b"mademoiselle",
+    b"signor",
+    b"signora",
+    b"signorina",
+    b"senor",
+    b"senora",
+];
+
+/// Whether a word in lower case (ASCII, or "señor" folded) is an honorific ([`LOWER_CASE_HONORIFICS`]).
+pub fn lower_case_honorific(folded: &[u8]) -> bool {
+    LOWER_CASE_HONORIFICS.contains(&folded)
 }
 
 /// Words of a table's header cell that mark a column of goods: quantities, prices, amounts, stock
@@ -1476,6 +2002,54 @@ mod tests {
         assert!(not_a_person(b"yetkili", true));
         assert!(!not_a_person(b"degerli", false));
         assert!(!not_a_person(b"ayse", true));
+    }
+
+    /// The lists that qualify a given name are consistent with the gazetteer: a common-word given name
+    /// is a given name there, a title written after a name is no gazetteer word (it would end the
+    /// walk as one), a closing folds within the length looked up, and the surname test turns away
+    /// the heads of Turkish compounds but not surnames that merely end in a vowel.
+    #[test]
+    fn name_qualifiers_agree_with_the_gazetteer() {
+        for name in WORD_LIKE_GIVEN_NAMES {
+            assert!(
+                matches!(
+                    lookup(name.as_bytes()),
+                    Some(Word::FirstName | Word::Either)
+                ),
+                "{name}"
+            );
+        }
+        for title in POST_TITLES {
+            assert_eq!(lookup(title.as_bytes()), None, "{title}");
+        }
+        for closing_line in CLOSINGS {
+            let folded = fold(closing_line);
+            assert!(folded.len() <= CLOSING_BYTES_MAX, "{closing_line}");
+            assert!(closing(&folded), "{closing_line}");
+            let first = closing_line.split(' ').next().unwrap_or_default();
+            assert_eq!(lookup(&fold(first)), Some(Word::Closing), "{closing_line}");
+        }
+        for word in [
+            "karadagli",
+            "whitfield",
+            "ertugrul",
+            "gumussu",
+            "bilgili",
+            "kocabiyik",
+        ] {
+            assert!(may_be_surname(word.as_bytes()), "{word}");
+        }
+        for word in [
+            "koprusu",
+            "hastanesi",
+            "yayinlari",
+            "mudurlugu",
+            "yapi",
+            "yilmaz",
+            "ltd",
+        ] {
+            assert!(!may_be_surname(word.as_bytes()), "{word}");
+        }
     }
 
     #[test]

@@ -34,6 +34,8 @@ const B_CONTEXT: f32 = 0.75;
 const C_LABEL: f32 = 0.7;
 const D_LABEL: f32 = 0.6;
 const D_GAZETTEER: f32 = 0.5;
+/// A known given name before a word no gazetteer knows, taken for its surname.
+const D_GIVEN: f32 = 0.4;
 /// The least confidence of a value validated by a checksum or a distinctive form, rather than by a
 /// keyword or a label alone.
 pub const VALIDATED: f32 = B_FORM;
@@ -652,22 +654,13 @@ impl<'t> Scanner<'t> {
                 if self.honorific_follows(after) {
                     return after;
                 }
-                if let Some((start, stop)) = self.name_words(after, 4) {
-                    self.hit(
-                        start,
-                        stop,
-                        PiiType::PersonName,
-                        D_LABEL,
-                        "person_name_honorific",
-                    );
-                    return stop;
-                }
-                end
+                self.named_after_honorific(after).unwrap_or(end)
             }
             Some(Word::FirstName | Word::Either) => self.gazetteer_name(i, end),
             Some(Word::Street) => self.address_from_street(i, end, false),
             None if compound => self.address_from_street(i, end, false),
-            _ => end,
+            Some(Word::Closing) => self.signed_closing(i, end),
+            _ => self.honorific_name(i).unwrap_or(end),
         }
     }
 
@@ -850,11 +843,14 @@ impl<'t> Scanner<'t> {
         )
     }
 
-    /// First name followed by capitalised words of which the last is a known surname.
+    /// A known given name at `i..first_end` and the capitalised words after it: a name when a known
+    /// surname follows ("Ayşe K. Yılmaz"), when a title follows ("Ahmet Bey", "Elif Hanım'a"), when
+    /// one word no gazetteer knows ends the run ("Mehmet Karadağlı katıldı", "John Whitfield and"),
+    /// and alone after a greeting, a lower-case honorific or a letter's closing.
     fn gazetteer_name(&mut self, i: usize, first_end: usize) -> usize {
         let b = self.b;
         let mut end = first_end;
-        let mut found_surname = false;
+        let (mut found_surname, mut titled) = (false, false);
         let mut cursor = first_end;
         let (mut words, mut initial) = (0, false);
         while words < 2 {
@@ -874,14 +870,30 @@ impl<'t> Scanner<'t> {
             if we - ws < 2 {
                 break;
             }
-            let mut stack = [0u8; 40];
-            match lexicon::lookup(text::fold_short(&b[ws..we], &mut stack, &mut self.scratch)) {
+            let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+            let folded = text::fold_short(&b[ws..we], &mut stack, &mut spill);
+            match lexicon::lookup(folded) {
                 Some(Word::Surname | Word::Either) => {
                     found_surname = true;
                     end = we;
                 }
                 Some(Word::FirstName) => end = we,
-                _ => break,
+                Some(_) => break,
+                None if lexicon::post_title(folded) => {
+                    // Not when the title begins a place's name: "Selim Bey Apartmanı".
+                    let next = text::after_spaces(b, we);
+                    titled = next == we || !upper_at(b, next);
+                    break;
+                }
+                None => {
+                    if !found_surname && !initial {
+                        if let Some(stop) = self.unknown_surname(i, first_end, we, folded) {
+                            self.hit(i, stop, PiiType::PersonName, D_GIVEN, "person_name_given");
+                            return stop;
+                        }
+                    }
+                    break;
+                }
             }
             cursor = we;
         }
@@ -893,6 +905,15 @@ impl<'t> Scanner<'t> {
                 D_GAZETTEER,
                 "person_name_gazetteer",
             );
+        } else if titled {
+            // "Ahmet Bey", "Elif Hanım'a": the names before the title.
+            self.hit(
+                i,
+                end,
+                PiiType::PersonName,
+                D_GAZETTEER,
+                "person_name_title_after",
+            );
         } else if self.greeting_before(i) {
             // "Merhaba Mehmet,", "Dear Emma,": a given name alone, greeted.
             self.hit(
@@ -902,8 +923,195 @@ impl<'t> Scanner<'t> {
                 D_GAZETTEER,
                 "person_name_greeting",
             );
+        } else if let Some(stop) = self.honorific_name(i) {
+            return stop;
         }
         end
+    }
+
+    /// The end of the surname ending at `we` (`folded`), a capitalised word no gazetteer knows, after the
+    /// known given name at `i..given_end` ("Mehmet Karadağlı", "Sarah Connolly-Hughes"): when the
+    /// given name is no common word ([`lexicon::word_like_given_name`]: "Ege Üniversitesi"), the word
+    /// may be a surname ([`lexicon::may_be_surname`]), and it ends the run of capitalised words
+    /// (or a title follows it, "Mehmet Karadağlı Bey", or a known surname ends it, "Mehmet Karadağlı
+    /// Yılmaz"). A run that goes on is a heading or a place's
+    /// name ("Thomas Cook Holidays", "Fatih Camii Avlusu"), left alone.
+    fn unknown_surname(
+        &self,
+        i: usize,
+        given_end: usize,
+        mut we: usize,
+        folded: &[u8],
+    ) -> Option<usize> {
+        let b = self.b;
+        if !lexicon::may_be_surname(folded) || digit_at(b, we).is_some() {
+            return None;
+        }
+        // "A.Ş.", "St.Louis": letters joined by a dot are no surname.
+        if b.get(we) == Some(&b'.') && letter_at(b, we + 1) > 0 {
+            return None;
+        }
+        // A double surname: "Connolly-Hughes", "Karadağlı-Öz".
+        if b.get(we) == Some(&b'-') && upper_at(b, we + 1) {
+            we = self.word_end(we + 1);
+        }
+        let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+        if lexicon::word_like_given_name(text::fold_short(&b[i..given_end], &mut stack, &mut spill))
+        {
+            return None;
+        }
+        let next = text::after_spaces(b, we);
+        if next > we && upper_at(b, next) {
+            let next_end = self.word_end(next);
+            let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+            let folded = text::fold_short(&b[next..next_end], &mut stack, &mut spill);
+            if matches!(lexicon::lookup(folded), Some(Word::Surname | Word::Either))
+                && !upper_at(b, text::after_spaces(b, next_end))
+            {
+                // A second surname, known: "Mehmet Karadağlı Yılmaz".
+                return Some(next_end);
+            }
+            if !lexicon::post_title(folded) {
+                return None;
+            }
+        }
+        Some(we)
+    }
+
+    /// A name after an honorific written in lower case ("de heer Jansen", "mevrouw De Vries",
+    /// "monsieur Dupont": up to four capitalised words): the end of the name when there is one.
+    #[inline(always)]
+    fn honorific_name(&mut self, i: usize) -> Option<usize> {
+        // Most capitalised words are turned away here, inline, by the bytes before them: how the
+        // honorifics end ("heer", "mevr", "dhr", "monsieur", "signor", "mevrouw", "madame",
+        // "mademoiselle", "signora", "signorina") and the space after them.
+        let b = self.b;
+        let promising = i >= 4
+            && b[i - 1] == b' '
+            && matches!(
+                (b[i - 3], b[i - 2]),
+                (b'e' | b'v' | b'h' | b'u' | b'o', b'r')
+                    | (b'u', b'w')
+                    | (b'm' | b'l', b'e')
+                    | (b'r' | b'n', b'a')
+            );
+        if promising {
+            self.honorific_name_after(i)
+        } else {
+            None
+        }
+    }
+
+    #[inline(never)]
+    fn honorific_name_after(&mut self, i: usize) -> Option<usize> {
+        if !self.lower_case_honorific_before(i - 1) {
+            return None;
+        }
+        self.named_after_honorific(i)
+    }
+
+    /// The name (up to four capitalised words) after an honorific, from `from`: its end when there is
+    /// one.
+    fn named_after_honorific(&mut self, from: usize) -> Option<usize> {
+        let (start, stop) = self.name_words(from, 4)?;
+        self.hit(
+            start,
+            stop,
+            PiiType::PersonName,
+            D_LABEL,
+            "person_name_honorific",
+        );
+        Some(stop)
+    }
+
+    /// A letter's closing that begins with the word at `i..end` ([`Word::Closing`]) at the start of
+    /// its line ("Best regards,", "Saygılarımla,", "Mit freundlichen Grüßen"), and the name that signs
+    /// it: alone on the next line (past one blank line), or after the closing's comma on its own line
+    /// ("Thanks, John."). One word signs only when it is a known name: "Best,\nMarketing" is no one,
+    /// nor is a team or a company ("Regards,\nThe Support Team"). Where the scan goes on.
+    #[inline(never)]
+    fn signed_closing(&mut self, i: usize, end: usize) -> usize {
+        let b = self.b;
+        let lead = text::before_spaces(b, i);
+        if lead > 0 && b[lead - 1] != b'\n' {
+            return end;
+        }
+        // The closing's line: 40 bytes at most.
+        let limit = (i + 40).min(b.len());
+        let line_end = memchr::memchr(b'\n', &b[i..limit]).map_or(limit, |p| i + p);
+        if line_end == limit && limit < b.len() {
+            return end;
+        }
+        let comma = memchr::memchr(b',', &b[i..line_end]).map(|p| i + p);
+        let after_comma = comma.map(|c| text::after_spaces(b, c + 1));
+        let same_line = after_comma.filter(|&a| a < line_end && !matches!(b[a], b'\r'));
+        let mut closing_end = comma.unwrap_or(line_end);
+        while closing_end > i && matches!(b[closing_end - 1], b' ' | b'\r' | b'.' | b'!') {
+            closing_end -= 1;
+        }
+        let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+        if !lexicon::closing(text::fold_short(&b[i..closing_end], &mut stack, &mut spill)) {
+            return end;
+        }
+        let from = match same_line {
+            Some(from) => from,
+            None => {
+                // The next line, or the one after a blank line.
+                let mut next = line_end + 1;
+                let blank_end = text::after_spaces(b, next);
+                let blank_end = blank_end + usize::from(b.get(blank_end) == Some(&b'\r'));
+                if b.get(blank_end) == Some(&b'\n') {
+                    next = blank_end + 1;
+                }
+                text::after_spaces(b, next)
+            }
+        };
+        if !upper_at(b, from) {
+            return end;
+        }
+        let Some((start, stop)) = self.name_words(from, 3) else {
+            return end;
+        };
+        // The name ends its line (a comma or a full stop may close it).
+        let mut after = text::after_spaces(b, stop);
+        if matches!(b.get(after), Some(b',' | b'.')) {
+            after = text::after_spaces(b, after + 1);
+        }
+        if !matches!(b.get(after), None | Some(b'\n' | b'\r')) {
+            return end;
+        }
+        if !b[start..stop].contains(&b' ') {
+            let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+            let known = matches!(
+                lexicon::lookup(text::fold_short(&b[start..stop], &mut stack, &mut spill)),
+                Some(Word::FirstName | Word::Surname | Word::Either)
+            );
+            if !known {
+                return end;
+            }
+        }
+        self.hit(
+            start,
+            stop,
+            PiiType::PersonName,
+            D_GAZETTEER,
+            "person_name_signoff",
+        );
+        stop
+    }
+
+    /// Whether the word ending at `end` (a space follows it) is an honorific in lower case, a word of
+    /// its own ([`lexicon::lower_case_honorific`]).
+    fn lower_case_honorific_before(&self, end: usize) -> bool {
+        let b = self.b;
+        let mut start = end;
+        while start > 0 && end - start <= 12 && b[start - 1].is_ascii_lowercase() {
+            start -= 1;
+        }
+        end - start >= 3
+            && end - start <= 12
+            && !(start > 0 && text::is_word_byte(b[start - 1]))
+            && lexicon::lower_case_honorific(&b[start..end])
     }
 
     /// Whether the word before the one at `i`, on its line, is a greeting ([`lexicon::greeting`]).
