@@ -944,7 +944,12 @@ impl<'t> Scanner<'t> {
         folded: &[u8],
     ) -> Option<usize> {
         let b = self.b;
-        if !lexicon::may_be_surname(folded) || digit_at(b, we).is_some() {
+        // A digit right after the word makes it an id ("Ahmet AB12"), unless it is one footnote mark
+        // after a word in lower case, as in a paper's author line ("Jacob Carlson3,").
+        let footnote = b.get(we).is_some_and(u8::is_ascii_digit)
+            && !b.get(we + 1).is_some_and(u8::is_ascii_alphanumeric)
+            && b[we - 1].is_ascii_lowercase();
+        if !lexicon::may_be_surname(folded) || (digit_at(b, we).is_some() && !footnote) {
             return None;
         }
         // "A.Ş.", "St.Louis": letters joined by a dot are no surname.

@@ -1831,6 +1831,11 @@ fn a_given_name_before_an_unknown_word_is_a_name() {
             "Mehmet Karadağlı Bey'e iletildi.",
             "[MASKED_PERSON_NAME] Bey'e iletildi.",
         ),
+        // A paper's author line: a footnote mark after the surname.
+        (
+            "Jacob Carlson3, and Melissa Dell2",
+            "[MASKED_PERSON_NAME]3, and [MASKED_PERSON_NAME]2",
+        ),
         // Found once, masked everywhere.
         (
             "Mehmet Karadağlı aradı. Karadağlı yarın gelecek, Mehmet Karadağlı onayladı.",
@@ -1858,6 +1863,8 @@ fn a_given_name_before_an_unknown_word_is_a_name() {
         "Mark Paid invoices.",
         // Letters and digits: an id, or a word joined by a dot.
         "Mehmet Ab12 kodu.",
+        "Mehmet AB1 kodu.",
+        "St. Paul Cathedral and Ali Paşa Sarayı.",
     ]);
 }
 
