@@ -1583,9 +1583,9 @@ pub fn post_title(folded: &[u8]) -> bool {
 const WORD_LIKE_GIVEN_NAMES: &[&str] = &[
     "ada", "alp", "anne", "aras", "asya", "bahar", "baris", "can", "cem", "damla", "defne",
     "derya", "deniz", "dilek", "duygu", "ebru", "ege", "ela", "emir", "eylul", "ezgi", "filiz",
-    "gamze", "gizem", "gul", "hakan", "ipek", "jan", "jean", "kuzey", "levent", "manuel", "mark",
-    "melek", "mirac", "nur", "onur", "ozan", "oya", "pinar", "poyraz", "safak", "seda", "sevgi",
-    "sultan", "tuna", "umut", "volkan", "yagmur", "yasemin", "zeki",
+    "gamze", "gizem", "gul", "ipek", "jan", "jean", "kuzey", "manuel", "mark", "melek", "mirac",
+    "nur", "onur", "oya", "pinar", "poyraz", "safak", "seda", "sevgi", "sultan", "tuna", "umut",
+    "yagmur", "yasemin",
 ];
 
 /// Whether a folded given name is also a common word ([`WORD_LIKE_GIVEN_NAMES`]).

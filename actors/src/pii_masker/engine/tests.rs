@@ -1823,6 +1823,7 @@ fn a_given_name_before_an_unknown_word_is_a_name() {
             "[MASKED_PERSON_NAME] and [MASKED_PERSON_NAME] signed.",
         ),
         ("Onay: Mehmet KARADAĞLI.", "Onay: [MASKED_PERSON_NAME]."),
+        ("Hakan Çalhanoğlu gol attı.", "[MASKED_PERSON_NAME] gol attı."),
         (
             "Mehmet Karadağlı Yılmaz aradı.",
             "[MASKED_PERSON_NAME] aradı.",
