@@ -578,48 +578,20 @@ const SURNAMES: &[&str] = &[
     "zengin",
     // International
     "smith",
-    "johnson",
-    "williams",
     "brown",
     "jones",
     "miller",
     "davis",
     "wilson",
     "taylor",
-    "anderson",
-    "mueller",
-    "muller",
-    "schmidt",
-    "schneider",
-    "fischer",
     "weber",
     "meyer",
-    "wagner",
-    "becker",
-    "schulz",
     "martin",
     "bernard",
-    "dubois",
     "durand",
-    "lefebvre",
-    "moreau",
     "garcia",
-    "fernandez",
-    "lopez",
-    "martinez",
-    "rossi",
-    "russo",
     "ferrari",
-    "esposito",
-    "bianchi",
-    "jansen",
     "devries",
-    "bakker",
-    "nowak",
-    "kowalski",
-    "johansson",
-    "andersson",
-    "nilsson",
     // More common surnames (2026-11-24).
     "kose",
     "ceylan",
@@ -706,31 +678,14 @@ const SURNAMES: &[&str] = &[
     "yener",
     "yigit",
     "yurdakul",
-    // International surnames (2026-11-25), none of them a common English or Turkish word.
-    "zhang",
-    "wang",
-    "chen",
-    "liu",
-    "huang",
-    "zhao",
-    "nguyen",
-    "tran",
-    "kowalczyk",
-    "wisniewski",
-    "lewandowski",
+    // International surnames (2026-11-25), none of them a common English or Turkish word (more in
+    // DISTINCTIVE_SURNAMES).
     "novak",
     "horvat",
-    "petrov",
-    "ivanov",
-    "smirnov",
-    "popov",
-    "kuznetsov",
-    "hoffmann",
     "koch",
     "richter",
     "neumann",
     "schwarz",
-    "zimmermann",
     "braun",
     "krueger",
     "hartmann",
@@ -749,34 +704,20 @@ const SURNAMES: &[&str] = &[
     "greco",
     "gallo",
     "conti",
-    "rodriguez",
-    "gonzalez",
-    "hernandez",
-    "sanchez",
-    "perez",
-    "gomez",
     "diaz",
-    "ramirez",
     "torres",
     "flores",
     "rivera",
     "silva",
     "santos",
-    "oliveira",
-    "pereira",
-    "ferreira",
-    "visser",
     "smit",
     "mulder",
-    "peeters",
-    "janssens",
     "maes",
     "moore",
     "jackson",
     "harris",
     "clark",
     "lewis",
-    "robinson",
     "walker",
     "allen",
     "wright",
@@ -802,7 +743,6 @@ const SURNAMES: &[&str] = &[
     "bailey",
     "kelly",
     "howard",
-    "richardson",
     "watson",
     "bennett",
     "hughes",
@@ -825,7 +765,7 @@ fn table() -> &'static Gazetteer {
         for name in FIRST_NAMES {
             table.insert(fold(name), Word::FirstName);
         }
-        for name in SURNAMES {
+        for name in SURNAMES.iter().chain(DISTINCTIVE_SURNAMES) {
             let key = fold(name);
             let kind = match table.get(&key) {
                 Some(Word::FirstName) => Word::Either,
@@ -1610,6 +1550,83 @@ pub fn may_be_surname(folded: &[u8]) -> bool {
         && lookup(folded).is_none()
 }
 
+/// Surnames that are no common word in any language the engine reads (Chinese, Vietnamese, Slavic,
+/// German, Romance, English patronymics), folded: after one capitalised word no list knows, they make
+/// a name with it ("Danqi Chen", "Weronika Kowalski"). Turkish surnames are left out: most are words too
+/// ("Kaya", "Demir", "Çelik", "Yıldız").
+const DISTINCTIVE_SURNAMES: &[&str] = &[
+    "zhang",
+    "wang",
+    "chen",
+    "liu",
+    "huang",
+    "zhao",
+    "nguyen",
+    "tran",
+    "kowalski",
+    "kowalczyk",
+    "nowak",
+    "wisniewski",
+    "lewandowski",
+    "schmidt",
+    "schneider",
+    "fischer",
+    "mueller",
+    "muller",
+    "wagner",
+    "becker",
+    "schulz",
+    "hoffmann",
+    "zimmermann",
+    "dubois",
+    "lefebvre",
+    "moreau",
+    "fernandez",
+    "lopez",
+    "martinez",
+    "rodriguez",
+    "gonzalez",
+    "hernandez",
+    "sanchez",
+    "perez",
+    "gomez",
+    "ramirez",
+    "oliveira",
+    "pereira",
+    "ferreira",
+    "esposito",
+    "bianchi",
+    "rossi",
+    "russo",
+    "johansson",
+    "andersson",
+    "nilsson",
+    "ivanov",
+    "petrov",
+    "smirnov",
+    "kuznetsov",
+    "popov",
+    "johnson",
+    "williams",
+    "anderson",
+    "robinson",
+    "richardson",
+    "jansen",
+    "bakker",
+    "visser",
+    "peeters",
+    "janssens",
+];
+
+/// Whether a folded surname is distinctive ([`DISTINCTIVE_SURNAMES`]).
+pub fn distinctive_surname(folded: &[u8]) -> bool {
+    // Hashed: a form repeats its surnames (a table's column), each asked here.
+    static DISTINCTIVE: OnceLock<rustc_hash::FxHashSet<&'static [u8]>> = OnceLock::new();
+    DISTINCTIVE
+        .get_or_init(|| DISTINCTIVE_SURNAMES.iter().map(|s| s.as_bytes()).collect())
+        .contains(folded)
+}
+
 /// Closing lines of letters and e-mails ("Best regards,", "Saygılarımla,", "Mit freundlichen Grüßen"):
 /// the line after one, or the rest of its own line after its comma, signs with a name.
 const CLOSINGS: &[&str] = &[
@@ -2043,6 +2060,9 @@ mod tests {
                 ),
                 "{name}"
             );
+        }
+        for surname in DISTINCTIVE_SURNAMES {
+            assert_eq!(lookup(surname.as_bytes()), Some(Word::Surname), "{surname}");
         }
         for title in POST_TITLES {
             assert_eq!(lookup(title.as_bytes()), None, "{title}");

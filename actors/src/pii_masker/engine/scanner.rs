@@ -660,8 +660,66 @@ impl<'t> Scanner<'t> {
             Some(Word::Street) => self.address_from_street(i, end, false),
             None if compound => self.address_from_street(i, end, false),
             Some(Word::Closing) => self.signed_closing(i, end),
+            Some(Word::Surname) if lexicon::distinctive_surname(folded) => self
+                .given_before_surname(i, end)
+                .or_else(|| self.honorific_name(i))
+                .unwrap_or(end),
             _ => self.honorific_name(i).unwrap_or(end),
         }
+    }
+
+    /// A distinctive surname at `i..end` ([`lexicon::distinctive_surname`]: "Chen", "Schmidt") after
+    /// one capitalised word that no list knows, taken for its given name ("Danqi Chen", "Ruochen
+    /// Zhang"): the two words alone make the run of capitalised words, and the word is no firm's or
+    /// organisation's. The end of the name.
+    #[inline(never)]
+    fn given_before_surname(&mut self, i: usize, end: usize) -> Option<usize> {
+        let b = self.b;
+        if i < 3 || b[i - 1] != b' ' {
+            return None;
+        }
+        let given_end = i - 1;
+        let mut given = given_end;
+        while given > 0
+            && given_end - given <= 30
+            && (b[given - 1].is_ascii_alphabetic() || b[given - 1] >= 0x80)
+        {
+            given -= 1;
+        }
+        if given_end - given < 2
+            || !upper_at(b, given)
+            || (given > 0 && text::is_word_byte(b[given - 1]))
+        {
+            return None;
+        }
+        let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+        let folded = text::fold_short(&b[given..given_end], &mut stack, &mut spill);
+        if !lexicon::may_be_surname(folded) {
+            return None;
+        }
+        // No capitalised word before it on its line, nor after the surname.
+        let before = text::before_spaces(b, given);
+        if before < given && before > 0 {
+            let mut word = before;
+            while word > 0 && (b[word - 1].is_ascii_alphabetic() || b[word - 1] >= 0x80) {
+                word -= 1;
+            }
+            if word < before && upper_at(b, word) {
+                return None;
+            }
+        }
+        let next = text::after_spaces(b, end);
+        if next > end && upper_at(b, next) {
+            return None;
+        }
+        self.hit(
+            given,
+            end,
+            PiiType::PersonName,
+            D_GIVEN,
+            "person_name_surname",
+        );
+        Some(end)
     }
 
     /// A date of birth written with its month's name, behind a birth-date label: "12 Mart 1980",

@@ -1823,7 +1823,10 @@ fn a_given_name_before_an_unknown_word_is_a_name() {
             "[MASKED_PERSON_NAME] and [MASKED_PERSON_NAME] signed.",
         ),
         ("Onay: Mehmet KARADAĞLI.", "Onay: [MASKED_PERSON_NAME]."),
-        ("Hakan Çalhanoğlu gol attı.", "[MASKED_PERSON_NAME] gol attı."),
+        (
+            "Hakan Çalhanoğlu gol attı.",
+            "[MASKED_PERSON_NAME] gol attı.",
+        ),
         (
             "Mehmet Karadağlı Yılmaz aradı.",
             "[MASKED_PERSON_NAME] aradı.",
@@ -1916,8 +1919,8 @@ fn a_name_signing_a_letter_is_a_name() {
         "Teşekkürler,\nİnsan Kaynakları Departmanı",
         // Not the name's own line, or no closing before it.
         "Thanks,\nJohn will call you tomorrow.",
-        "Agenda,\nDanqi Chen",
-        "Best regards,\nsome text\nDanqi Chen",
+        "Agenda,\nLezize Korutürk",
+        "Best regards,\nsome text\nLezize Korutürk",
     ]);
 }
 
@@ -1942,4 +1945,24 @@ fn a_name_after_a_lower_case_honorific_is_a_name() {
     ]);
     // A word that merely ends like one, and an honorific before no capitalised word.
     keeps(&["Der Scheer Verlag", "de heer van het huis"]);
+}
+
+/// A distinctive surname (no common word anywhere) after one capitalised word no list knows: the two
+/// make a name when they alone make the run of capitalised words.
+#[test]
+fn an_unknown_word_before_a_distinctive_surname_is_a_name() {
+    masks_as(&[
+        (
+            "Ledell Wu, Danqi Chen\nand Ruochen Zhang, Weronika Kowalski.",
+            "Ledell Wu, [MASKED_PERSON_NAME]\nand [MASKED_PERSON_NAME], [MASKED_PERSON_NAME].",
+        ),
+        ("Anruf von Jörg Schmidt.", "Anruf von [MASKED_PERSON_NAME]."),
+    ]);
+    keeps(&[
+        // A longer run, a firm, a surname that is also a word, an id.
+        "The Annual Chen Report",
+        "Kaya Holding Schmidt",
+        "Toplam Kaya miktarı.",
+        "Ab Chen1a",
+    ]);
 }
