@@ -295,7 +295,13 @@ async fn job_events_are_signed_retried_once_and_logged() {
 
 #[tokio::test]
 async fn a_dead_receiver_leaves_a_failed_entry_and_a_restart_loses_nothing() {
-    let mut server = TestServer::start().await;
+    // The retry is due 5 s after the first attempt (1 s in the tests' config): the server is killed
+    // between the two, and on a loaded machine the kill came after 1 s once, while the retry was in
+    // flight (held for its claim, the timeout + 30 s, longer than this test waits).
+    let mut server = TestServer::start_with(
+        ServerOptions::default().env("DOCSIEVE__WEBHOOKS__RETRY_BACKOFF_MS", "5000"),
+    )
+    .await;
     let alice = tenant(&server, "alice-dead@example.com").await;
     let dead = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
