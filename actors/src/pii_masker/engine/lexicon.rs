@@ -1707,7 +1707,7 @@ fn closings() -> &'static Closings {
 }
 
 /// The longest closing line, folded, in bytes: longer lines are not looked up.
-pub const CLOSING_BYTES_MAX: usize = 24;
+const CLOSING_BYTES_MAX: usize = 24;
 
 /// Whether a folded line (without its trailing comma) is a letter's closing ([`CLOSINGS`]).
 pub fn closing(folded: &[u8]) -> bool {

@@ -679,13 +679,7 @@ impl<'t> Scanner<'t> {
             return None;
         }
         let given_end = i - 1;
-        let mut given = given_end;
-        while given > 0
-            && given_end - given <= 30
-            && (b[given - 1].is_ascii_alphabetic() || b[given - 1] >= 0x80)
-        {
-            given -= 1;
-        }
+        let given = letters_start(b, given_end, 31);
         if given_end - given < 2
             || !upper_at(b, given)
             || (given > 0 && text::is_word_byte(b[given - 1]))
@@ -700,10 +694,7 @@ impl<'t> Scanner<'t> {
         // No capitalised word before it on its line, nor after the surname.
         let before = text::before_spaces(b, given);
         if before < given && before > 0 {
-            let mut word = before;
-            while word > 0 && (b[word - 1].is_ascii_alphabetic() || b[word - 1] >= 0x80) {
-                word -= 1;
-            }
+            let word = letters_start(b, before, usize::MAX);
             if word < before && upper_at(b, word) {
                 return None;
             }
@@ -2772,6 +2763,19 @@ fn month_number(folded: &[u8]) -> Option<u32> {
 }
 
 /// Past up to two name particles, each followed by a space, from `at`; `at` when there are none.
+/// Where the run of letters (ASCII letters and the bytes of non-ASCII characters) that ends at `end`
+/// starts, looking back at most `max` bytes.
+fn letters_start(b: &[u8], end: usize, max: usize) -> usize {
+    let mut start = end;
+    while start > 0
+        && end - start < max
+        && (b[start - 1].is_ascii_alphabetic() || b[start - 1] >= 0x80)
+    {
+        start -= 1;
+    }
+    start
+}
+
 fn particles_end(b: &[u8], at: usize) -> usize {
     let mut i = at;
     for _ in 0..2 {
