@@ -483,11 +483,284 @@ const FIRST_NAMES: &[&str] = &[
     "mohamed",
     "omar",
     "fatima",
+    // Turkish, more: common given names of every generation
+    "nilufer",
+    "yesim",
+    "nermin",
+    "sukran",
+    "buse",
+    "sinem",
+    "pelin",
+    "serpil",
+    "meltem",
+    "tuba",
+    "irmak",
+    "melis",
+    "elvan",
+    "guler",
+    "handan",
+    "zeliha",
+    "saadet",
+    "necla",
+    "mine",
+    "tijen",
+    "ayten",
+    "hanife",
+    "rukiye",
+    "melahat",
+    "firdevs",
+    "cemile",
+    "kamile",
+    "nebahat",
+    "murvet",
+    "tugce",
+    "seyma",
+    "betul",
+    "hilal",
+    "gulay",
+    "gulten",
+    "nevin",
+    "zerrin",
+    "ayfer",
+    "aysun",
+    "aysegul",
+    "birgul",
+    "canan",
+    "cigdem",
+    "emel",
+    "esin",
+    "feride",
+    "fulya",
+    "gulsum",
+    "gulizar",
+    "gunes",
+    "hayriye",
+    "inci",
+    "kader",
+    "kevser",
+    "lale",
+    "mukaddes",
+    "mujgan",
+    "nazan",
+    "nazife",
+    "nihal",
+    "nilgun",
+    "nursel",
+    "oznur",
+    "perihan",
+    "reyhan",
+    "saniye",
+    "sebahat",
+    "sengul",
+    "sevil",
+    "suna",
+    "sukriye",
+    "tulin",
+    "turkan",
+    "ulku",
+    "yeter",
+    "zuhal",
+    "zubeyde",
+    "zumrut",
+    "asuman",
+    "berna",
+    "bilge",
+    "cansel",
+    "cemre",
+    "elcin",
+    "esma",
+    "eylem",
+    "figen",
+    "gulnur",
+    "hale",
+    "ilknur",
+    "jale",
+    "makbule",
+    "muzeyyen",
+    "nalan",
+    "nihan",
+    "nurten",
+    "nuray",
+    "pakize",
+    "rana",
+    "saliha",
+    "selma",
+    "semiha",
+    "sennur",
+    "serife",
+    "suheyla",
+    "yildiz",
+    "yonca",
+    "dudu",
+    "gulsah",
+    "kiymet",
+    "lutfiye",
+    "mediha",
+    "nadide",
+    "nazmiye",
+    "nefise",
+    "nurhayat",
+    "sabriye",
+    "safiye",
+    "sadiye",
+    "seher",
+    "sehriban",
+    "vildan",
+    "zahide",
+    "zekiye",
+    "zuleyha",
+    "remzi",
+    "fikret",
+    "rahim",
+    "husnu",
+    "ufuk",
+    "emirhan",
+    "erol",
+    "tevfik",
+    "sevket",
+    "riza",
+    "rifat",
+    "nuri",
+    "sabri",
+    "sukru",
+    "fehmi",
+    "cevdet",
+    "ziya",
+    "enver",
+    "talat",
+    "yasar",
+    "namik",
+    "vedat",
+    "sedat",
+    "selcuk",
+    "ferhat",
+    "savas",
+    "ilker",
+    "ercan",
+    "kenan",
+    "cihan",
+    "gurkan",
+    "doruk",
+    "atakan",
+    "adnan",
+    "akif",
+    "alaattin",
+    "alparslan",
+    "arif",
+    "asim",
+    "atilla",
+    "aykut",
+    "baki",
+    "bayram",
+    "bedri",
+    "bekir",
+    "bilal",
+    "bora",
+    "cafer",
+    "celal",
+    "cemal",
+    "cuneyt",
+    "davut",
+    "ekrem",
+    "emin",
+    "engin",
+    "ercument",
+    "erdal",
+    "ergun",
+    "ertan",
+    "ertugrul",
+    "esat",
+    "eyup",
+    "faruk",
+    "fazil",
+    "ferit",
+    "fuat",
+    "galip",
+    "gurol",
+    "hakki",
+    "hamdi",
+    "hamza",
+    "harun",
+    "haydar",
+    "hayri",
+    "hikmet",
+    "hilmi",
+    "hulusi",
+    "hursit",
+    "ihsan",
+    "ilhan",
+    "ilyas",
+    "irfan",
+    "ismet",
+    "izzet",
+    "kamil",
+    "kazim",
+    "kerim",
+    "kursat",
+    "lutfi",
+    "mazhar",
+    "mecit",
+    "melih",
+    "memduh",
+    "mesut",
+    "mete",
+    "mithat",
+    "muammer",
+    "muharrem",
+    "muhittin",
+    "musa",
+    "muzaffer",
+    "nazim",
+    "necati",
+    "necdet",
+    "necip",
+    "nedim",
+    "nejat",
+    "nevzat",
+    "niyazi",
+    "nusret",
+    "nurettin",
+    "okan",
+    "oktay",
+    "ozcan",
+    "ozkan",
+    "rasim",
+    "rauf",
+    "resat",
+    "sadik",
+    "sadettin",
+    "sami",
+    "sefa",
+    "selahattin",
+    "selami",
+    "semih",
+    "seref",
+    "sezai",
+    "suat",
+    "tahsin",
+    "tanju",
+    "tayfun",
+    "teoman",
+    "tufan",
+    "turgay",
+    "turgut",
+    "tuncer",
+    "umit",
+    "vahit",
+    "vehbi",
+    "yahya",
+    "yalcin",
+    "yekta",
+    "yunus",
+    "zafer",
+    "zekai",
+    "zihni",
 ];
 
 const SURNAMES: &[&str] = &[
     // Turkish
     "yilmaz",
+    "ertugrul",
     "kaya",
     "demir",
     "sahin",
@@ -896,6 +1169,21 @@ pub const NAME_LABELS: &[&str] = &[
     "author",
     "prepared by",
     "signed",
+    // The parties of a case or a file, behind a colon: "Hasta: Nermin Özdoğan", "Davacı: ...".
+    "hasta",
+    "davaci",
+    "davali",
+    "sanik",
+    "supheli",
+    "tanik",
+    "magdur",
+    "muvekkil",
+    "vekil",
+    "witness",
+    "defendant",
+    "plaintiff",
+    "claimant",
+    "guardian",
 ];
 
 /// The name labels that say only "name": after another word they name a person only when that word
@@ -1403,6 +1691,22 @@ const ORGANISATION_WORDS: &[&str] = &[
 
 /// Words that, first after a title or a name label, address nobody in particular: "Sayın Yetkili",
 /// "Sayın İlgili", "Sayın Müşterimiz", "Değerli Üyemiz" ("Değerli" is a surname too: only first).
+/// Answers a form's field holds instead of a name, folded: as the first word behind a name label they
+/// name no one ("Veli: Yok", "Sorumlu: Evet", "Contact: None").
+const ANSWER_WORDS: &[&str] = &[
+    "evet",
+    "hayir",
+    "yok",
+    "var",
+    "yoktur",
+    "bilinmiyor",
+    "belirtilmemis",
+    "yes",
+    "no",
+    "none",
+    "unknown",
+];
+
 const SALUTATION_WORDS: &[&str] = &[
     "yetkili",
     "yetkilisi",
@@ -1437,6 +1741,7 @@ fn not_person_words() -> &'static FxHashMap<&'static [u8], NotPerson> {
             (COMPANY_ABBREVIATIONS, NotPerson::Abbreviation),
             (ORGANISATION_WORDS, NotPerson::Organisation),
             (SALUTATION_WORDS, NotPerson::Salutation),
+            (ANSWER_WORDS, NotPerson::Salutation),
         ];
         kinds
             .iter()
@@ -1521,11 +1826,14 @@ pub fn post_title(folded: &[u8]) -> bool {
 /// capitalised word that no gazetteer knows, they are not taken for a person's given name (with a
 /// known surname, a greeting or a title they still are).
 const WORD_LIKE_GIVEN_NAMES: &[&str] = &[
-    "ada", "alp", "anne", "aras", "asya", "bahar", "baris", "can", "cem", "damla", "defne",
-    "derya", "deniz", "dilek", "duygu", "ebru", "ege", "ela", "emir", "eylul", "ezgi", "filiz",
-    "gamze", "gizem", "gul", "ipek", "jan", "jean", "kuzey", "manuel", "mark", "melek", "mirac",
-    "nur", "onur", "oya", "pinar", "poyraz", "safak", "seda", "sevgi", "sultan", "tuna", "umut",
-    "yagmur", "yasemin",
+    "ada", "alp", "anne", "aras", "asya", "bahar", "baris", "bayram", "bilge", "can", "cem",
+    "cihan", "damla", "defne", "deniz", "derya", "dilek", "doruk", "duygu", "ebru", "ege", "ela",
+    "emin", "emir", "engin", "eylem", "eylul", "ezgi", "filiz", "galip", "gamze", "gizem", "gul",
+    "guler", "gunes", "hale", "hilal", "inci", "ipek", "irmak", "jan", "jean", "kader", "kiymet",
+    "kuzey", "lale", "manuel", "mark", "melek", "mine", "mirac", "nur", "onur", "oya", "pinar",
+    "poyraz", "rana", "safak", "sami", "savas", "seda", "seher", "sevgi", "sultan", "tayfun",
+    "tufan", "tuna", "ufuk", "ugur", "ulku", "umit", "umut", "yagmur", "yasar", "yasemin", "yeter",
+    "yildiz", "yonca", "zafer",
 ];
 
 /// Whether a folded given name is also a common word ([`WORD_LIKE_GIVEN_NAMES`]).
@@ -1538,16 +1846,33 @@ pub fn word_like_given_name(folded: &[u8]) -> bool {
 /// word, and not a Turkish compound's head by its possessive ending ("Fatih Sultan Mehmet Köprüsü",
 /// "Ahmet Haşim Lisesi", "Elif Yayınları", "Murat Müdürlüğü": -(s)I after a vowel, -lArI, -lIğI).
 pub fn may_be_surname(folded: &[u8]) -> bool {
+    folded.len() >= 2
+        && folded.iter().all(u8::is_ascii_alphabetic)
+        && !compound_head(folded)
+        && !not_a_person(folded, false)
+        && lookup(folded).is_none()
+}
+
+/// Whether a folded word ends as the head of a Turkish compound, by its possessive ending ("Köprüsü",
+/// "Lisesi", "Yayınları", "Müdürlüğü", "Şubesi": -(s)I after a vowel, -lArI, -lIğI), which names a
+/// place or an institution, not a person; also with a case ending after it ("Şubesinde",
+/// "Müdürlüğüne", "Lisesinin").
+pub fn compound_head(folded: &[u8]) -> bool {
     const HEADS: &[&[u8]] = &[
         b"esi", b"asi", b"isi", b"usu", b"lari", b"leri", b"ligi", b"lugu",
     ];
-    folded.len() >= 2
-        && folded.iter().all(u8::is_ascii_alphabetic)
-        && !HEADS
+    const CASES: &[&[u8]] = &[
+        b"nde", b"nda", b"nden", b"ndan", b"ne", b"na", b"ni", b"nin", b"nun", b"yle", b"yla",
+    ];
+    let head = |word: &[u8]| {
+        HEADS
             .iter()
-            .any(|head| folded.len() >= head.len() + 2 && folded.ends_with(head))
-        && !not_a_person(folded, false)
-        && lookup(folded).is_none()
+            .any(|head| word.len() >= head.len() + 2 && word.ends_with(head))
+    };
+    head(folded)
+        || CASES
+            .iter()
+            .any(|case| folded.strip_suffix(*case).is_some_and(&head))
 }
 
 /// Surnames that are no common word in any language the engine reads (Chinese, Vietnamese, Slavic,
@@ -1719,6 +2044,150 @@ pub fn closing(folded: &[u8]) -> bool {
         }
         _ => false,
     }
+}
+
+/// Nouns for a person, folded stems (any suffix): the capitalised words right before "adlı",
+/// "isimli", "adındaki" are a person's name when one of them follows ("Lezize Korutürk adlı müşteri",
+/// "Sevim Tekinalp isimli hastanın"); "Kuzey Yıldızı adlı gemi" and "Sessiz Gemi adlı kitap" are no
+/// one. With a possessive ending, before the name: "Müvekkilimiz Lezize Korutürk".
+const PERSON_NOUNS: &[&str] = &[
+    "abla",
+    "abone",
+    "alacakli",
+    "aday",
+    "amca",
+    "anne",
+    "arkadas",
+    "avukat",
+    "baba",
+    "kardes",
+    "basvuran",
+    "basvurucu",
+    "bayan",
+    "bebek",
+    "borclu",
+    "calisan",
+    "cocuk",
+    "danisman",
+    "davaci",
+    "davali",
+    "doktor",
+    "erkek",
+    "gazeteci",
+    "hasta",
+    "hemsire",
+    "isci",
+    "kadin",
+    "kefil",
+    "kiraci",
+    "kisi",
+    "kullanici",
+    "magdur",
+    "memur",
+    "mirasci",
+    "mudur",
+    "mukellef",
+    "musteri",
+    "muvekkil",
+    "ogrenci",
+    "ogretmen",
+    "personel",
+    "sahis",
+    "sanik",
+    "sigortali",
+    "supheli",
+    "surucu",
+    "tanik",
+    "temsilci",
+    "uzman",
+    "varis",
+    "vatandas",
+    "yazar",
+    "yolcu",
+    "yonetici",
+];
+
+/// Whether a folded word is a noun for a person with any suffix ([`PERSON_NOUNS`]: "müşteri",
+/// "müşteriye", "çalışanımız", "hastanın").
+pub fn person_noun(folded: &[u8]) -> bool {
+    PERSON_NOUNS
+        .iter()
+        .any(|noun| folded.starts_with(noun.as_bytes()))
+}
+
+/// Whether a folded word is a noun for a person in the possessive of "our" or "my", which may stand
+/// before a name ("Müvekkilimiz Lezize Korutürk", "çalışanımız Hüsnü Karakaş"; "Müşterimiz" alone is a
+/// salutation).
+pub fn person_noun_ours(folded: &[u8]) -> bool {
+    (folded.ends_with(b"iz") || folded.ends_with(b"uz") || folded.ends_with(b"m"))
+        && [&b"imiz"[..], b"umuz", b"miz", b"muz", b"im", b"um"]
+            .iter()
+            .any(|ending| folded.ends_with(ending))
+        && person_noun(folded)
+}
+
+/// The words after a person's name that introduce what the person is, folded: "adlı", "isimli",
+/// "adındaki" ("Lezize Korutürk adlı müşteri").
+const NAME_MARKERS: &[&str] = &[
+    "adli",
+    "adinda",
+    "adindaki",
+    "isimli",
+    "isminde",
+    "ismindeki",
+];
+
+/// Whether a folded word is one of [`NAME_MARKERS`].
+pub fn name_marker(folded: &[u8]) -> bool {
+    NAME_MARKERS
+        .iter()
+        .any(|marker| marker.as_bytes() == folded)
+}
+
+/// English nouns for a person, folded, that stand before "named" or "called" ("a customer named
+/// Weining Li", "the patient called Oluwaseun Adeyemi"); "a company named Bright Widgets" is no one.
+const PERSON_NOUNS_EN: &[&str] = &[
+    "applicant",
+    "boy",
+    "candidate",
+    "child",
+    "client",
+    "colleague",
+    "contractor",
+    "customer",
+    "doctor",
+    "driver",
+    "employee",
+    "friend",
+    "gentleman",
+    "girl",
+    "guy",
+    "individual",
+    "lady",
+    "lawyer",
+    "man",
+    "member",
+    "nurse",
+    "officer",
+    "passenger",
+    "patient",
+    "person",
+    "resident",
+    "student",
+    "subscriber",
+    "suspect",
+    "teacher",
+    "tenant",
+    "user",
+    "victim",
+    "witness",
+    "woman",
+    "worker",
+];
+
+/// Whether a folded English word is a noun for a person ([`PERSON_NOUNS_EN`]), in the singular.
+pub fn person_noun_en(folded: &[u8]) -> bool {
+    PERSON_NOUNS_EN.iter().any(|noun| noun.as_bytes() == folded)
 }
 
 /// Honorifics written in lower case inside a sentence, before a surname: Dutch "de heer Jansen",
@@ -2077,7 +2546,7 @@ mod tests {
         for word in [
             "karadagli",
             "whitfield",
-            "ertugrul",
+            "tekinalp",
             "gumussu",
             "bilgili",
             "kocabiyik",

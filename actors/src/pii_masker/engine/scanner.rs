@@ -629,6 +629,11 @@ impl<'t> Scanner<'t> {
         // ("M. Jean Dupont": French "Monsieur"; not "M.Ö.").
         let one_letter_title =
             end - i == 1 && b.get(end) == Some(&b'.') && b.get(end + 1) == Some(&b' ');
+        if end - i == 1 && b[i] == b'O' {
+            if let Some(stop) = self.irish_surname(i) {
+                return stop;
+            }
+        }
         if (end - i < 2 && !one_letter_title) || end - i > 40 {
             return end;
         }
@@ -664,8 +669,159 @@ impl<'t> Scanner<'t> {
                 .given_before_surname(i, end)
                 .or_else(|| self.honorific_name(i))
                 .unwrap_or(end),
-            _ => self.honorific_name(i).unwrap_or(end),
+            _ => self
+                .honorific_name(i)
+                .or_else(|| self.marked_name(i, end))
+                .unwrap_or(end),
         }
+    }
+
+    /// The name that the capitalised word at `i..end` ends, when "adlı", "isimli" or "adındaki" and a
+    /// noun for a person follow it: the end of the name. Most words are turned away here, inline, by
+    /// the two bytes after their space.
+    #[inline(always)]
+    fn marked_name(&mut self, i: usize, end: usize) -> Option<usize> {
+        let b = self.b;
+        if b.get(end) == Some(&b' ') && matches!(b.get(end + 1..end + 3), Some(b"ad" | b"is")) {
+            self.name_before_marker(i, end)
+        } else {
+            None
+        }
+    }
+
+    /// Two capitalised words on one line, the second at `i..end`, before a word that introduces what
+    /// a person is ([`lexicon::name_marker`]) and a noun for a person ([`lexicon::person_noun`]):
+    /// "Lezize Korutürk adlı müşteri", "Sevim Tekinalp adında bir hasta". A third word before them
+    /// counts when it is a known given name, as for "tarafından". Not a company's or an
+    /// organisation's words, nor a place's by its Turkish compound ending ("Ankara Şubesi adlı
+    /// personel"); "Kuzey Yıldızı adlı gemi" names no person.
+    #[inline(never)]
+    fn name_before_marker(&mut self, i: usize, end: usize) -> Option<usize> {
+        let b = self.b;
+        let marker = end + 1;
+        let marker_end = self.word_end(marker);
+        if marker_end - marker > 12 || !self.folded_is(marker, marker_end, lexicon::name_marker) {
+            return None;
+        }
+        let mut noun = text::after_spaces(b, marker_end);
+        if noun == marker_end {
+            return None;
+        }
+        if b[noun..].starts_with(b"bir ") {
+            noun = text::after_spaces(b, noun + 3);
+        }
+        let noun_end = self.word_end(noun);
+        if noun_end == noun
+            || noun_end - noun > 40
+            || !self.folded_is(noun, noun_end, lexicon::person_noun)
+        {
+            return None;
+        }
+        let mut words = [(i, end); 3];
+        let mut count = 1;
+        while count < 3 {
+            let start = words[count - 1].0;
+            let space = text::space_before(b, start);
+            if space == 0 {
+                break;
+            }
+            let word_end = start - space;
+            let word = letters_start(b, word_end, 40);
+            if word == word_end
+                || !upper_at(b, word)
+                || (word > 0 && text::is_word_byte(b[word - 1]))
+            {
+                break;
+            }
+            words[count] = (word, word_end);
+            count += 1;
+        }
+        if count == 3
+            && !self.folded_is(words[2].0, words[2].1, |folded| {
+                matches!(
+                    lexicon::lookup(folded),
+                    Some(Word::FirstName | Word::Either)
+                )
+            })
+        {
+            count = 2;
+        }
+        if count < 2 || self.folded_is(i, end, lexicon::compound_head) {
+            return None;
+        }
+        for (position, &(start, stop)) in words[..count].iter().enumerate() {
+            if self.behind_label(start, stop, position == count - 1) != lexicon::Behind::Word {
+                return None;
+            }
+        }
+        self.hit(
+            words[count - 1].0,
+            end,
+            PiiType::PersonName,
+            D_GAZETTEER,
+            "person_name_marked",
+        );
+        Some(end)
+    }
+
+    /// Whether the fold of the word at `start..end` passes `test`.
+    fn folded_is(&self, start: usize, end: usize, test: impl Fn(&[u8]) -> bool) -> bool {
+        let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+        test(text::fold_short(
+            &self.b[start..end],
+            &mut stack,
+            &mut spill,
+        ))
+    }
+
+    /// An Irish surname, "O'" at `i` and a capitalised word ("O'Sullivan", "O’Brien",
+    /// "O'Neill-Byrne"), ending its run of capitalised words, with the capitalised word before it as
+    /// its given name ("Siobhan O'Sullivan") unless that word names no person or is a title: the end of
+    /// the name. "O'nun" (Turkish "his") is none.
+    #[inline(never)]
+    fn irish_surname(&mut self, i: usize) -> Option<usize> {
+        let b = self.b;
+        let apostrophe = match b.get(i + 1) {
+            Some(b'\'') => 1,
+            Some(0xE2) if b.get(i + 2..i + 4) == Some(&[0x80, 0x99]) => 3,
+            _ => return None,
+        };
+        let rest = i + 1 + apostrophe;
+        if !upper_at(b, rest) {
+            return None;
+        }
+        let mut stop = self.word_end(rest);
+        if stop - rest < 2 || digit_at(b, stop).is_some() {
+            return None;
+        }
+        if b.get(stop) == Some(&b'-') && upper_at(b, stop + 1) {
+            stop = self.word_end(stop + 1);
+        }
+        let next = text::after_spaces(b, stop);
+        if next > stop && upper_at(b, next) {
+            return None;
+        }
+        let mut start = i;
+        let space = text::space_before(b, i);
+        if space > 0 {
+            let given_end = i - space;
+            let given = letters_start(b, given_end, 40);
+            if given_end - given >= 2
+                && upper_at(b, given)
+                && !(given > 0 && text::is_word_byte(b[given - 1]))
+                && self.behind_label(given, given_end, true) == lexicon::Behind::Word
+            {
+                start = given;
+            }
+        }
+        self.hit(
+            start,
+            stop,
+            PiiType::PersonName,
+            D_GIVEN,
+            "person_name_surname",
+        );
+        Some(stop)
     }
 
     /// A distinctive surname at `i..end` ([`lexicon::distinctive_surname`]: "Chen", "Schmidt") after
@@ -1040,15 +1196,19 @@ impl<'t> Scanner<'t> {
         // honorifics end ("heer", "mevr", "dhr", "monsieur", "signor", "mevrouw", "madame",
         // "mademoiselle", "signora", "signorina") and the space after them.
         let b = self.b;
+        // Also a noun for a person with "our" or "my" ("-ımız", "-imiz", "-ım": "müvekkilimiz
+        // Lezize Korutürk"), and "named", "called" ("a customer named Weining Li").
         let promising = i >= 4
             && b[i - 1] == b' '
-            && matches!(
-                (b[i - 3], b[i - 2]),
+            && match (b[i - 3], b[i - 2]) {
                 (b'e' | b'v' | b'h' | b'u' | b'o', b'r')
-                    | (b'u', b'w')
-                    | (b'm' | b'l', b'e')
-                    | (b'r' | b'n', b'a')
-            );
+                | (b'u', b'w')
+                | (b'm' | b'l', b'e')
+                | (b'r' | b'n', b'a')
+                | (b'i' | b'u' | 0xB1 | 0xBC, b'z' | b'm') => true,
+                (b'e', b'd') => matches!(b[i - 4], b'm' | b'l'),
+                _ => false,
+            };
         if promising {
             self.honorific_name_after(i)
         } else {
@@ -1058,10 +1218,72 @@ impl<'t> Scanner<'t> {
 
     #[inline(never)]
     fn honorific_name_after(&mut self, i: usize) -> Option<usize> {
-        if !self.lower_case_honorific_before(i - 1) {
+        if self.lower_case_honorific_before(i - 1) {
+            return self.named_after_honorific(i);
+        }
+        if matches!(self.b[i - 2], b'z' | b'm' | b'd') {
+            self.named_after_noun(i)
+        } else {
+            None
+        }
+    }
+
+    /// The name after a noun for a person with "our" or "my" ([`lexicon::person_noun_ours`]:
+    /// "Müvekkilimiz Lezize Korutürk", "çalışanımız Can Dündar", two or three words), or after a
+    /// noun for a person and "named" or "called" ("a customer named Weining Li", "the patient called
+    /// Oluwaseun", one word or more), from `i`: the end of the name.
+    fn named_after_noun(&mut self, i: usize) -> Option<usize> {
+        let b = self.b;
+        let before = i - 1;
+        let word = letters_start(b, before, 24);
+        if word == before || (word > 0 && text::is_word_byte(b[word - 1])) {
             return None;
         }
-        self.named_after_honorific(i)
+        let least = if matches!(&b[word..before], b"named" | b"called") {
+            let noun_end = text::before_spaces(b, word);
+            let noun = letters_start(b, noun_end, 12);
+            if noun_end == word
+                || noun == noun_end
+                || (noun > 0 && text::is_word_byte(b[noun - 1]))
+                || !self.folded_is(noun, noun_end, lexicon::person_noun_en)
+            {
+                return None;
+            }
+            1
+        } else if self.folded_is(word, before, lexicon::person_noun_ours) {
+            2
+        } else {
+            return None;
+        };
+        let (start, stop) = self.name_words(i, 3)?;
+        let (mut words, mut k) = (1, start);
+        while k < stop {
+            let space = text::space_at(b, k);
+            words += usize::from(space > 0);
+            k += space.max(1);
+        }
+        if words < least
+            || self.folded_is(
+                self.last_word_start(start, stop),
+                stop,
+                lexicon::compound_head,
+            )
+        {
+            return None;
+        }
+        self.hit(
+            start,
+            stop,
+            PiiType::PersonName,
+            D_GAZETTEER,
+            "person_name_after_noun",
+        );
+        Some(stop)
+    }
+
+    /// The start of the last word of the name at `start..stop`.
+    fn last_word_start(&self, start: usize, stop: usize) -> usize {
+        letters_start(self.b, stop, stop - start).max(start)
     }
 
     /// The name (up to four capitalised words) after an honorific, from `from`: its end when there is
@@ -1675,6 +1897,9 @@ impl<'t> Scanner<'t> {
             end = text::floor_boundary(self.text, end - 1);
         }
         if start < at && generic::email(&b[start..at], &b[at + 1..end]) {
+            if start > 0 && b[start - 1] == b'<' {
+                self.display_name(start - 1);
+            }
             self.hit(start, end, PiiType::Email, A, "email");
             return end;
         }
@@ -1685,6 +1910,85 @@ impl<'t> Scanner<'t> {
             }
         }
         at + 1
+    }
+
+    /// The display name before an address in angle brackets, whose '<' is at `lt`: `"Lezize Korutürk"
+    /// <lezize@ornek.com>`, `Lezize Korutürk <...>`, `"Korutürk, Lezize" <...>`. Two to four
+    /// capitalised words that [`Self::name_words`] takes whole, on the line of the address; not a
+    /// team's or a company's name (`"Acme Support" <support@acme.com>`), nor one word alone.
+    #[inline(never)]
+    fn display_name(&mut self, lt: usize) {
+        let b = self.b;
+        let close = text::before_spaces(b, lt);
+        if close == 0 {
+            return;
+        }
+        let whole = |scanner: &Self, from: usize, to: usize| {
+            scanner.name_words(from, 4).filter(|&(_, end)| end == to)
+        };
+        let span = if b[close - 1] == b'"' {
+            let inner_end = close - 1;
+            let Some(open) = b[inner_end.saturating_sub(80)..inner_end]
+                .iter()
+                .rposition(|&c| c == b'"' || c == b'\n')
+                .map(|k| k + inner_end.saturating_sub(80))
+                .filter(|&k| b[k] == b'"')
+            else {
+                return;
+            };
+            let inner_start = text::after_spaces(b, open + 1);
+            let inner_stop = text::before_spaces(b, inner_end);
+            match b[inner_start..inner_stop].iter().position(|&c| c == b',') {
+                // "Surname, Given".
+                Some(comma) => {
+                    let comma = inner_start + comma;
+                    let first = whole(self, inner_start, comma);
+                    let second = whole(self, comma + 1, inner_stop);
+                    first.zip(second).map(|(first, second)| (first.0, second.1))
+                }
+                None => whole(self, inner_start, inner_stop),
+            }
+        } else {
+            // Back over the capitalised words before the address, on its line.
+            let mut start = close;
+            let mut words = 0;
+            while words < 4 {
+                let word = letters_start(b, start, 40);
+                if word == start || !upper_at(b, word) {
+                    break;
+                }
+                start = word;
+                words += 1;
+                let space = text::space_before(b, start);
+                let before = start - space;
+                if space == 0
+                    || before == 0
+                    || !(b[before - 1].is_ascii_alphabetic() || b[before - 1] >= 0x80)
+                {
+                    break;
+                }
+                start = before;
+            }
+            let start = text::after_spaces(b, start);
+            if start >= close {
+                return;
+            }
+            whole(self, start, close)
+        };
+        let Some((start, end)) = span else { return };
+        if !b[start..end]
+            .iter()
+            .any(|&c| c == b' ' || c == b',' || c == 0xA0)
+        {
+            return;
+        }
+        self.hit(
+            start,
+            end,
+            PiiType::PersonName,
+            D_GAZETTEER,
+            "person_name_display",
+        );
     }
 
     /// An address written to dodge harvesters, at its bracketed "at": `ayse(at)firma.com.tr`,

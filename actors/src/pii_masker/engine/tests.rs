@@ -1966,3 +1966,120 @@ fn an_unknown_word_before_a_distinctive_surname_is_a_name() {
         "Ab Chen1a",
     ]);
 }
+
+/// Words that say what a person is mark the capitalised words beside them as a name: "adlı",
+/// "isimli", "adındaki" and a noun for a person after two words, a noun for a person with "our" or
+/// "my" before two, and a noun for a person with "named" or "called" before one or more.
+#[test]
+fn words_that_say_what_a_person_is_mark_a_name() {
+    masks_as(&[
+        (
+            "Lezize Korutürk adlı müşteri dün şubeye geldi.",
+            "[MASKED_PERSON_NAME] adlı müşteri dün şubeye geldi.",
+        ),
+        (
+            "Sevim Tekinalp adında bir hasta taburcu oldu.",
+            "[MASKED_PERSON_NAME] adında bir hasta taburcu oldu.",
+        ),
+        (
+            "Fatura Nurhan Ekşioğlu isimli çalışanımıza teslim edildi.",
+            "Fatura [MASKED_PERSON_NAME] isimli çalışanımıza teslim edildi.",
+        ),
+        (
+            "Müvekkilimiz Lezize Korutürk adına dava açılmıştır.",
+            "Müvekkilimiz [MASKED_PERSON_NAME] adına dava açılmıştır.",
+        ),
+        (
+            "Yarın çalışanımız Can Dündar izinli.",
+            "Yarın çalışanımız [MASKED_PERSON_NAME] izinli.",
+        ),
+        (
+            "A customer named Weining Li called yesterday.",
+            "A customer named [MASKED_PERSON_NAME] called yesterday.",
+        ),
+        (
+            "The patient called Oluwaseun was discharged.",
+            "The patient called [MASKED_PERSON_NAME] was discharged.",
+        ),
+    ]);
+    keeps(&[
+        // Things with names, firms, places, salutations, one word before a person noun.
+        "Kuzey Yıldızı adlı gemi limana yanaştı.",
+        "Sessiz Gemi adlı kitap yeniden basıldı.",
+        "ABC Lojistik adlı müşteri ile sözleşme imzalandı.",
+        "Ankara Şubesi adlı personel listesi.",
+        "Müşterimiz Koç Holding ile görüşüldü.",
+        "Personelimiz Ankara Şubesinde çalışıyor.",
+        "Değerli Müşterimiz, teşekkür ederiz.",
+        "Zeynep adlı müşteri",
+        "A company named Bright Widgets was founded.",
+        "A file called Quarterly Report was attached.",
+        "Gemimiz Kuzey",
+    ]);
+}
+
+/// The display name before an address in angle brackets is a name (two words or more, quoted or
+/// not, "Surname, Given" too); a team's or a company's is not, nor is one word.
+#[test]
+fn display_names_before_an_address_are_names() {
+    masks_as(&[
+        (
+            "From: \"Lezize Korutürk\" <lezize@ornek.com.tr>",
+            "From: \"[MASKED_PERSON_NAME]\" <[MASKED_EMAIL]>",
+        ),
+        (
+            "To: Ravindra Patel <rp@example.com>, \"Korutürk, Lezize\" <lk@example.com>",
+            "To: [MASKED_PERSON_NAME] <[MASKED_EMAIL]>, \"[MASKED_PERSON_NAME]\" <[MASKED_EMAIL]>",
+        ),
+    ]);
+    masks_as(&[
+        (
+            "From: \"Acme Support\" <support@acme.com>",
+            "From: \"Acme Support\" <[MASKED_EMAIL]>",
+        ),
+        (
+            "Reply-To: \"Muhasebe Departmanı\" <muhasebe@firma.com.tr>",
+            "Reply-To: \"Muhasebe Departmanı\" <[MASKED_EMAIL]>",
+        ),
+        (
+            "From: Info <info@firma.com.tr>",
+            "From: Info <[MASKED_EMAIL]>",
+        ),
+    ]);
+}
+
+/// An Irish surname ("O'Sullivan") is a name with the capitalised word before it; "O'nun" is none.
+#[test]
+fn irish_surnames_are_names() {
+    masks_as(&[
+        (
+            "Please contact our agent, Siobhan O'Sullivan, at the desk.",
+            "Please contact our agent, [MASKED_PERSON_NAME], at the desk.",
+        ),
+        ("Report by O’Brien.", "Report by [MASKED_PERSON_NAME]."),
+    ]);
+    keeps(&[
+        "O'nun dosyası hazır.",
+        "O'Reilly Media",
+        "Tim O'Reilly Foundation",
+    ]);
+}
+
+/// Answers a form's name field may hold are no names; the parties of a case behind a colon are.
+#[test]
+fn answers_are_no_names_and_parties_are() {
+    keeps(&["Veli: Yok", "Sorumlu: Evet", "Contact: None"]);
+    masks_as(&[(
+        "Hasta: Nermin Özdoğan, Davacı: Remzi Kalaycı",
+        "Hasta: [MASKED_PERSON_NAME], Davacı: [MASKED_PERSON_NAME]",
+    )]);
+}
+
+/// A Turkish compound's head keeps its place's or institution's name with a case ending too.
+#[test]
+fn a_compound_head_with_a_case_ending_is_no_surname() {
+    keeps(&[
+        "Toplantı Ahmet Lisesinde yapıldı.",
+        "Dilekçe Mehmet Müdürlüğüne gönderildi.",
+    ]);
+}
