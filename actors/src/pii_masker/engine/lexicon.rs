@@ -484,6 +484,8 @@ const FIRST_NAMES: &[&str] = &[
     "omar",
     "fatima",
     // Turkish, more: common given names of every generation
+    "gullu",
+    "gulbahar",
     "nilufer",
     "yesim",
     "nermin",
@@ -1165,6 +1167,19 @@ pub const NAME_LABELS: &[&str] = &[
     "alici adi",
     "gonderici",
     "katilimci",
+    "account holder",
+    "holder",
+    "cardholder",
+    "beneficiary",
+    "lehtar",
+    "recipient",
+    "sender",
+    "guest",
+    "misafir",
+    "ziyaretci",
+    "yolcu",
+    "passenger",
+    "attendee",
     "yazar",
     "author",
     "prepared by",
@@ -1517,6 +1532,24 @@ const COMPANY_ABBREVIATIONS: &[&str] = &["san", "tic"];
 /// one names no person ("Alıcı: Türkiye İş Bankası", "Hazırlayan: Muhasebe Departmanı", "Prepared
 /// by: Finance Team"). None of them is a Turkish or English surname.
 const ORGANISATION_WORDS: &[&str] = &[
+    // Bodies and functions of an organisation ("approved by Board Resolution", "by Internal Audit").
+    "board",
+    "resolution",
+    "management",
+    "audit",
+    "committee",
+    "council",
+    "directors",
+    "legal",
+    "compliance",
+    "security",
+    "operations",
+    "office",
+    "ministry",
+    "court",
+    "government",
+    "authority",
+    "commission",
     "bankasi",
     "kargo",
     "lojistik",
@@ -1722,7 +1755,49 @@ const SALUTATION_WORDS: &[&str] = &[
     "customer",
     "sir",
     "madam",
+    // Whom a greeting addresses when it is no one: "Hi All,", "Hello World,", "Merhaba Arkadaşlar,".
+    "all",
+    "everyone",
+    "everybody",
+    "world",
+    "folks",
+    "guys",
+    "there",
+    "arkadaslar",
+    "herkes",
+    "herkese",
 ];
+
+/// Verbs in the past participle before "by" and a person's name ("signed by Hiroshi Tanaka",
+/// "prepared by Chidi Nwosu"), lower case.
+const BY_VERBS: &[&[u8]] = &[
+    b"signed",
+    b"prepared",
+    b"approved",
+    b"written",
+    b"reviewed",
+    b"submitted",
+    b"sent",
+    b"authored",
+    b"reported",
+    b"issued",
+    b"requested",
+    b"created",
+    b"edited",
+    b"verified",
+    b"checked",
+    b"confirmed",
+    b"received",
+    b"interviewed",
+    b"witnessed",
+    b"countersigned",
+    b"represented",
+];
+
+/// Whether a word in lower case is a participle that names its agent after "by" ([`BY_VERBS`]).
+pub fn by_verb(word: &[u8]) -> bool {
+    BY_VERBS.contains(&word)
+}
 
 /// What a capitalised word behind a title or a name label says of the words: see [`not_a_person`].
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -582,6 +582,9 @@ fn matchable<'a>(values: impl Iterator<Item = (PiiType, &'a str)>) -> Vec<(PiiTy
     values
 }
 
+/// Up to this many values to propagate are each searched for on their own.
+const FEW_VALUES: usize = 8;
+
 /// Every further occurrence of a found person name, and of each known value, is personal data too.
 fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
     let b = text.as_bytes();
@@ -634,10 +637,13 @@ fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
     // byte of text. Measured (callgrind): the automaton wins on long texts with few values (the
     // 10 MB benchmark, 64 names), the look-up on a document (40 KB, ~80 names: 3.1 M -> 0.6 M
     // instructions).
-    if text.len().saturating_mul(values.len()) <= 64 * 1024 {
+    if text.len().saturating_mul(values.len()) <= 64 * 1024 || values.len() <= FEW_VALUES {
+        // A vectorised search per value: an automaton's prefilter over a few Turkish names ("İhsan
+        // Tarhan", "Nirgül Sezer") picks bytes that are common in Turkish text and stops at most of
+        // its lines (two names over 200 KB of an e-mail: 118 M instructions against 2 M).
         for (ty, value) in &values {
-            for (start, matched) in text.match_indices(value) {
-                push(start, start + matched.len(), *ty);
+            for start in memchr::memmem::find_iter(b, value.as_bytes()) {
+                push(start, start + value.len(), *ty);
             }
         }
     } else if text.len() > 4096 * values.len() {

@@ -672,6 +672,7 @@ impl<'t> Scanner<'t> {
             _ => self
                 .honorific_name(i)
                 .or_else(|| self.marked_name(i, end))
+                .or_else(|| self.greeted_name(i, end))
                 .unwrap_or(end),
         }
     }
@@ -687,6 +688,26 @@ impl<'t> Scanner<'t> {
         } else {
             None
         }
+    }
+
+    /// A capitalised word no list knows, at `i..end`, greeted and followed by a comma: "Hi Priya,",
+    /// "Merhaba Nilay," (not "Hi All,", "Hello World,", "Dear Customer,"). The end of the name.
+    #[inline(always)]
+    fn greeted_name(&mut self, i: usize, end: usize) -> Option<usize> {
+        if self.b.get(end) == Some(&b',') && self.greeting_before(i) {
+            self.greeted_word(i, end)
+        } else {
+            None
+        }
+    }
+
+    #[inline(never)]
+    fn greeted_word(&mut self, i: usize, end: usize) -> Option<usize> {
+        if end - i < 2 || self.behind_label(i, end, true) != lexicon::Behind::Word {
+            return None;
+        }
+        self.hit(i, end, PiiType::PersonName, D_GIVEN, "person_name_greeting");
+        Some(end)
     }
 
     /// Two capitalised words on one line, the second at `i..end`, before a word that introduces what
@@ -1197,7 +1218,8 @@ impl<'t> Scanner<'t> {
         // "mademoiselle", "signora", "signorina") and the space after them.
         let b = self.b;
         // Also a noun for a person with "our" or "my" ("-ımız", "-imiz", "-ım": "müvekkilimiz
-        // Lezize Korutürk"), and "named", "called" ("a customer named Weining Li").
+        // Lezize Korutürk"), "named", "called" ("a customer named Weining Li"), and "by" ("signed by
+        // Hiroshi Tanaka").
         let promising = i >= 4
             && b[i - 1] == b' '
             && match (b[i - 3], b[i - 2]) {
@@ -1205,7 +1227,8 @@ impl<'t> Scanner<'t> {
                 | (b'u', b'w')
                 | (b'm' | b'l', b'e')
                 | (b'r' | b'n', b'a')
-                | (b'i' | b'u' | 0xB1 | 0xBC, b'z' | b'm') => true,
+                | (b'i' | b'u' | 0xB1 | 0xBC, b'z' | b'm')
+                | (b'b', b'y') => true,
                 (b'e', b'd') => matches!(b[i - 4], b'm' | b'l'),
                 _ => false,
             };
@@ -1221,7 +1244,7 @@ impl<'t> Scanner<'t> {
         if self.lower_case_honorific_before(i - 1) {
             return self.named_after_honorific(i);
         }
-        if matches!(self.b[i - 2], b'z' | b'm' | b'd') {
+        if matches!(self.b[i - 2], b'z' | b'm' | b'd' | b'y') {
             self.named_after_noun(i)
         } else {
             None
@@ -1231,7 +1254,8 @@ impl<'t> Scanner<'t> {
     /// The name after a noun for a person with "our" or "my" ([`lexicon::person_noun_ours`]:
     /// "Müvekkilimiz Lezize Korutürk", "çalışanımız Can Dündar", two or three words), or after a
     /// noun for a person and "named" or "called" ("a customer named Weining Li", "the patient called
-    /// Oluwaseun", one word or more), from `i`: the end of the name.
+    /// Oluwaseun", one word or more), or after a participle and "by" ([`lexicon::by_verb`]: "signed
+    /// by Hiroshi Tanaka", two words or more), from `i`: the end of the name.
     fn named_after_noun(&mut self, i: usize) -> Option<usize> {
         let b = self.b;
         let before = i - 1;
@@ -1239,7 +1263,16 @@ impl<'t> Scanner<'t> {
         if word == before || (word > 0 && text::is_word_byte(b[word - 1])) {
             return None;
         }
-        let least = if matches!(&b[word..before], b"named" | b"called") {
+        let by = &b[word..before] == b"by";
+        let least = if by {
+            // "signed by Hiroshi Tanaka": two words or more after a participle.
+            let verb_end = text::before_spaces(b, word);
+            let verb = letters_start(b, verb_end, 16);
+            if verb_end == word || !lexicon::by_verb(&b[verb..verb_end]) {
+                return None;
+            }
+            2
+        } else if matches!(&b[word..before], b"named" | b"called") {
             let noun_end = text::before_spaces(b, word);
             let noun = letters_start(b, noun_end, 12);
             if noun_end == word
@@ -1256,6 +1289,10 @@ impl<'t> Scanner<'t> {
             return None;
         };
         let (start, stop) = self.name_words(i, 3)?;
+        // "approved by Board Resolution 12": a name is no numbered thing.
+        if by && digit_at(b, text::after_spaces(b, stop)).is_some() {
+            return None;
+        }
         let (mut words, mut k) = (1, start);
         while k < stop {
             let space = text::space_at(b, k);

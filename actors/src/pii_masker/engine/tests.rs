@@ -2083,3 +2083,33 @@ fn a_compound_head_with_a_case_ending_is_no_surname() {
         "Dilekçe Mehmet Müdürlüğüne gönderildi.",
     ]);
 }
+
+/// A greeted word no list knows, followed by a comma, is a name; whom a greeting addresses when it
+/// is no one is not. Two words after a participle and "by" are a name.
+#[test]
+fn greeted_words_and_agents_after_by_are_names() {
+    masks_as(&[
+        (
+            "Hi Priya, please find attached the invoice.",
+            "Hi [MASKED_PERSON_NAME], please find attached the invoice.",
+        ),
+        (
+            "The contract was signed by Hiroshi Tanaka on behalf of the company.",
+            "The contract was signed by [MASKED_PERSON_NAME] on behalf of the company.",
+        ),
+        (
+            "Account holder: Chidi Nwosu",
+            "Account holder: [MASKED_PERSON_NAME]",
+        ),
+    ]);
+    keeps(&[
+        "Hi All, the release is out.",
+        "Hello World, again.",
+        "Merhaba Arkadaşlar, toplantı yarın.",
+        "Dear Customer, your order shipped.",
+        "Hi Priya and the rest.",
+        "The report was signed by Microsoft.",
+        "Delivered by Acme Logistics Ltd.",
+        "It was approved by Board Resolution 12.",
+    ]);
+}
