@@ -757,6 +757,75 @@ const FIRST_NAMES: &[&str] = &[
     "zafer",
     "zekai",
     "zihni",
+    // South Asian, African, Nordic, Japanese and Arabic given names
+    "ruya",
+    "priya",
+    "rahul",
+    "amit",
+    "anjali",
+    "arjun",
+    "deepak",
+    "sunita",
+    "vikram",
+    "ravi",
+    "ananya",
+    "rohan",
+    "neha",
+    "pooja",
+    "sanjay",
+    "suresh",
+    "ramesh",
+    "lakshmi",
+    "kavya",
+    "aditya",
+    "vivek",
+    "nikhil",
+    "shreya",
+    "divya",
+    "karthik",
+    "arun",
+    "vijay",
+    "ashok",
+    "anil",
+    "sunil",
+    "manoj",
+    "rajesh",
+    "mahesh",
+    "ganesh",
+    "chidi",
+    "ngozi",
+    "kwame",
+    "amara",
+    "aisha",
+    "oluwaseun",
+    "adebayo",
+    "chukwuemeka",
+    "emeka",
+    "olumide",
+    "tunde",
+    "fatou",
+    "moussa",
+    "mamadou",
+    "ibrahima",
+    "aminata",
+    "kofi",
+    "abena",
+    "thabo",
+    "sipho",
+    "nomvula",
+    "zanele",
+    "bjorn",
+    "olaf",
+    "hiroshi",
+    "yuki",
+    "kenji",
+    "haruto",
+    "sakura",
+    "takeshi",
+    "haruka",
+    "daiki",
+    "layla",
+    "hassan",
 ];
 
 const SURNAMES: &[&str] = &[
@@ -1180,6 +1249,26 @@ pub const NAME_LABELS: &[&str] = &[
     "yolcu",
     "passenger",
     "attendee",
+    "attendees",
+    "participants",
+    "katilimcilar",
+    // Who a ticket, a task or a request is from or for.
+    "assigned to",
+    "assignee",
+    "owner",
+    "requester",
+    "requested by",
+    "reviewer",
+    "reviewed by",
+    "approver",
+    "approved by",
+    "reporter",
+    "reported by",
+    "submitter",
+    "submitted by",
+    "created by",
+    "opened by",
+    "talep eden",
     "yazar",
     "author",
     "prepared by",
@@ -1901,14 +1990,14 @@ pub fn post_title(folded: &[u8]) -> bool {
 /// capitalised word that no gazetteer knows, they are not taken for a person's given name (with a
 /// known surname, a greeting or a title they still are).
 const WORD_LIKE_GIVEN_NAMES: &[&str] = &[
-    "ada", "alp", "anne", "aras", "asya", "bahar", "baris", "bayram", "bilge", "can", "cem",
-    "cihan", "damla", "defne", "deniz", "derya", "dilek", "doruk", "duygu", "ebru", "ege", "ela",
-    "emin", "emir", "engin", "eylem", "eylul", "ezgi", "filiz", "galip", "gamze", "gizem", "gul",
-    "guler", "gunes", "hale", "hilal", "inci", "ipek", "irmak", "jan", "jean", "kader", "kiymet",
-    "kuzey", "lale", "manuel", "mark", "melek", "mine", "mirac", "nur", "onur", "oya", "pinar",
-    "poyraz", "rana", "safak", "sami", "savas", "seda", "seher", "sevgi", "sultan", "tayfun",
-    "tufan", "tuna", "ufuk", "ugur", "ulku", "umit", "umut", "yagmur", "yasar", "yasemin", "yeter",
-    "yildiz", "yonca", "zafer",
+    "ada", "alp", "amara", "anne", "aras", "asya", "bahar", "baris", "bayram", "bilge", "can",
+    "cem", "cihan", "damla", "defne", "deniz", "derya", "dilek", "doruk", "duygu", "ebru", "ege",
+    "ela", "emin", "emir", "engin", "eylem", "eylul", "ezgi", "filiz", "galip", "gamze", "gizem",
+    "gul", "guler", "gunes", "hale", "hilal", "inci", "ipek", "irmak", "jan", "jean", "kader",
+    "kiymet", "kuzey", "lale", "manuel", "mark", "melek", "mine", "mirac", "nur", "onur", "oya",
+    "pinar", "poyraz", "rana", "ruya", "safak", "sami", "savas", "seda", "seher", "sevgi",
+    "sultan", "tayfun", "tufan", "tuna", "ufuk", "ugur", "ulku", "umit", "umut", "yagmur", "yasar",
+    "yasemin", "yeter", "yildiz", "yonca", "zafer",
 ];
 
 /// Whether a folded given name is also a common word ([`WORD_LIKE_GIVEN_NAMES`]).
@@ -1948,6 +2037,15 @@ pub fn compound_head(folded: &[u8]) -> bool {
         || CASES
             .iter()
             .any(|case| folded.strip_suffix(*case).is_some_and(&head))
+}
+
+/// Whether a folded distinctive surname comes first in its culture's names (Chinese, Vietnamese:
+/// "Zhang Wei", "Nguyen Van An").
+pub fn surname_first(folded: &[u8]) -> bool {
+    matches!(
+        folded,
+        b"zhang" | b"wang" | b"chen" | b"liu" | b"huang" | b"zhao" | b"nguyen" | b"tran"
+    )
 }
 
 /// Surnames that are no common word in any language the engine reads (Chinese, Vietnamese, Slavic,

@@ -557,7 +557,7 @@ impl<'t> Scanner<'t> {
                 text::LEAD => {
                     if digit_at(b, i).is_some() {
                         self.token(i)
-                    } else if text::turkish_upper_at(b, i) > 0 {
+                    } else if text::latin_upper_at(b, i) > 0 {
                         self.word(i)
                     } else {
                         i + 1
@@ -665,10 +665,13 @@ impl<'t> Scanner<'t> {
             Some(Word::Street) => self.address_from_street(i, end, false),
             None if compound => self.address_from_street(i, end, false),
             Some(Word::Closing) => self.signed_closing(i, end),
-            Some(Word::Surname) if lexicon::distinctive_surname(folded) => self
-                .given_before_surname(i, end)
-                .or_else(|| self.honorific_name(i))
-                .unwrap_or(end),
+            Some(Word::Surname) if lexicon::distinctive_surname(folded) => {
+                let first = lexicon::surname_first(folded);
+                self.given_before_surname(i, end)
+                    .or_else(|| self.honorific_name(i))
+                    .or_else(|| first.then(|| self.given_after_surname(i, end)).flatten())
+                    .unwrap_or(end)
+            }
             _ => self
                 .honorific_name(i)
                 .or_else(|| self.marked_name(i, end))
@@ -890,6 +893,48 @@ impl<'t> Scanner<'t> {
         Some(end)
     }
 
+    /// A Chinese or Vietnamese surname at `i..end` ([`lexicon::surname_first`]) before one or two
+    /// capitalised words that no list knows, which end the run of capitalised words and follow no
+    /// capitalised word: "Zhang Wei", "Nguyen Van An". The end of the name.
+    #[inline(never)]
+    fn given_after_surname(&mut self, i: usize, end: usize) -> Option<usize> {
+        let b = self.b;
+        let before = text::before_spaces(b, i);
+        if before < i && before > 0 {
+            let word = letters_start(b, before, usize::MAX);
+            if word < before && upper_at(b, word) {
+                return None;
+            }
+        }
+        let mut stop = end;
+        for _ in 0..2 {
+            let next = text::after_spaces(b, stop);
+            if next == stop || !upper_at(b, next) {
+                break;
+            }
+            let next_end = self.word_end(next);
+            if next_end - next < 2
+                || digit_at(b, next_end).is_some()
+                || !self.folded_is(next, next_end, lexicon::may_be_surname)
+            {
+                return None;
+            }
+            stop = next_end;
+        }
+        let after = text::after_spaces(b, stop);
+        if stop == end || (after > stop && upper_at(b, after)) {
+            return None;
+        }
+        self.hit(
+            i,
+            stop,
+            PiiType::PersonName,
+            D_GIVEN,
+            "person_name_surname_first",
+        );
+        Some(stop)
+    }
+
     /// A date of birth written with its month's name, behind a birth-date label: "12 Mart 1980",
     /// "12. März 1985", "12 mars 1985" from the day at `first..first_end`, or with `month_first`
     /// "March 12, 1985" from the month's word there. The end of the date when it is one.
@@ -1075,6 +1120,10 @@ impl<'t> Scanner<'t> {
     /// and alone after a greeting, a lower-case honorific or a letter's closing.
     fn gazetteer_name(&mut self, i: usize, first_end: usize) -> usize {
         let b = self.b;
+        // A saint's name is a place's: "San Luis Potosí", "Santa Maria", "São Paulo", "Saint Louis".
+        if i >= 4 && b[i - 1] == b' ' && self.saint_before(i - 1) {
+            return first_end;
+        }
         let mut end = first_end;
         let (mut found_surname, mut titled) = (false, false);
         let mut cursor = first_end;
@@ -1153,6 +1202,25 @@ impl<'t> Scanner<'t> {
             return stop;
         }
         end
+    }
+
+    /// Whether the word ending at `end` is "San", "Santa", "Santo", "São", "Saint", "Sainte", "Sankt"
+    /// or "St." (a place named after a saint follows).
+    fn saint_before(&self, end: usize) -> bool {
+        let b = self.b;
+        let start = letters_start(b, end - usize::from(b[end - 1] == b'.'), 8);
+        (start == 0 || !text::is_word_byte(b[start - 1]))
+            && matches!(
+                &b[start..end],
+                b"San"
+                    | b"Santa"
+                    | b"Santo"
+                    | b"S\xC3\xA3o"
+                    | b"Saint"
+                    | b"Sainte"
+                    | b"Sankt"
+                    | b"St."
+            )
     }
 
     /// The end of the surname ending at `we` (`folded`), a capitalised word no gazetteer knows, after the

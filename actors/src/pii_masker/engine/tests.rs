@@ -2107,9 +2107,52 @@ fn greeted_words_and_agents_after_by_are_names() {
         "Hello World, again.",
         "Merhaba Arkadaşlar, toplantı yarın.",
         "Dear Customer, your order shipped.",
-        "Hi Priya and the rest.",
+        "Hi Tarquin and the rest.",
         "The report was signed by Microsoft.",
         "Delivered by Acme Logistics Ltd.",
         "It was approved by Board Resolution 12.",
+    ]);
+}
+
+/// A Chinese or Vietnamese surname written first, then one or two given names no list knows.
+#[test]
+fn surnames_written_first_are_names() {
+    masks_as(&[
+        (
+            "Attendees: Ana Souza, Björn Lind, Chen Wei",
+            "Attendees: [MASKED_PERSON_NAME], [MASKED_PERSON_NAME], [MASKED_PERSON_NAME]",
+        ),
+        (
+            "Please call Nguyen Van An today.",
+            "Please call [MASKED_PERSON_NAME] today.",
+        ),
+        (
+            "Requester: Nguyen Van An",
+            "Requester: [MASKED_PERSON_NAME]",
+        ),
+    ]);
+    keeps(&["The Annual Chen Wei Report", "Zhang 12"]);
+}
+
+/// Names that begin with a Latin capital beyond Turkish's (Ø, Ł, É, Š) are capitalised words too.
+#[test]
+fn names_with_other_latin_capitals() {
+    masks_as(&[
+        ("Reviewer: Lars Øberg", "Reviewer: [MASKED_PERSON_NAME]"),
+        (
+            "Rozmawiał z nim Łukasz Nowak.",
+            "Rozmawiał z nim [MASKED_PERSON_NAME].",
+        ),
+        ("Sayın Élodie Dupont,", "Sayın [MASKED_PERSON_NAME],"),
+    ]);
+}
+
+/// A given name after a saint's word names a place.
+#[test]
+fn places_named_after_saints_are_no_names() {
+    keeps(&[
+        "Huastec (San Luís Potosí)",
+        "Flights to São Paulo Guarulhos and Santa Maria Novella.",
+        "Saint Louis Blues",
     ]);
 }

@@ -264,13 +264,67 @@ fn is_space_tail(b: &[u8], i: usize) -> bool {
         || (i >= 3 && b[i - 3] == 0xE2 && (b[i - 2] == 0x80 || b[i - 2] == 0x88))
 }
 
-/// Turkish capital letters as UTF-8 (Ç Ğ İ Ö Ş Ü) at `i`: their byte length.
+/// The two-byte Latin letters U+00C0..U+017F (lead bytes 0xC3..0xC5, Latin-1's and Latin
+/// Extended-A's: Turkish, Nordic, Polish, Czech, French, Spanish...): each one's ASCII base letter (0
+/// for the few that have none: `×`, `÷`, `Æ`, `Þ`, `Œ`, `Ĳ`), with 0x80 set for a capital.
+static LATIN: [u8; 192] = latin_table();
+
+const fn latin_table() -> [u8; 192] {
+    let mut table = [0u8; 192];
+    let mut k = 0;
+    while k < 192 {
+        let cp = 0xC0 + k as u32;
+        let base = match cp {
+            0xC0..=0xC5 | 0xE0..=0xE5 | 0x100..=0x105 => b'a',
+            0xC7 | 0xE7 | 0x106..=0x10D => b'c',
+            0xD0 | 0xF0 | 0x10E..=0x111 => b'd',
+            0xC8..=0xCB | 0xE8..=0xEB | 0x112..=0x11B => b'e',
+            0x11C..=0x123 => b'g',
+            0x124..=0x127 => b'h',
+            0xCC..=0xCF | 0xEC..=0xEF | 0x128..=0x131 => b'i',
+            0x134..=0x135 => b'j',
+            0x136..=0x138 => b'k',
+            0x139..=0x142 => b'l',
+            0xD1 | 0xF1 | 0x143..=0x14B => b'n',
+            0xD2..=0xD6 | 0xD8 | 0xF2..=0xF6 | 0xF8 | 0x14C..=0x151 => b'o',
+            0x154..=0x159 => b'r',
+            0xDF | 0x15A..=0x161 | 0x17F => b's',
+            0x162..=0x167 => b't',
+            0xD9..=0xDC | 0xF9..=0xFC | 0x168..=0x173 => b'u',
+            0x174..=0x175 => b'w',
+            0xDD | 0xFD | 0xFF | 0x176..=0x178 => b'y',
+            0x179..=0x17E => b'z',
+            _ => 0,
+        };
+        let upper = match cp {
+            0xC0..=0xDE => cp != 0xD7,
+            0x100..=0x137 | 0x14A..=0x177 => cp % 2 == 0,
+            0x139..=0x148 | 0x179..=0x17E => cp % 2 == 1,
+            0x178 => true,
+            _ => false,
+        };
+        table[k] = base | if upper { 0x80 } else { 0 };
+        k += 1;
+    }
+    table
+}
+
+/// The [`LATIN`] entry of the two bytes `lead`, `next`: 0 when they are no two-byte Latin letter.
+#[inline(always)]
+fn latin(lead: u8, next: u8) -> u8 {
+    if (0xC3..=0xC5).contains(&lead) && (0x80..=0xBF).contains(&next) {
+        LATIN[(usize::from(lead - 0xC3) << 6) | usize::from(next & 0x3F)]
+    } else {
+        0
+    }
+}
+
+/// Length of the capital letter at `i` when it is a two-byte Latin one: Latin-1's (`À`..`Þ`: `Ç`, `Ö`,
+/// `Ü`, `É`, `Ø`, `Å`) and Latin Extended-A's (`Ğ`, `İ`, `Ş`, `Ł`, `Ś`, `Ž`, `Č`), 0 otherwise.
 #[inline]
-pub fn turkish_upper_at(b: &[u8], i: usize) -> usize {
+pub fn latin_upper_at(b: &[u8], i: usize) -> usize {
     match (b.get(i), b.get(i + 1)) {
-        (Some(0xC3), Some(0x87 | 0x96 | 0x9C)) => 2,
-        (Some(0xC4), Some(0x9E | 0xB0)) => 2,
-        (Some(0xC5), Some(0x9E)) => 2,
+        (Some(&lead), Some(&next)) if latin(lead, next) & 0x80 != 0 => 2,
         _ => 0,
     }
 }
@@ -285,16 +339,16 @@ pub fn letter_at(b: &[u8], i: usize) -> usize {
     }
 }
 
-/// Is the letter at `i` upper-case (ASCII or Turkish capital)?
+/// Is the letter at `i` upper-case (ASCII, or a two-byte Latin capital: Turkish, Nordic, Polish...)?
 #[inline]
 pub fn upper_at(b: &[u8], i: usize) -> bool {
-    b.get(i).is_some_and(u8::is_ascii_uppercase) || turkish_upper_at(b, i) > 0
+    b.get(i).is_some_and(u8::is_ascii_uppercase) || latin_upper_at(b, i) > 0
 }
 
-/// Appends `src` folded for keyword matching: ASCII lower case, Turkish and common Latin letters
-/// reduced to their ASCII base (İ, I, ı and i all become `i`), the combining dot dropped, no-break
-/// spaces (U+00A0, U+202F) made plain spaces ("Ad Soyad:" typed with one is still a label). Other
-/// bytes are copied.
+/// Appends `src` folded for keyword matching: ASCII lower case, the letters of Latin-1 and Latin
+/// Extended-A reduced to their ASCII base ([`LATIN`]: İ, I, ı and i all become `i`, Ł `l`, ñ `n`),
+/// the combining dot dropped, no-break spaces (U+00A0, U+202F) made plain spaces ("Ad Soyad:" typed
+/// with one is still a label). Other bytes are copied.
 pub fn fold_into(src: &[u8], out: &mut Vec<u8>) {
     // Folding never lengthens the text: one reservation, and each run of ASCII bytes lower-cased in
     // one extension (the scanner folds every capitalised word and every label before a colon; a push
@@ -331,22 +385,16 @@ pub fn fold_into(src: &[u8], out: &mut Vec<u8>) {
 fn fold_non_ascii(src: &[u8], i: usize) -> (Option<u8>, usize) {
     let c = src[i];
     let next = src.get(i + 1).copied().unwrap_or(0);
-    let letter = match (c, next) {
-        (0xC2, 0xA0) => b' ',
-        (0xE2, 0x80) if src.get(i + 2) == Some(&0xAF) => return (Some(b' '), 3),
-        (0xC3, 0x87 | 0xA7) => b'c',
-        (0xC4, 0x9E | 0x9F) => b'g',
-        (0xC4, 0xB0 | 0xB1) => b'i',
-        (0xC3, 0x96 | 0xB6) => b'o',
-        (0xC5, 0x9E | 0x9F) => b's',
-        (0xC3, 0x9C | 0xBC) => b'u',
-        (0xC3, 0xA9 | 0xA8 | 0xAA | 0xAB | 0x89) => b'e',
-        (0xC3, 0xA4 | 0xA0 | 0xA1 | 0xA2 | 0x84) => b'a',
-        (0xC3, 0x9F) => b's',
-        (0xCC, 0x87) => return (None, 2), // combining dot above (from a lower-cased İ): dropped
-        _ => return (Some(c), 1),
-    };
-    (Some(letter), 2)
+    let base = latin(c, next) & 0x7F;
+    if base != 0 {
+        return (Some(base), 2);
+    }
+    match (c, next) {
+        (0xC2, 0xA0) => (Some(b' '), 2),
+        (0xE2, 0x80) if src.get(i + 2) == Some(&0xAF) => (Some(b' '), 3),
+        (0xCC, 0x87) => (None, 2), // combining dot above (from a lower-cased İ): dropped
+        _ => (Some(c), 1),
+    }
 }
 
 /// [`fold_into`] for a word of at most 40 bytes, into a buffer on the stack (see [`fold_short`]): the
