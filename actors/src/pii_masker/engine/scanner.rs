@@ -2043,6 +2043,10 @@ impl<'t> Scanner<'t> {
             };
             let inner_start = text::after_spaces(b, open + 1);
             let inner_stop = text::before_spaces(b, inner_end);
+            // Quotes around nothing but spaces: `" " <a@b.com>`.
+            if inner_start >= inner_stop {
+                return;
+            }
             match b[inner_start..inner_stop].iter().position(|&c| c == b',') {
                 // "Surname, Given".
                 Some(comma) => {

@@ -821,6 +821,52 @@ mod no_panics {
         }
     }
 
+    /// Pieces of the name rules' triggers: quotes and angle brackets around addresses, "adlı" and a
+    /// noun, possessive nouns, "named", "by", greetings, Irish and surname-first names, saints, Latin
+    /// capitals, joined in any order (a `" " <a@b.com>` once sliced backwards).
+    fn name_piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[\" <>,.'\\-\n\u{a0}]",
+            Just("\" ".to_string()),
+            Just("\" <a@b.com>".to_string()),
+            Just(" <a@b.com>".to_string()),
+            Just("x@ornek.com.tr".to_string()),
+            Just("O'".to_string()),
+            Just("O\u{2019}".to_string()),
+            Just("Lezize".to_string()),
+            Just("Korutürk".to_string()),
+            Just(" adlı müşteri".to_string()),
+            Just(" isimli bir ".to_string()),
+            Just("named ".to_string()),
+            Just("customer ".to_string()),
+            Just("signed by ".to_string()),
+            Just("Hi ".to_string()),
+            Just("Merhaba ".to_string()),
+            Just("Müvekkilimiz ".to_string()),
+            Just("Chen ".to_string()),
+            Just("Nguyen Van An".to_string()),
+            Just("San ".to_string()),
+            Just("St.".to_string()),
+            Just("Øberg".to_string()),
+            Just("Łukasz".to_string()),
+            Just("Ayşe".to_string()),
+            Just("Ltd.".to_string()),
+            Just("Hasta: ".to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn name_rule_soup(pieces in proptest::collection::vec(name_piece(), 0..40)) {
+            let text = pieces.concat();
+            if let Ok(result) = mask(&text, &Policy::default()) {
+                prop_assert!(detect(&result.text, &Policy::default()).is_empty());
+            }
+        }
+    }
+
     /// Pieces that make grouped numbers, valid values next to and inside others, labels, names and
     /// addresses: the text the span skip and the colon filter have to get right.
     fn piece() -> impl Strategy<Value = String> {
@@ -2045,6 +2091,10 @@ fn display_names_before_an_address_are_names() {
             "From: Info <info@firma.com.tr>",
             "From: Info <[MASKED_EMAIL]>",
         ),
+        // Quotes around nothing, or nothing but spaces.
+        ("\" \" <ayse@example.com>", "\" \" <[MASKED_EMAIL]>"),
+        ("\"   \" <x@ornek.com.tr>", "\"   \" <[MASKED_EMAIL]>"),
+        ("\"\" <x@ornek.com.tr>", "\"\" <[MASKED_EMAIL]>"),
     ]);
 }
 
