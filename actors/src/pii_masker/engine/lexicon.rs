@@ -2292,10 +2292,9 @@ pub fn person_noun(folded: &[u8]) -> bool {
 /// before a name ("Müvekkilimiz Lezize Korutürk", "çalışanımız Hüsnü Karakaş"; "Müşterimiz" alone is a
 /// salutation).
 pub fn person_noun_ours(folded: &[u8]) -> bool {
-    (folded.ends_with(b"iz") || folded.ends_with(b"uz") || folded.ends_with(b"m"))
-        && [&b"imiz"[..], b"umuz", b"miz", b"muz", b"im", b"um"]
-            .iter()
-            .any(|ending| folded.ends_with(ending))
+    [&b"imiz"[..], b"umuz", b"miz", b"muz", b"im", b"um"]
+        .iter()
+        .any(|ending| folded.ends_with(ending))
         && person_noun(folded)
 }
 

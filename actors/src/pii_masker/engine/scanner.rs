@@ -866,18 +866,12 @@ impl<'t> Scanner<'t> {
         {
             return None;
         }
-        let (mut stack, mut spill) = ([0u8; 40], Vec::new());
-        let folded = text::fold_short(&b[given..given_end], &mut stack, &mut spill);
-        if !lexicon::may_be_surname(folded) {
+        if !self.folded_is(given, given_end, lexicon::may_be_surname) {
             return None;
         }
         // No capitalised word before it on its line, nor after the surname.
-        let before = text::before_spaces(b, given);
-        if before < given && before > 0 {
-            let word = letters_start(b, before, usize::MAX);
-            if word < before && upper_at(b, word) {
-                return None;
-            }
+        if capitalised_before(b, given) {
+            return None;
         }
         let next = text::after_spaces(b, end);
         if next > end && upper_at(b, next) {
@@ -899,12 +893,8 @@ impl<'t> Scanner<'t> {
     #[inline(never)]
     fn given_after_surname(&mut self, i: usize, end: usize) -> Option<usize> {
         let b = self.b;
-        let before = text::before_spaces(b, i);
-        if before < i && before > 0 {
-            let word = letters_start(b, before, usize::MAX);
-            if word < before && upper_at(b, word) {
-                return None;
-            }
+        if capitalised_before(b, i) {
+            return None;
         }
         let mut stop = end;
         for _ in 0..2 {
@@ -1254,9 +1244,7 @@ impl<'t> Scanner<'t> {
         if b.get(we) == Some(&b'-') && upper_at(b, we + 1) {
             we = self.word_end(we + 1);
         }
-        let (mut stack, mut spill) = ([0u8; 40], Vec::new());
-        if lexicon::word_like_given_name(text::fold_short(&b[i..given_end], &mut stack, &mut spill))
-        {
+        if self.folded_is(i, given_end, lexicon::word_like_given_name) {
             return None;
         }
         let next = text::after_spaces(b, we);
@@ -3178,6 +3166,16 @@ fn month_number(folded: &[u8]) -> Option<u32> {
 /// Past up to two name particles, each followed by a space, from `at`; `at` when there are none.
 /// Where the run of letters (ASCII letters and the bytes of non-ASCII characters) that ends at `end`
 /// starts, looking back at most `max` bytes.
+/// Whether a capitalised word stands right before `at`, past spaces, on its line.
+fn capitalised_before(b: &[u8], at: usize) -> bool {
+    let before = text::before_spaces(b, at);
+    if before == at || before == 0 {
+        return false;
+    }
+    let word = letters_start(b, before, usize::MAX);
+    word < before && upper_at(b, word)
+}
+
 fn letters_start(b: &[u8], end: usize, max: usize) -> usize {
     let mut start = end;
     while start > 0
