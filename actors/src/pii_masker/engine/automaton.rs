@@ -195,6 +195,32 @@ impl Automaton {
         best
     }
 
+    /// The patterns starting at the start of `words` and after each of its spaces (a key's or a
+    /// header's words, [`super::text::key_words`]), as [`Self::find_at_word_starts`] gives them: the
+    /// few word starts of a short string need none of its block machinery.
+    pub fn find_after_spaces(&self, words: &[u8], out: &mut Vec<(usize, usize, u32)>) {
+        out.clear();
+        let mut at = 0;
+        while at < words.len() {
+            let found = if self.first[usize::from(words[at])] {
+                self.longest(words, at)
+            } else {
+                None
+            };
+            let from = match found {
+                Some((end, id)) => {
+                    out.push((at, end, id));
+                    end
+                }
+                None => at,
+            };
+            match memchr::memchr(b' ', &words[from..]) {
+                Some(space) => at = from + space + 1,
+                None => break,
+            }
+        }
+    }
+
     /// The patterns starting at word starts inside `from..to` (a word start at `from` is judged by the
     /// byte before it), as (start, end, pattern) in order: at each word start the longest, of equal
     /// ones the pattern added first, and no word start inside a pattern already found. A match may end

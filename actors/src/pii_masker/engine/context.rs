@@ -469,6 +469,36 @@ impl<'t> KeywordIndex<'t> {
     }
 }
 
+/// Types supported by the keywords at the word starts of a short `text` (a column's header as written:
+/// "T.C. Kimlik No", "Doğ. Tar.").
+pub fn text_types(text: &[u8], found: &mut Vec<(usize, usize, u32)>) -> TypeSet {
+    let mut types = TypeSet::default();
+    KeywordIndex::search(text, 0, text.len(), found, |_, _, t| {
+        types = TypeSet(types.0 | t.0);
+    });
+    types
+}
+
+/// Types supported by the keywords in a field's key or a column's header, given as its words
+/// ([`super::text::key_words`]: "date of birth", "musteri vkn").
+pub fn key_types(words: &[u8], found: &mut Vec<(usize, usize, u32)>) -> TypeSet {
+    let table = table();
+    table.automaton.find_after_spaces(words, found);
+    let mut types = TypeSet::default();
+    for &(start, end, pattern) in found.iter() {
+        let (pattern_types, short) = table.patterns[pattern as usize];
+        // A short stem ("nir", "aba") must end its word, as in the text ("tel" may go on as "telefon").
+        if short
+            && words.get(end).is_some_and(|&next| is_word_byte(next))
+            && !(&words[start..end] == b"tel" && words[end..].starts_with(b"efon"))
+        {
+            continue;
+        }
+        types = TypeSet(types.0 | pattern_types.0);
+    }
+    types
+}
+
 /// Types supported by keywords in `text[from..to]` (a one-off look-up; the scanner uses the index).
 #[cfg(test)]
 pub fn types_near(text: &[u8], from: usize, to: usize) -> TypeSet {

@@ -1496,6 +1496,18 @@ pub fn table_label(folded: &[u8]) -> Option<PiiType> {
     table.get(folded).copied()
 }
 
+/// The type a column's header written as a key marks ([`super::text::key_words`]: "customer first
+/// name", "home address"): [`table_label`] of its words, or of its last words ("first name").
+pub fn key_table_label(words: &[u8]) -> Option<PiiType> {
+    let mut from = 0;
+    loop {
+        if let Some(ty) = table_label(&words[from..]) {
+            return Some(ty);
+        }
+        from += words[from..].iter().position(|&c| c == b' ')? + 1;
+    }
+}
+
 /// The last words of the labels (`"soyadi"` of "adi soyadi", `"adresi"`), with a quick table: per
 /// first byte, bit n set when some last word has n bytes.
 struct LastWords {

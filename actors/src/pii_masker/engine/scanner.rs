@@ -105,6 +105,22 @@ pub struct Scanner<'t> {
     /// (for the values it holds), but its street words start no address of their own (one would end
     /// where it ends).
     address_reach: usize,
+    /// Context that a column's header gives the cells under it ("Doğum Tarihi", `date_of_birth`),
+    /// however far the header is: (start, end, types) of each such cell, in order (filled by
+    /// `tables`), and where the last look-up found its cell.
+    cells: Vec<(usize, usize, TypeSet)>,
+    cell_cursor: usize,
+    /// The value after the last colon of a key-shaped label (`"date_of_birth": "..."`,
+    /// `customer.vkn: ...`), with the types its key's keywords support (filled by `colon`).
+    field: (usize, usize, TypeSet),
+    /// A key's words, reused from key to key.
+    key_words: Vec<u8>,
+    /// Whether `cells` or `field` has given any value context yet.
+    given_anywhere: bool,
+    /// What the keys met so far announce (see `key_meaning`).
+    key_cache: rustc_hash::FxHashMap<Box<[u8]>, (Option<lexicon::Label>, TypeSet)>,
+    /// The keyword matches of a key, reused from key to key.
+    scratch_found: Vec<(usize, usize, u32)>,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -120,9 +136,14 @@ fn sep_kind(byte: u8) -> u8 {
 
 /// A table cell that holds one phone number and nothing else: 7 to 15 digits, written with spaces,
 /// dashes, dots, slashes or parentheses, an optional leading `+`, starting and ending with a digit (or
-/// its opening parenthesis).
+/// its opening parenthesis), and perhaps its extension ("x944").
 fn phone_shaped_cell(cell: &str) -> bool {
     let b = cell.as_bytes();
+    // An extension after the number ("686-620-1820x944") is the number's.
+    let b = match memchr::memrchr(b'x', b) {
+        Some(x) if x > 0 && extension_at(&b[x - 1..]) == Some(1) => &b[..x],
+        _ => b,
+    };
     let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
     (7..=15).contains(&digits)
         && b.iter().all(|&c| {
@@ -229,12 +250,22 @@ impl<'t> Scanner<'t> {
             keep: (TypeSet::all(), 0.0),
             exhaustive: false,
             address_reach: 0,
+            cells: Vec::new(),
+            cell_cursor: 0,
+            field: (0, 0, TypeSet::default()),
+            key_words: Vec::new(),
+            given_anywhere: false,
+            key_cache: rustc_hash::FxHashMap::default(),
+            scratch_found: Vec::new(),
         }
     }
 
     /// The hits of the tokens starting at `positions` alone (for the tokens whose shorter spans were
     /// skipped, with a scanner that keeps nothing, so that it skips none).
     pub fn tokens(mut self, positions: &[usize]) -> Vec<Hit> {
+        // The columns' context, as the scan had it (the tables' own hits are the scan's already).
+        self.tables();
+        self.hits.clear();
         for &at in positions {
             if at < self.b.len() {
                 self.token(at);
@@ -269,6 +300,10 @@ impl<'t> Scanner<'t> {
         if confidence == C_LABEL && !self.own_label(ty, start) {
             return;
         }
+        let mut end = end;
+        if self.b.get(end) == Some(&b'x') && matches!(ty, PiiType::PhoneTr | PiiType::PhoneIntl) {
+            end = extension_end(self.b, end);
+        }
         self.hits.push(Hit {
             start,
             end,
@@ -285,14 +320,55 @@ impl<'t> Scanner<'t> {
     /// No: 123456\nHesap No: 12345678": the account number is no licence number; "Sürücü Belgesi No:
     /// 123456  Bağ-Kur No: 7654321": the second is no licence number either). A value whose window
     /// holds its label after it only keeps its hit.
-    fn own_label(&self, ty: PiiType, start: usize) -> bool {
+    fn own_label(&mut self, ty: PiiType, start: usize) -> bool {
+        if self.given_context(start).contains(ty) {
+            return true;
+        }
         let from = start.saturating_sub(self.window_before);
         self.keywords
             .nearest_end_before(ty, from, start)
             .is_none_or(|end| memchr::memchr_iter(b':', &self.b[end..start]).count() <= 1)
     }
 
-    /// Keyword-supported types around `start..end`.
+    /// The types that a column's header or a field's key gives the value starting at `at` (see
+    /// `cells` and `field`), whatever keywords stand near it.
+    #[inline(always)]
+    fn given_context(&mut self, at: usize) -> TypeSet {
+        if self.given_anywhere {
+            self.given_context_at(at)
+        } else {
+            TypeSet::default()
+        }
+    }
+
+    #[inline(never)]
+    fn given_context_at(&mut self, at: usize) -> TypeSet {
+        let mut types = TypeSet::default();
+        if self.field.0 <= at && at < self.field.1 {
+            types = self.field.2;
+        }
+        if self.cells.is_empty() {
+            return types;
+        }
+        // `k`: the first cell that ends after `at` (the cursor is the last look-up's; look-ups mostly
+        // move forward, or stay between the same two cells).
+        let cells = &self.cells;
+        let mut k = self.cell_cursor.min(cells.len());
+        if k > 0 && cells[k - 1].1 > at {
+            k = cells[..k].partition_point(|cell| cell.1 <= at);
+        } else {
+            while k < cells.len() && cells[k].1 <= at {
+                k += 1;
+            }
+        }
+        self.cell_cursor = k;
+        match cells.get(k) {
+            Some(&(start, end, given)) if start <= at && at < end => TypeSet(types.0 | given.0),
+            _ => types,
+        }
+    }
+
+    /// Keyword-supported types around `start..end`, and those its column or field gives it.
     fn context(&mut self, start: usize, end: usize) -> TypeSet {
         let before = self.keywords.types_in_moving(
             &mut self.keyword_cursors.0,
@@ -304,7 +380,7 @@ impl<'t> Scanner<'t> {
             end,
             end + self.window_after,
         );
-        TypeSet(before.0 | after.0)
+        TypeSet(before.0 | after.0 | self.given_context(start).0)
     }
 
     /// Tables rendered as tab-separated lines: a header cell such as "Ad Soyad" or "Adres" marks its
@@ -321,7 +397,7 @@ impl<'t> Scanner<'t> {
             return;
         };
         let mut folded = Vec::with_capacity(LABEL_CELL_MAX);
-        let mut label_kind = |cell: &str| -> Option<PiiType> {
+        let mut label_kind = |cell: &str, first: bool| -> Option<PiiType> {
             // Every label is a few words that begin with a letter, hold no digit or '@', and fit in
             // `TABLE_LABEL_BYTES_MAX` bytes (a test holds the lexicon to that): an empty cell, an
             // indentation, a number, a phone number, an e-mail address, an IBAN or a tag
@@ -346,8 +422,47 @@ impl<'t> Scanner<'t> {
             folded.clear();
             text::fold_into(cell.as_bytes(), &mut folded);
             let label = folded.strip_suffix(b":").unwrap_or(&folded).trim_ascii();
-            lexicon::table_label(label)
+            lexicon::table_label(label).or_else(|| {
+                // A header written as a key, on a table's first line: "first_name", "lastName",
+                // "customer.email" (and nothing else: not "Ad Soyad: [MASKED_PERSON_NAME]").
+                let key = core.as_bytes();
+                if !first
+                    || key.len() > text::KEY_MAX
+                    || key_shaped_before(key, key.len()) != Some(0)
+                {
+                    return None;
+                }
+                if !text::key_words(key, &mut folded) {
+                    return None;
+                }
+                lexicon::key_table_label(&folded)
+            })
         };
+        // The types a header cell's keywords support ("Doğum Tarihi", "date_of_birth", "Vergi No"),
+        // for the cells under it: its text as written and as a key's words.
+        let (mut words, mut found) = (Vec::new(), Vec::new());
+        let mut header_types = |cell: &str| -> TypeSet {
+            let cell = cell.trim();
+            // Not a cell with a placeholder in it: masking must not make a header of a line.
+            if cell.len() > text::KEY_MAX
+                || !cell.starts_with(char::is_alphabetic)
+                || cell.contains(['@', '['])
+            {
+                return TypeSet::default();
+            }
+            text::key_words(cell.as_bytes(), &mut words);
+            let mut types = super::context::key_types(&words, &mut found);
+            // As written, for the keywords with punctuation ("T.C. Kimlik", "Doğ. Tar.", "4/b").
+            if cell.contains(['.', '-', '/']) {
+                types =
+                    TypeSet(types.0 | super::context::text_types(cell.as_bytes(), &mut found).0);
+            }
+            types
+        };
+        let mut column_types: Vec<TypeSet> = Vec::new();
+        let mut types: Vec<TypeSet> = Vec::new();
+        // Whether the line before the current one held a tab (the current line is no table's first).
+        let mut in_table = false;
         let mut columns: Vec<(usize, PiiType)> = Vec::new();
         // Reused from line to line.
         let mut cells: Vec<(usize, &str)> = Vec::new();
@@ -366,6 +481,8 @@ impl<'t> Scanner<'t> {
                 memchr::memrchr(b'\n', &b[next_line..tab]).map_or(next_line, |p| next_line + p + 1);
             if line_start != next_line {
                 columns.clear();
+                column_types.clear();
+                in_table = false;
             }
             let newline = memchr::memchr(b'\n', &b[tab..]).map_or(b.len(), |p| tab + p);
             next_line = newline + 1;
@@ -382,7 +499,7 @@ impl<'t> Scanner<'t> {
                 let to = tabs.next().map_or(end, |p| line_start + p);
                 // Tabs, line breaks and carriage returns are ASCII: the cuts are char boundaries.
                 let cell = &text[from..to];
-                if let Some(kind) = label_kind(cell) {
+                if let Some(kind) = label_kind(cell, !in_table) {
                     labels.push((cells.len(), kind));
                 }
                 cells.push((from, cell));
@@ -392,8 +509,32 @@ impl<'t> Scanner<'t> {
                 from = to + 1;
             }
             let count = cells.len();
-            if count >= 3 && !labels.is_empty() {
+            // A header: a line with a label, or a table's first line whose cells name what a keyword
+            // names ("Doğum Tarihi", "tckn").
+            let first = !in_table;
+            in_table = true;
+            let header = count >= 3 && (!labels.is_empty() || first) && {
+                types.clear();
+                // A cell that is a label already ("Ad Soyad", "Telefon") names no other type.
+                types.extend(cells.iter().enumerate().map(|(index, &(_, cell))| {
+                    if labels.iter().any(|label| label.0 == index) {
+                        TypeSet::default()
+                    } else {
+                        header_types(cell)
+                    }
+                }));
+                !labels.is_empty() || types.iter().any(|t| t.0 != 0)
+            };
+            if header {
+                std::mem::swap(&mut column_types, &mut types);
                 columns.clone_from(&labels);
+                // A phone column by its keyword ("Phone 1", "Cep Tel.", "mobile_phone").
+                for (index, given) in column_types.iter().enumerate() {
+                    if given.contains(PiiType::PhoneIntl) && !columns.iter().any(|c| c.0 == index) {
+                        columns.push((index, PiiType::PhoneIntl));
+                    }
+                }
+                columns.sort_unstable_by_key(|column| column.0);
                 // A bare "name" column among the columns of goods (quantity, price, amount) names
                 // the items: an e-invoice's line table "id, name, quantity, unit_price, amount".
                 let bare_name = |&(index, kind): &(usize, PiiType)| {
@@ -405,6 +546,16 @@ impl<'t> Scanner<'t> {
                     columns.retain(|column| !bare_name(column));
                 }
                 continue;
+            }
+            for (&(start, cell), &given) in cells.iter().zip(&column_types) {
+                // Types found without context (checksums) gain nothing from a column, and phone
+                // numbers are its marks (above): without them, the cells of "T.C. Kimlik No", "IBAN",
+                // "E-posta" or "Telefon" are scanned as before.
+                let given = TypeSet(given.0 & !(CONTEXT_FREE | PHONES));
+                if given.0 != 0 && cell.bytes().any(|c| !c.is_ascii_whitespace()) {
+                    self.cells.push((start, start + cell.len(), given));
+                    self.given_anywhere = true;
+                }
             }
             marks.clone_from(&columns);
             if count == 2 && labels.len() == 1 && labels[0].0 == 0 {
@@ -1035,8 +1186,13 @@ impl<'t> Scanner<'t> {
                 break;
             }
             // A word that goes on in digits is an id, not a name ("Sayın Ayşe Yılmaz TR59 1787
-            // ..."): the name would take its letters, overlap the IBAN and lose to it whole.
-            if j - i < 2 || digit_at(b, j).is_some() {
+            // ..."): the name would take its letters, overlap the IBAN and lose to it whole. A word
+            // before a colon after the first is the next field's label ("Soyadı: Korutürk İletişim:
+            // 0531 ...").
+            if j - i < 2
+                || digit_at(b, j).is_some()
+                || (words > 0 && b.get(text::after_spaces(b, j)) == Some(&b':'))
+            {
                 break;
             }
             // A company's name behind a name label or a title ("Alıcı: Yaman Gıda Ltd. Şti.",
@@ -1072,11 +1228,15 @@ impl<'t> Scanner<'t> {
             }
         }
         // The legal form may stand after the words taken ("Akdeniz Yapı Malzemeleri Pazarlama Ltd.").
+        // Not when that word ends in a colon: it is the next field's label ("Soyadı: Korutürk
+        // İletişim: 0531 ...").
         if let Some(stop) = end {
             let next = text::after_spaces(b, stop);
+            let next_end = self.word_end(next);
             if next > stop
                 && upper_at(b, next)
-                && self.behind_label(next, self.word_end(next), false) == lexicon::Behind::NoPerson
+                && b.get(text::after_spaces(b, next_end)) != Some(&b':')
+                && self.behind_label(next, next_end, false) == lexicon::Behind::NoPerson
             {
                 return None;
             }
@@ -1578,10 +1738,12 @@ impl<'t> Scanner<'t> {
             // Kadıköy Tel: ..."): a colon a few words on may close one that begins here or after.
             // Each colon is judged once, not again from every capitalised word before it.
             if upper_at(b, i) {
-                // On this line: the walk ends at its break, and a label on the next line ("Ankara\nCep
-                // Telefonu:") would otherwise end the address after the break, inside that label.
+                // On this line and in this cell: the walk ends at a break or a tab, and a label on the
+                // next line ("Ankara\nCep Telefonu:") or in the next cell ("Daire 3\tDoğum Tarihi:")
+                // would otherwise end the address after it, inside that label.
                 let reach = &b[i..(i + 40).min(limit)];
-                let reach = &reach[..memchr::memchr2(b'\n', b'\r', reach).unwrap_or(reach.len())];
+                let reach =
+                    &reach[..memchr::memchr3(b'\n', b'\r', b'\t', reach).unwrap_or(reach.len())];
                 if let Some(colon) = memchr::memchr(b':', reach).map(|colon| i + colon) {
                     if colon != judged_colon {
                         judged_colon = colon;
@@ -1672,13 +1834,21 @@ impl<'t> Scanner<'t> {
         while last > 0 && b[last - 1] == b' ' {
             last -= 1;
         }
-        if last == 0
-            || !(b[last - 1].is_ascii_alphabetic() || b[last - 1] >= 0x80 || b[last - 1] == b')')
-        {
+        if last == 0 {
+            return i + 1;
+        }
+        // A quoted key: `"date_of_birth": ...`, `'name': ...`.
+        if matches!(b[last - 1], b'"' | b'\'') {
+            return self.quoted_key_colon(i, last);
+        }
+        if !(b[last - 1].is_ascii_alphabetic() || b[last - 1] >= 0x80 || b[last - 1] == b')') {
             return i + 1;
         }
         if !self.exhaustive && !self.may_end_label(i, last) {
-            return i + 1;
+            return match key_shaped_before(b, last) {
+                Some(key_start) => self.key_colon(i, key_start, last),
+                None => i + 1,
+            };
         }
         let mut from = i;
         let mut words = 0;
@@ -1715,22 +1885,137 @@ impl<'t> Scanner<'t> {
         // Folded on the stack: the window holds at most 32 bytes.
         let mut stack = [0u8; 40];
         let label = text::fold_short(&b[from..i], &mut stack, &mut self.scratch).trim_ascii();
-        let kind = lexicon::colon_label(label);
-        match kind {
-            Some(lexicon::Label::Name) => {
-                if let Some((start, end)) = self.name_words(i + 1, 4) {
-                    self.hit(
-                        start,
-                        end,
-                        PiiType::PersonName,
-                        D_LABEL,
-                        "person_name_label",
-                    );
-                    return end;
-                }
+        let Some(kind) = lexicon::colon_label(label) else {
+            return match key_shaped_before(b, last) {
+                Some(key_start) => self.key_colon(i, key_start, last),
+                None => i + 1,
+            };
+        };
+        // An unquoted value keeps the reading it always had (from the colon on).
+        let mut quote = i + 1;
+        while matches!(b.get(quote), Some(b' ' | b'\t')) {
+            quote += 1;
+        }
+        let (value, close) = if matches!(b.get(quote), Some(b'"' | b'\'')) {
+            let (value, _, close) = self.field_value(i);
+            (if close.is_some() { value } else { i + 1 }, close)
+        } else {
+            (i + 1, None)
+        };
+        self.labelled_value(kind, value, close).unwrap_or(i + 1)
+    }
+
+    /// Where the value after the colon at `colon` starts and ends, and its closing quote when it is
+    /// quoted (`"Ayşe Yılmaz"`, `'1990-07-04'`): to the quote closing it on its line; unquoted, to the
+    /// end of its line, cell or item (a tab, ',', ';', '|', '}' or ']'), at most 64 bytes on.
+    fn field_value(&self, colon: usize) -> (usize, usize, Option<usize>) {
+        let b = self.b;
+        let mut start = colon + 1;
+        while matches!(b.get(start), Some(b' ' | b'\t')) {
+            start += 1;
+        }
+        if let Some(&quote) = b.get(start).filter(|&&c| c == b'"' || c == b'\'') {
+            let from = start + 1;
+            let limit = (from + 256).min(b.len());
+            if let Some(close) = memchr::memchr2(quote, b'\n', &b[from..limit])
+                .map(|p| from + p)
+                .filter(|&p| b[p] == quote)
+            {
+                return (from, close, Some(close));
             }
-            Some(lexicon::Label::Address) => {
-                let mut start = i + 1;
+        }
+        let limit = (start + 64).min(b.len());
+        let end = b[start..limit]
+            .iter()
+            .position(|c| matches!(c, b'\n' | b'\r' | b'\t' | b',' | b';' | b'|' | b'}' | b']'))
+            .map_or(limit, |p| start + p);
+        (start, end, None)
+    }
+
+    /// A quoted key before the colon at `i` (`"first_name": `, its closing quote at `last - 1`): see
+    /// [`Self::key_colon`].
+    #[inline(never)]
+    fn quoted_key_colon(&mut self, i: usize, last: usize) -> usize {
+        let b = self.b;
+        let quote = b[last - 1];
+        let key_end = last - 1;
+        let mut key_start = key_end;
+        while key_start > 0
+            && key_end - key_start < text::KEY_MAX
+            && text::key_byte(b[key_start - 1])
+        {
+            key_start -= 1;
+        }
+        if key_start == key_end
+            || !(b[key_start].is_ascii_alphabetic() || b[key_start] >= 0x80)
+            || key_start == 0
+            || b[key_start - 1] != quote
+        {
+            return i + 1;
+        }
+        self.key_colon(i, key_start, key_end)
+    }
+
+    /// A label written as a data file's key, at `key_start..key_end` before the colon at `i`: quoted
+    /// (`"first_name": `), or in snake, kebab, camel or dotted case (`customer.person.first_name: `,
+    /// `dateOfBirth: `). Its words ([`text::key_words`]) are looked up as a label ("first name",
+    /// "home address"), and its keywords ("date of birth", "vkn") give the value after it their
+    /// types, as a keyword right before it would.
+    #[inline(never)]
+    fn key_colon(&mut self, i: usize, key_start: usize, key_end: usize) -> usize {
+        let key = &self.b[key_start..key_end];
+        let (kind, types) = match self.key_cache.get(key) {
+            Some(&known) => known,
+            None => {
+                let known = key_meaning(key, &mut self.key_words, &mut self.scratch_found);
+                // Bounded: a data file repeats a few keys on every record.
+                if self.key_cache.len() < KEY_CACHE_MAX {
+                    self.key_cache.insert(key.into(), known);
+                }
+                known
+            }
+        };
+        if types.0 == 0 {
+            self.field.1 = 0;
+            let Some(kind) = kind else {
+                return i + 1;
+            };
+            let (value, _, close) = self.field_value(i);
+            return self.labelled_value(kind, value, close).unwrap_or(i + 1);
+        }
+        let (value, end, close) = self.field_value(i);
+        self.field = (value, end, types);
+        self.given_anywhere = true;
+        kind.and_then(|kind| self.labelled_value(kind, value, close))
+            .unwrap_or(i + 1)
+    }
+
+    /// The name or the address behind a label of `kind`, its value starting at `value` (after a quote
+    /// when it is quoted, closed at `close`): where the scan goes on when one was found.
+    fn labelled_value(
+        &mut self,
+        kind: lexicon::Label,
+        value: usize,
+        close: Option<usize>,
+    ) -> Option<usize> {
+        let b = self.b;
+        match kind {
+            lexicon::Label::Name => {
+                let (start, end) = self.name_words(value, 4)?;
+                if close.is_some_and(|close| end > close) {
+                    return None;
+                }
+                self.hit(
+                    start,
+                    end,
+                    PiiType::PersonName,
+                    D_LABEL,
+                    "person_name_label",
+                );
+                Some(end)
+            }
+            lexicon::Label::Address => {
+                let mut start = value;
                 loop {
                     let space =
                         text::space_at(b, start).max(usize::from(b.get(start) == Some(&b'\t')));
@@ -1739,14 +2024,29 @@ impl<'t> Scanner<'t> {
                     }
                     start += space;
                 }
+                // A quote that opens it and closes nowhere is not its own ("Adres: \"+1-808-617-6467
+                // abc"): kept out, the placeholders after it start the value in the masked text too,
+                // which is then passed over, not read as an address beginning with the quote.
+                if matches!(b.get(start), Some(b'"' | b'\'')) {
+                    start += 1;
+                }
                 let mut end = start;
                 // To the end of its line or of its field (a tab, ';' or '|', which no address holds),
-                // at most 200 bytes.
-                while end < b.len()
+                // at most 200 bytes; a quoted one to its closing quote.
+                let stop = close.unwrap_or(b.len());
+                while end < stop
                     && end - start < 200
                     && !matches!(b[end], b'\n' | b'\r' | b'\t' | b';' | b'|')
                 {
                     end += 1;
+                }
+                // Nor does it run into a placeholder: in the masked text, "Adres: x
+                // [MASKED_NATIONAL_ID_TR] y" holds no address, where the input's "x 10000000146 y"
+                // lost to the TCKN and left no word of its own.
+                if let Some(token) = memchr::memmem::find(&b[start..end], b"[MASKED_") {
+                    if mask_token_end(b, start + token).is_some() {
+                        end = start + token;
+                    }
                 }
                 // The next field's label ends it before that: ", Tel: ...", "Ankara Telefon: ...",
                 // ", Vergi No: ...", ", E-posta: ..." (those values are then found, and masked, as
@@ -1771,12 +2071,11 @@ impl<'t> Scanner<'t> {
                     }
                     // The scan goes on inside it: the line may hold other values, and one the limit
                     // cuts through (an IBAN) must be found whole, to win over the address.
-                    return start;
+                    return Some(start);
                 }
+                None
             }
-            None => {}
         }
-        i + 1
     }
 
     /// Where the label ending at the colon at `colon`, inside an address that starts at `from`, starts,
@@ -2253,9 +2552,21 @@ impl<'t> Scanner<'t> {
         } else {
             start
         };
-        let (count, end) = self.chain(chain_start);
+        let (count, mut end) = self.chain(chain_start);
         if count == 0 {
             return word_end.max(at + 1);
+        }
+        // A phone number's extension ("617-6467x12895"): the number ends before its 'x'.
+        if self.groups[count - 1].letters > 0 {
+            let last = &mut self.groups[count - 1];
+            if let Some(x) = extension_at(&b[last.start..last.end]) {
+                last.end = last.start + x;
+                last.norm_end = last.norm_start + x;
+                last.letters = 0;
+                last.digits = x;
+                self.norm_len = last.norm_end;
+                end = last.end;
+            }
         }
         let lead = if b[at] == b'+' || b[at] == b'(' {
             at
@@ -2428,11 +2739,12 @@ impl<'t> Scanner<'t> {
     /// The spans of the chain in `self.groups[..count]`, found by the token at `at` (recorded in the
     /// hits whose shorter spans were skipped).
     fn evaluate_chain(&mut self, at: usize, count: usize, lead: usize, plus: bool) {
-        let groups = &self.groups[..count];
         // Fast exit: one short number ("2024", "150", "12,50").
-        if count == 1 && groups[0].letters == 0 && groups[0].digits < 6 {
+        if count == 1 && self.groups[0].letters == 0 && self.groups[0].digits < 6 {
             return;
         }
+        let given = self.given_context(self.groups[0].start);
+        let groups = &self.groups[..count];
         let hits_before = self.hits.len();
         let mut context: [Option<TypeSet>; MAX_GROUPS] = [None; MAX_GROUPS];
         // Every candidate's context window lies inside the chain's own: when that holds no keyword
@@ -2443,7 +2755,7 @@ impl<'t> Scanner<'t> {
             chain_start.saturating_sub(self.window_before),
             chain_end + self.window_after,
         );
-        let no_context = anywhere.0 == 0;
+        let no_context = anywhere.0 == 0 && given.0 == 0;
         if no_context {
             context = [Some(TypeSet::default()); MAX_GROUPS];
         }
@@ -2536,13 +2848,18 @@ impl<'t> Scanner<'t> {
             while next < self.hits.len() && (self.hits[next].start, self.hits[next].end) == span {
                 let hit = self.hits[next];
                 if hit.confidence < A_MINUS {
-                    let distance = self.keywords.distance(
-                        hit.ty,
-                        hit.start,
-                        hit.end,
-                        self.window_before,
-                        self.window_after,
-                    );
+                    // The column's header or the field's key is the nearest label of all.
+                    let distance = if self.given_context(hit.start).contains(hit.ty) {
+                        Some(0)
+                    } else {
+                        self.keywords.distance(
+                            hit.ty,
+                            hit.start,
+                            hit.end,
+                            self.window_before,
+                            self.window_after,
+                        )
+                    };
                     ranked.push((distance.unwrap_or(usize::MAX), hit.priority, next));
                 }
                 next += 1;
@@ -2777,14 +3094,15 @@ impl<'t> Scanner<'t> {
                         && !(seps == SEP_DOT && lens[1..].iter().all(|&l| l == 3))
                 };
                 if phone_shaped
-                    && self
-                        .keywords
-                        .types_in_moving(
-                            &mut self.keyword_cursors.2,
-                            start.saturating_sub(PHONE_LABEL_GAP),
-                            start,
-                        )
-                        .contains(PiiType::PhoneIntl)
+                    && (self.given_context(start).contains(PiiType::PhoneIntl)
+                        || self
+                            .keywords
+                            .types_in_moving(
+                                &mut self.keyword_cursors.2,
+                                start.saturating_sub(PHONE_LABEL_GAP),
+                                start,
+                            )
+                            .contains(PiiType::PhoneIntl))
                 {
                     self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
                 }
@@ -3067,6 +3385,97 @@ fn before_label(text: &str, start: usize, label: usize) -> usize {
         + text[start..label]
             .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '.'))
             .len()
+}
+
+/// The types whose findings no keyword changes (a checksum or a distinctive form finds them, and no
+/// validator asks for their context): `national_id_tr`, `iban_tr`, `iban`, `email`.
+const CONTEXT_FREE: u64 = 1 << PiiType::NationalIdTr as u64
+    | 1 << PiiType::IbanTr as u64
+    | 1 << PiiType::Iban as u64
+    | 1 << PiiType::Email as u64;
+
+/// `phone_tr` and `phone_intl`.
+const PHONES: u64 = 1 << PiiType::PhoneTr as u64 | 1 << PiiType::PhoneIntl as u64;
+
+/// The most keys a scan remembers the meaning of ([`key_meaning`]).
+const KEY_CACHE_MAX: usize = 256;
+
+/// What a data file's key announces: the label of its words ("first name", "home address") and the
+/// types of its keywords ("date of birth", "vkn"). Labels end a key ("customer person first name"):
+/// its last word is looked at first, and most keys ("id", "created at", "invoice number") end there.
+fn key_meaning(
+    key: &[u8],
+    words: &mut Vec<u8>,
+    found: &mut Vec<(usize, usize, u32)>,
+) -> (Option<lexicon::Label>, TypeSet) {
+    text::key_words(key, words);
+    let last = words
+        .iter()
+        .rposition(|&c| c == b' ')
+        .map_or(&words[..], |space| &words[space + 1..]);
+    let labelled =
+        lexicon::ends_some_label(last) || memchr::memmem::find(words, b"address").is_some();
+    let kind = if labelled {
+        lexicon::colon_label(words)
+    } else {
+        None
+    };
+    let types = super::context::key_types(words, found);
+    (kind, TypeSet(types.0 & !CONTEXT_FREE))
+}
+
+/// Where the word ending at `last` (before a colon) starts, when it is written as a data file's key:
+/// in snake, kebab, dotted or camel case ("first_name", "customer.vkn", "dateOfBirth"), beginning
+/// with a letter. Most colons in prose end a plain word ("Tarih:"), which this turns away in one walk back.
+#[inline(always)]
+fn key_shaped_before(b: &[u8], last: usize) -> Option<usize> {
+    let floor = last.saturating_sub(text::KEY_MAX);
+    let mut at = last;
+    let mut shaped = false;
+    while at > floor {
+        let c = b[at - 1];
+        if c.is_ascii_alphanumeric() || c >= 0x80 {
+            shaped |= c.is_ascii_uppercase() && at >= 2 && b[at - 2].is_ascii_lowercase();
+        } else if matches!(c, b'_' | b'.' | b'-') {
+            shaped = true;
+        } else {
+            break;
+        }
+        at -= 1;
+    }
+    (shaped && at < last && (b[at].is_ascii_alphabetic() || b[at] >= 0x80)).then_some(at)
+}
+
+/// Where a phone number ending at `end`, before an 'x', ends with its extension ("+1-808-617-6467x12895":
+/// one to six digits after the 'x', and no other letter or digit); `end` when none follows.
+#[cold]
+#[inline(never)]
+fn extension_end(b: &[u8], end: usize) -> usize {
+    let digits = b[end + 1..]
+        .iter()
+        .take(7)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if (1..=6).contains(&digits)
+        && !b
+            .get(end + 1 + digits)
+            .is_some_and(u8::is_ascii_alphanumeric)
+    {
+        end + 1 + digits
+    } else {
+        end
+    }
+}
+
+/// Where a group of ASCII digits and letters ("6467x12895") reads as digits, a lower-case 'x' and the
+/// digits of an extension: the 'x''s offset.
+fn extension_at(group: &[u8]) -> Option<usize> {
+    let x = group.iter().position(|&c| !c.is_ascii_digit())?;
+    (x > 0
+        && group[x] == b'x'
+        && group.len() > x + 1
+        && group[x + 1..].iter().all(u8::is_ascii_digit))
+    .then_some(x)
 }
 
 /// An address that reaches its limit inside a word or a number ("... FTR|000000000") ends with it

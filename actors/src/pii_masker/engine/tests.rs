@@ -707,20 +707,19 @@ fn the_rescan_refuses_output_that_still_leaks() {
         masked.text,
         "TCKN [MASKED_NATIONAL_ID_TR], e-posta [MASKED_EMAIL]"
     );
-    // One that overlaps a placeholder refuses the result: the address behind its label runs over the
+    // One that overlaps a placeholder refuses the result: the cell of a name column runs over the
     // phone number's placeholder.
-    let text = "Adres: Hürriyet Mah. Akasya Sok. 0532 123 45 67 Kadıköy";
+    let text = "Ad Soyad\tŞehir\tNot\nAyşe 0532 123 45 67\tAnkara\t-";
     let hits: Vec<_> = scanner::Scanner::new(text, 64, 24)
         .run()
         .into_iter()
         .filter(|hit| hit.ty == PiiType::PhoneTr)
         .collect();
     assert_eq!(hits.len(), 1);
-    let error =
-        masked_by(text, &policy, hits).expect_err("the address is left around a placeholder");
+    let error = masked_by(text, &policy, hits).expect_err("the name is left around a placeholder");
     assert_eq!(
         error.remaining,
-        BTreeMap::from([("address".to_string(), 1)])
+        BTreeMap::from([("person_name".to_string(), 1)])
     );
     // And the refusal itself is reported with counts, never values.
     let error = LeakError {
@@ -900,6 +899,11 @@ mod no_panics {
             Just("\u{a0}".to_string()),
             Just(" Mehmet Kaya".to_string()),
             Just("\n".to_string()),
+            Just("\"first_name\": \"".to_string()),
+            Just("\"dob\": ".to_string()),
+            Just("vergi_no: ".to_string()),
+            Just("\t".to_string()),
+            Just("date_of_birth".to_string()),
         ]
     }
 
@@ -971,6 +975,19 @@ mod no_panics {
             Just("NINO: AB 12 34 56 C".to_string()),
             Just("DE89 3704 0044 0532 0130 00".to_string()),
             Just("MAC 00:1A:2B:3C:4D:5E".to_string()),
+            // Keys of data files, and headers of their columns.
+            Just("\"first_name\": \"Lezize\"".to_string()),
+            Just("{\"dob\":\"1985-03-12\",".to_string()),
+            Just("\"date_of_birth\": \"12.03.1985\"".to_string()),
+            Just("customer.person.family_name: Korutürk".to_string()),
+            Just("\"home_address\": \"Hürriyet Mah. Akasya Sok. No:5\"".to_string()),
+            Just("musteri_vkn: 4540536920".to_string()),
+            Just("\"phone\": \"+1-808-617-6467x12895\"".to_string()),
+            Just("dateOfBirth".to_string()),
+            Just("Doğum Tarihi".to_string()),
+            Just("Phone 1".to_string()),
+            Just("last_name".to_string()),
+            Just("Lezize".to_string()),
             any::<u64>().prop_map(|seed| super::super::synthetic::business_sentence(
                 &mut super::super::synthetic::Rng::new(seed)
             )
@@ -1007,7 +1024,7 @@ mod no_panics {
             for value in [
                 "10000000146", "1787 4021", "4111 1011", "0006100519786457841326", "123 45 67",
                 "345 67 89", "7946 0958", "4111 1111", "ayse.yilmaz", "mehmet@", "4540536920",
-                "Ayşe", "Mehmet", "Hüseyin", "Hürriyet", "Akasya",
+                "Ayşe", "Mehmet", "Hüseyin", "Hürriyet", "Akasya", "Korutürk", "617-6467",
             ] {
                 // As a whole value: a random word of the look-alikes ("Ayşeüöm") may begin like a name.
                 let left = masked.match_indices(value).any(|(at, _)| {
@@ -2204,5 +2221,138 @@ fn places_named_after_saints_are_no_names() {
         "Huastec (San Luís Potosí)",
         "Flights to São Paulo Guarulhos and Santa Maria Novella.",
         "Saint Louis Blues",
+    ]);
+}
+
+#[test]
+fn keys_of_data_files_are_labels() {
+    masks_as(&[
+        (
+            r#"{"firstName": "Mehmet", "lastName": "Karadağlı", "dob": "1985-03-12"}"#,
+            r#"{"firstName": "[MASKED_PERSON_NAME]", "lastName": "[MASKED_PERSON_NAME]", "dob": "[MASKED_DATE_OF_BIRTH]"}"#,
+        ),
+        (
+            r#"{"first_name":"Lezize","last_name":"Korutürk","date_of_birth":"12.04.1979"}"#,
+            r#"{"first_name":"[MASKED_PERSON_NAME]","last_name":"[MASKED_PERSON_NAME]","date_of_birth":"[MASKED_DATE_OF_BIRTH]"}"#,
+        ),
+        (
+            "customer.person.first_name: Asliye\ncustomer.person.family_name: Ülker",
+            "customer.person.first_name: [MASKED_PERSON_NAME]\ncustomer.person.family_name: [MASKED_PERSON_NAME]",
+        ),
+        (
+            r#"'ad': 'Selin', 'soyad': 'Akbulut', 'dogumTarihi': '04.07.1990'"#,
+            r#"'ad': '[MASKED_PERSON_NAME]', 'soyad': '[MASKED_PERSON_NAME]', 'dogumTarihi': '[MASKED_DATE_OF_BIRTH]'"#,
+        ),
+        (
+            r#""address": "1600 Pennsylvania Ave NW, Washington, DC 20500", "city": "Ankara""#,
+            r#""address": "[MASKED_ADDRESS]", "city": "Ankara""#,
+        ),
+        // A key's keywords give its value their types however the key is written.
+        (
+            "musteri_vkn: 4540536920, customerVkn: 4540536920",
+            "musteri_vkn: [MASKED_TAX_ID_TR], customerVkn: [MASKED_TAX_ID_TR]",
+        ),
+        (
+            r#"{"team": "Qwerty Zxcvbn", "full_name": "Asdfgh Hjklqw"}"#,
+            r#"{"team": "Qwerty Zxcvbn", "full_name": "[MASKED_PERSON_NAME]"}"#,
+        ),
+    ]);
+    // Keys that name no person, and values of other keys.
+    keeps(&[
+        r#"{"product_name": "Widget Pro", "company_name": "Yaman Gıda Ltd. Şti."}"#,
+        r#"{"created_at": "2024-05-01", "order_id": "SIP-2024-88812", "city": "Ankara"}"#,
+        "supplier.name: Yaman Gıda Ltd. Şti.\ninvoice.issue_date: 2026-03-14",
+        r#"{"date_of_birth": null, "updated_at": "2024-05-01"}"#,
+        "McDonald: 2024-05-01",
+    ]);
+}
+
+#[test]
+fn a_column_header_labels_every_cell_under_it() {
+    let rows: String = (0..40)
+        .map(|n| {
+            format!(
+                "{n}\tSelin\tAkbulut\t{:02}.07.1990\t4540536920\t10.{:02}.2025\n",
+                1 + n % 28,
+                1 + n % 12
+            )
+        })
+        .collect();
+    for header in [
+        "No\tAd\tSoyad\tDoğum Tarihi\tVergi No\tSon İşlem\n",
+        "id\tfirst_name\tlast_name\tdate_of_birth\tcustomer_vkn\tlast_order\n",
+        "id\tfirstName\tlastName\tdateOfBirth\tvergiNo\tlastOrder\n",
+    ] {
+        let text = format!("{header}{rows}");
+        let out = masked(&text);
+        let last = out.lines().last().expect("rows");
+        assert_eq!(
+            last,
+            "39\t[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\t[MASKED_DATE_OF_BIRTH]\t[MASKED_TAX_ID_TR]\t10.04.2025",
+            "{header}"
+        );
+        assert_eq!(
+            out.matches("[MASKED_DATE_OF_BIRTH]").count(),
+            40,
+            "{header}"
+        );
+    }
+    // A phone column by its keyword, written as people write phone numbers.
+    masks_as(&[(
+        "Index\tName\tPhone 1\tPhone 2\n1\tSheryl Baxter\t229.077.5154\t001-808-617-6467x12895\n2\tPreston Lozano\t5153435776\t686-620-1820x944\n",
+        "Index\tName\tPhone 1\tPhone 2\n1\t[MASKED_PERSON_NAME]\t[MASKED_PHONE_INTL]\t[MASKED_PHONE_INTL]\n2\t[MASKED_PERSON_NAME]\t[MASKED_PHONE_INTL]\t[MASKED_PHONE_INTL]\n",
+    )]);
+    // A line that is no header gives no column anything.
+    keeps(&["Toplam\t12.03.1985\t4540536920\n1\t12.03.1985\t4540536920\n"]);
+}
+
+#[test]
+fn a_phone_number_takes_its_extension() {
+    masks_as(&[
+        (
+            "Phone: 001-808-617-6467x12895",
+            "Phone: [MASKED_PHONE_INTL]",
+        ),
+        (
+            "Tel: +1-808-617-6467x123 today",
+            "Tel: [MASKED_PHONE_INTL] today",
+        ),
+    ]);
+    keeps(&["1920x1080 screen, 0x1F4A, 4x4 vehicle, size 20x30"]);
+}
+
+#[test]
+fn an_address_label_before_a_value_of_another_kind() {
+    // The value wins, and the words too short to keep are left: the masked text, with the
+    // placeholder where the value was, holds no address either (it was refused before).
+    masks_as(&[
+        (
+            "Adres: x 10000000146 y",
+            "Adres: x [MASKED_NATIONAL_ID_TR] y",
+        ),
+        (
+            "Adres: ___10000000146__",
+            "Adres: ___[MASKED_NATIONAL_ID_TR]__",
+        ),
+        (
+            r#"Adres: "+1-808-617-6467 abc"#,
+            r#"Adres: "[MASKED_PHONE_INTL] [MASKED_ADDRESS]"#,
+        ),
+    ]);
+    // A street address ends at its cell's tab, before the next cell's label.
+    masks_as(&[(
+        "Soyadı\tAıa, Atatürk Cad. No: 12 Daire 3\tDoğum Tarihi: 12.03.1985; ",
+        "Soyadı\tAıa, [MASKED_ADDRESS]\tDoğum Tarihi: [MASKED_DATE_OF_BIRTH]; ",
+    )]);
+    // The next field's label ends a name behind a label, even an organisation's word.
+    masks_as(&[
+        (
+            "Soyadı: Korutürk İletişim: 0531 681 16 59",
+            "Soyadı: [MASKED_PERSON_NAME] İletişim: [MASKED_PHONE_TR]",
+        ),
+        (
+            "Soyadı: Korutürk Telefon: 0531 681 16 59",
+            "Soyadı: [MASKED_PERSON_NAME] Telefon: [MASKED_PHONE_TR]",
+        ),
     ]);
 }

@@ -440,6 +440,79 @@ pub fn fold_short<'a>(word: &[u8], stack: &'a mut [u8; 40], spill: &'a mut Vec<u
     spill
 }
 
+/// The most bytes of a field's key that [`key_words`] reads ("customer.person.family_name" has 27).
+pub const KEY_MAX: usize = 48;
+
+/// Whether `c` may stand in a field's key: an ASCII letter or digit, '_', '.', '-', or a byte of a
+/// multi-byte letter ("doğum_tarihi").
+#[inline]
+pub fn key_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-') || c >= 0x80
+}
+
+/// The words of a field's key, folded as a label is ([`fold_into`]), into `out`: the key of a JSON
+/// object, a YAML or INI line, a CSV header or a flattened path, written in snake, kebab, camel or
+/// dotted case. `customer.person.first_name`, `firstName`, `date-of-birth`, `DOGUM_TARIHI` and
+/// `TCKimlikNo` become "customer person first name", "first name", "date of birth", "dogum tarihi"
+/// and "tc kimlik no": '_', '.' and '-' part words, and so does a capital after a lower-case letter
+/// or a digit, a capital followed by a lower-case letter after another capital, and a digit after a
+/// letter. Whether the key was written as one (with such a part) is returned.
+pub fn key_words(key: &[u8], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    out.reserve(2 * key.len());
+    let mut parted = false;
+    // The kind of the previous character: 0 none (a start or a separator), 1 a lower-case letter, 2 a
+    // capital, 3 a digit.
+    let mut previous = 0u8;
+    let mut i = 0;
+    while i < key.len() {
+        let c = key[i];
+        let (folded, len, kind) = if c.is_ascii_lowercase() {
+            (Some(c), 1, 1)
+        } else if c.is_ascii_uppercase() {
+            (Some(c | 0x20), 1, 2)
+        } else if c.is_ascii_digit() {
+            (Some(c), 1, 3)
+        } else if c >= 0x80 {
+            let upper = latin_upper_at(key, i) > 0;
+            let (folded, len) = fold_non_ascii(key, i);
+            (folded, len, 1 + u8::from(upper))
+        } else {
+            if out.last().is_some_and(|&last| last != b' ') {
+                out.push(b' ');
+            }
+            parted = true;
+            previous = 0;
+            i += 1;
+            continue;
+        };
+        let boundary = match (previous, kind) {
+            // "firstName", "address2Line"
+            (1 | 3, 2) => true,
+            // "TCKimlik": the last capital of a run begins the next word
+            (2, 2) => key.get(i + len).is_some_and(|&n| {
+                n.is_ascii_lowercase() || (n >= 0x80 && latin_upper_at(key, i + len) == 0)
+            }),
+            // "address1"
+            (1 | 2, 3) => true,
+            _ => false,
+        };
+        if boundary && out.last().is_some_and(|&last| last != b' ') {
+            out.push(b' ');
+            parted = true;
+        }
+        if let Some(letter) = folded {
+            out.push(letter);
+        }
+        previous = kind;
+        i += len;
+    }
+    while out.last() == Some(&b' ') {
+        out.pop();
+    }
+    parted
+}
+
 /// Folds a whole string (for building keyword tables and gazetteers).
 pub fn fold(text: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
@@ -650,6 +723,32 @@ mod tests {
             for cut in 1..c.len_utf8() {
                 assert_eq!(separator_at(&bytes[..cut], 0), 0, "{c:?} cut at {cut}");
             }
+        }
+    }
+
+    /// Keys in every case a data file writes them in come apart into the words of a label.
+    #[test]
+    fn key_words_part_every_case() {
+        let mut out = Vec::new();
+        for (key, words, parted) in [
+            (
+                "customer.person.first_name",
+                "customer person first name",
+                true,
+            ),
+            ("firstName", "first name", true),
+            ("date-of-birth", "date of birth", true),
+            ("DOGUM_TARIHI", "dogum tarihi", true),
+            ("TCKimlikNo", "tc kimlik no", true),
+            ("doğumTarihi", "dogum tarihi", true),
+            ("AdıSoyadı", "adi soyadi", true),
+            ("address2Line", "address 2 line", true),
+            ("IBAN", "iban", false),
+            ("Soyadı", "soyadi", false),
+            ("__name__", "name", true),
+        ] {
+            assert_eq!(key_words(key.as_bytes(), &mut out), parted, "{key}");
+            assert_eq!(String::from_utf8_lossy(&out), words, "{key}");
         }
     }
 }
