@@ -94,6 +94,12 @@ const STREETS: &[&str] = &[
     "road",
     "lane",
     "boulevard",
+    // English abbreviations and street types ("1600 Pennsylvania Ave NW", "12 Elm Rd.", "742 Evergreen
+    // Terrace"); not "St" nor "Dr", which are a saint and a doctor as often.
+    "ave",
+    "rd",
+    "ln",
+    "terrace",
     "strasse",
     "straße",
     "str",

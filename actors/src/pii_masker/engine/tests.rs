@@ -1624,6 +1624,18 @@ fn english_house_numbers_and_month_first_dates() {
             "Ship to: 1600 Amphitheatre Parkway, Mountain View, CA 94043",
             "Ship to: [MASKED_ADDRESS]",
         ),
+        (
+            "He lives at 1600 Pennsylvania Ave NW, Washington, DC 20500.",
+            "He lives at [MASKED_ADDRESS].",
+        ),
+        (
+            "Send it to 742 Evergreen Terrace, Springfield.",
+            "Send it to [MASKED_ADDRESS].",
+        ),
+        (
+            "Meet at 12 Elm Rd. tomorrow",
+            "Meet at [MASKED_ADDRESS]. tomorrow",
+        ),
         ("DOB: 12/31/1990", "DOB: [MASKED_DATE_OF_BIRTH]"),
         (
             "Date of birth: 04/15/1985",
@@ -1638,6 +1650,8 @@ fn english_house_numbers_and_month_first_dates() {
         "Our office on Baker Street is closed.",
         "Doğum Tarihi: 13/13/1990",
         "We sold 12 place settings and 3 route maps.",
+        "Ave Maria was sung 3 times.",
+        "The Terrace Bar opens at 5.",
     ]);
 }
 
