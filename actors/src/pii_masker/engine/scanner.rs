@@ -1975,6 +1975,14 @@ impl<'t> Scanner<'t> {
                 known
             }
         };
+        // A bare "name" inside an object: the object's key says whose (`"product": {"name": ...}`
+        // names a thing, as "Product name:" does; `"customer": {"name": ...}` a person).
+        let kind = match kind {
+            Some(lexicon::Label::Name) if key.iter().all(u8::is_ascii_alphabetic) => {
+                self.parent_key_label(key_start, key)
+            }
+            other => other,
+        };
         if types.0 == 0 {
             self.field.1 = 0;
             let Some(kind) = kind else {
@@ -1988,6 +1996,40 @@ impl<'t> Scanner<'t> {
         self.given_anywhere = true;
         kind.and_then(|kind| self.labelled_value(kind, value, close))
             .unwrap_or(i + 1)
+    }
+
+    /// The label of a one-word name key (`key`, starting at `key_start` after its quote) read with the
+    /// key of the object it opens (`"product": {"name"` reads "product name", which names a thing):
+    /// a name label unless the object's key makes it a thing's.
+    fn parent_key_label(&mut self, key_start: usize, key: &[u8]) -> Option<lexicon::Label> {
+        let b = self.b;
+        // Back over the quote, spaces, '{', spaces, ':', spaces and the parent key's closing quote.
+        let mut at = key_start.saturating_sub(1);
+        let skip = |at: &mut usize, expected: u8| {
+            while *at > 0 && matches!(b[*at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+                *at -= 1;
+            }
+            let found = *at > 0 && b[*at - 1] == expected;
+            *at -= usize::from(found);
+            found
+        };
+        if !(skip(&mut at, b'{') && skip(&mut at, b':') && skip(&mut at, b'"')) {
+            return Some(lexicon::Label::Name);
+        }
+        let parent_end = at;
+        while at > 0 && parent_end - at < text::KEY_MAX && text::key_byte(b[at - 1]) {
+            at -= 1;
+        }
+        if at == parent_end || at == 0 || b[at - 1] != b'"' {
+            return Some(lexicon::Label::Name);
+        }
+        let mut words = std::mem::take(&mut self.key_words);
+        text::key_words(&b[at..parent_end], &mut words);
+        words.push(b' ');
+        words.extend(key.iter().map(u8::to_ascii_lowercase));
+        let kind = lexicon::colon_label(&words);
+        self.key_words = words;
+        kind
     }
 
     /// The name or the address behind a label of `kind`, its value starting at `value` (after a quote

@@ -2267,6 +2267,10 @@ fn keys_of_data_files_are_labels() {
             "musteri_vkn: [MASKED_TAX_ID_TR], customerVkn: [MASKED_TAX_ID_TR]",
         ),
         (
+            r#"{"customer": {"name": "Asdfgh Hjklqw"}}"#,
+            r#"{"customer": {"name": "[MASKED_PERSON_NAME]"}}"#,
+        ),
+        (
             r#"{"team": "Qwerty Zxcvbn", "full_name": "Asdfgh Hjklqw"}"#,
             r#"{"team": "Qwerty Zxcvbn", "full_name": "[MASKED_PERSON_NAME]"}"#,
         ),
@@ -2277,6 +2281,7 @@ fn keys_of_data_files_are_labels() {
         r#"{"created_at": "2024-05-01", "order_id": "SIP-2024-88812", "city": "Ankara"}"#,
         "supplier.name: Yaman Gıda Ltd. Şti.\ninvoice.issue_date: 2026-03-14",
         r#"{"date_of_birth": null, "updated_at": "2024-05-01"}"#,
+        r#"{"product": {"name": "Widget Pro", "sku": "W-1"}}"#,
         "McDonald: 2024-05-01",
     ]);
 }
