@@ -18,6 +18,29 @@ fn upload(name: &str, bytes: Vec<u8>) -> Form {
     Form::new().part("file", Part::bytes(bytes).file_name(name.to_string()))
 }
 
+/// `POST /v1/data-process/preview{query}` with one file: the status and the JSON body.
+async fn preview(
+    server: &TestServer,
+    token: &str,
+    query: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (u16, serde_json::Value) {
+    json_of(
+        server
+            .bearer(
+                Method::POST,
+                &format!("/v1/data-process/preview{query}"),
+                token,
+            )
+            .multipart(upload(name, bytes))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await
+}
+
 #[tokio::test]
 async fn preview_extracts_reports_and_masks_every_part() {
     let server = TestServer::start().await;
@@ -34,13 +57,12 @@ async fn preview_extracts_reports_and_masks_every_part() {
         .map(|p| p["value"].as_str().expect("v").to_string())
         .collect();
 
-    let (status, body) = json_of(
-        server
-            .bearer(Method::POST, "/v1/data-process/preview", token)
-            .multipart(upload("liste.xlsx", corpus("tr/tr_musteri_listesi.xlsx")))
-            .send()
-            .await
-            .expect("POST"),
+    let (status, body) = preview(
+        &server,
+        token,
+        "",
+        "liste.xlsx",
+        corpus("tr/tr_musteri_listesi.xlsx"),
     )
     .await;
     assert_eq!(status, 200, "{body}");
@@ -60,13 +82,12 @@ async fn preview_extracts_reports_and_masks_every_part() {
         "unmasked preview keeps the values"
     );
 
-    let (status, body) = json_of(
-        server
-            .bearer(Method::POST, "/v1/data-process/preview?masked=true", token)
-            .multipart(upload("liste.xlsx", corpus("tr/tr_musteri_listesi.xlsx")))
-            .send()
-            .await
-            .expect("POST"),
+    let (status, body) = preview(
+        &server,
+        token,
+        "?masked=true",
+        "liste.xlsx",
+        corpus("tr/tr_musteri_listesi.xlsx"),
     )
     .await;
     assert_eq!(status, 200, "{body}");
@@ -149,4 +170,59 @@ async fn preview_rejects_bad_requests_clearly() {
     )
     .await;
     assert_eq!(status, 422);
+}
+
+/// A data file's keys and column headers label its values: every row of a CSV with snake_case headers
+/// has its names, date of birth and VKN masked (not only the rows near the header), and an e-invoice's
+/// customer first and family name, each in a field of its own, are masked.
+#[tokio::test]
+async fn masked_preview_reads_keys_and_column_headers() {
+    let server = TestServer::start().await;
+    let (login, _, _) = server
+        .verified_account("preview-keys@example.com", "password-1")
+        .await;
+    let token = login["access_token"].as_str().expect("token");
+    let mut csv = String::from("id,first_name,last_name,date_of_birth,customer_vkn,last_order\n");
+    for n in 0..30 {
+        csv.push_str(&format!(
+            "{n},Lezize,Korutürk,{:02}.07.1990,4540536920,10.{:02}.2025\n",
+            1 + n % 28,
+            1 + n % 12
+        ));
+    }
+    let (status, body) = preview(
+        &server,
+        token,
+        "?masked=true",
+        "customers.csv",
+        csv.into_bytes(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let summary = &body["data"]["pii"]["pii_type_summary"];
+    assert_eq!(summary["date_of_birth"], 30, "{summary}");
+    assert_eq!(summary["tax_id_tr"], 30, "{summary}");
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in ["Lezize", "Korutürk", ".07.1990", "4540536920"] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    // The dates of the last order are no dates of birth.
+    assert!(text.contains("10.12.2025"), "{text}");
+
+    let (status, body) = preview(
+        &server,
+        token,
+        "?masked=true",
+        "fatura.xml",
+        corpus("tr/tr_efatura.xml"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let document = body["data"].to_string();
+    for raw in ["Asliye", "Ülker"] {
+        assert!(
+            !document.contains(raw),
+            "{raw} is left in the masked e-invoice"
+        );
+    }
 }
