@@ -1940,9 +1940,10 @@ impl<'t> Scanner<'t> {
         let quote = b[last - 1];
         let key_end = last - 1;
         let mut key_start = key_end;
+        // A quoted key may hold spaces, as a spreadsheet's headers do: `"Ad Soyad": `.
         while key_start > 0
             && key_end - key_start < text::KEY_MAX
-            && text::key_byte(b[key_start - 1])
+            && (text::key_byte(b[key_start - 1]) || b[key_start - 1] == b' ')
         {
             key_start -= 1;
         }

@@ -2267,6 +2267,10 @@ fn keys_of_data_files_are_labels() {
             "musteri_vkn: [MASKED_TAX_ID_TR], customerVkn: [MASKED_TAX_ID_TR]",
         ),
         (
+            r#"{"Ad Soyad": "Lezize Qwerty", "First Name": "Lezize"}"#,
+            r#"{"Ad Soyad": "[MASKED_PERSON_NAME]", "First Name": "[MASKED_PERSON_NAME]"}"#,
+        ),
+        (
             r#"{"customer": {"name": "Asdfgh Hjklqw"}}"#,
             r#"{"customer": {"name": "[MASKED_PERSON_NAME]"}}"#,
         ),
