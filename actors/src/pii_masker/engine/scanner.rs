@@ -492,6 +492,9 @@ impl<'t> Scanner<'t> {
             }
             cells.clear();
             labels.clear();
+            // A table's first line (none with a tab right before it): its cells may be headers
+            // written as keys, and the line a header of keywords alone.
+            let first = !in_table;
             let mut from = line_start;
             // One iterator over the line's tabs: a search per cell cost more to start than to run.
             let mut tabs = memchr::memchr_iter(b'\t', &b[line_start..end]);
@@ -499,7 +502,7 @@ impl<'t> Scanner<'t> {
                 let to = tabs.next().map_or(end, |p| line_start + p);
                 // Tabs, line breaks and carriage returns are ASCII: the cuts are char boundaries.
                 let cell = &text[from..to];
-                if let Some(kind) = label_kind(cell, !in_table) {
+                if let Some(kind) = label_kind(cell, first) {
                     labels.push((cells.len(), kind));
                 }
                 cells.push((from, cell));
@@ -511,7 +514,6 @@ impl<'t> Scanner<'t> {
             let count = cells.len();
             // A header: a line with a label, or a table's first line whose cells name what a keyword
             // names ("Doğum Tarihi", "tckn").
-            let first = !in_table;
             in_table = true;
             let header = count >= 3 && (!labels.is_empty() || first) && {
                 types.clear();
@@ -1892,40 +1894,45 @@ impl<'t> Scanner<'t> {
             };
         };
         // An unquoted value keeps the reading it always had (from the colon on).
-        let mut quote = i + 1;
-        while matches!(b.get(quote), Some(b' ' | b'\t')) {
-            quote += 1;
-        }
-        let (value, close) = if matches!(b.get(quote), Some(b'"' | b'\'')) {
-            let (value, _, close) = self.field_value(i);
-            (if close.is_some() { value } else { i + 1 }, close)
-        } else {
-            (i + 1, None)
+        let (value, close) = match self.quoted_value(self.value_start(i)) {
+            Some((value, close)) => (value, Some(close)),
+            None => (i + 1, None),
         };
         self.labelled_value(kind, value, close).unwrap_or(i + 1)
     }
 
-    /// Where the value after the colon at `colon` starts and ends, and its closing quote when it is
-    /// quoted (`"Ayşe Yılmaz"`, `'1990-07-04'`): to the quote closing it on its line; unquoted, to the
-    /// end of its line, cell or item (a tab, ',', ';', '|', '}' or ']'), at most 64 bytes on.
-    fn field_value(&self, colon: usize) -> (usize, usize, Option<usize>) {
-        let b = self.b;
+    /// Where the value after the colon at `colon` starts: after its spaces and tabs.
+    fn value_start(&self, colon: usize) -> usize {
         let mut start = colon + 1;
-        while matches!(b.get(start), Some(b' ' | b'\t')) {
+        while matches!(self.b.get(start), Some(b' ' | b'\t')) {
             start += 1;
         }
-        if let Some(&quote) = b.get(start).filter(|&&c| c == b'"' || c == b'\'') {
-            let from = start + 1;
-            let limit = (from + 256).min(b.len());
-            if let Some(close) = memchr::memchr2(quote, b'\n', &b[from..limit])
-                .map(|p| from + p)
-                .filter(|&p| b[p] == quote)
-            {
-                return (from, close, Some(close));
-            }
+        start
+    }
+
+    /// The value starting at `start` when it is quoted (`"Ayşe Yılmaz"`, `'1990-07-04'`) and its quote
+    /// closes on its line: where it starts after the quote, and the closing quote.
+    fn quoted_value(&self, start: usize) -> Option<(usize, usize)> {
+        let b = self.b;
+        let &quote = b.get(start).filter(|&&c| c == b'"' || c == b'\'')?;
+        let from = start + 1;
+        let limit = (from + 256).min(b.len());
+        memchr::memchr2(quote, b'\n', &b[from..limit])
+            .map(|p| from + p)
+            .filter(|&p| b[p] == quote)
+            .map(|close| (from, close))
+    }
+
+    /// Where the value after the colon at `colon` starts and ends, and its closing quote when it is
+    /// quoted ([`Self::quoted_value`]); unquoted, it ends at the end of its line, cell or item (a tab,
+    /// ',', ';', '|', '}' or ']'), at most 64 bytes on.
+    fn field_value(&self, colon: usize) -> (usize, usize, Option<usize>) {
+        let start = self.value_start(colon);
+        if let Some((from, close)) = self.quoted_value(start) {
+            return (from, close, Some(close));
         }
-        let limit = (start + 64).min(b.len());
-        let end = b[start..limit]
+        let limit = (start + 64).min(self.b.len());
+        let end = self.b[start..limit]
             .iter()
             .position(|c| matches!(c, b'\n' | b'\r' | b'\t' | b',' | b';' | b'|' | b'}' | b']'))
             .map_or(limit, |p| start + p);
@@ -1989,7 +1996,11 @@ impl<'t> Scanner<'t> {
             let Some(kind) = kind else {
                 return i + 1;
             };
-            let (value, _, close) = self.field_value(i);
+            // No context to give: only where the value starts (and its quote closes) matters.
+            let start = self.value_start(i);
+            let (value, close) = self
+                .quoted_value(start)
+                .map_or((start, None), |(value, close)| (value, Some(close)));
             return self.labelled_value(kind, value, close).unwrap_or(i + 1);
         }
         let (value, end, close) = self.field_value(i);
@@ -3432,13 +3443,13 @@ fn before_label(text: &str, start: usize, label: usize) -> usize {
 
 /// The types whose findings no keyword changes (a checksum or a distinctive form finds them, and no
 /// validator asks for their context): `national_id_tr`, `iban_tr`, `iban`, `email`.
-const CONTEXT_FREE: u64 = 1 << PiiType::NationalIdTr as u64
-    | 1 << PiiType::IbanTr as u64
-    | 1 << PiiType::Iban as u64
-    | 1 << PiiType::Email as u64;
+const CONTEXT_FREE: u64 = PiiType::NationalIdTr.bit()
+    | PiiType::IbanTr.bit()
+    | PiiType::Iban.bit()
+    | PiiType::Email.bit();
 
 /// `phone_tr` and `phone_intl`.
-const PHONES: u64 = 1 << PiiType::PhoneTr as u64 | 1 << PiiType::PhoneIntl as u64;
+const PHONES: u64 = PiiType::PhoneTr.bit() | PiiType::PhoneIntl.bit();
 
 /// The most keys a scan remembers the meaning of ([`key_meaning`]).
 const KEY_CACHE_MAX: usize = 256;

@@ -98,7 +98,7 @@ pii_types! {
 
 impl PiiType {
     /// A bit for type sets (46 types fit a u64).
-    pub fn bit(self) -> u64 {
+    pub const fn bit(self) -> u64 {
         1u64 << (self as u8)
     }
 
