@@ -1,6 +1,14 @@
 //! XML: generic text and attributes, and UBL-TR e-invoices mapped to fields. DOCTYPEs are ignored:
 //! no entity is expanded and nothing external is ever read. The base64 XSLT that UBL-TR carries in
 //! `AdditionalDocumentReference/Attachment` is skipped.
+//!
+//! In generic XML a record's fields keep their names: a leaf element holding one line of text, whose
+//! parent holds elements only (no text of its own, as in mixed content), becomes a key-value element
+//! `name: value` (`<birthDate>1985-03-12</birthDate>` reads `birthDate: 1985-03-12`), and so does an
+//! attribute (`<person name="...">` reads `person.name: ...`). A name that says nothing alone (`name`,
+//! `id`, `value`, ...) is qualified with its parent's: `<country><name>` reads `country.name`. The
+//! names are what tells a date of birth from an order date, and a person's name from a product's,
+//! when the text is masked.
 
 use quick_xml::events::Event;
 use serde_json::{json, Value};
@@ -64,6 +72,39 @@ const PARTY_FIELDS: &[(&str, &str)] = &[
     ("Party/WebsiteURI", "website"),
 ];
 
+/// Element and attribute names that say nothing without their parent's.
+const GENERIC_NAMES: &[&str] = &[
+    "name", "id", "value", "type", "code", "number", "no", "text", "label", "key", "date",
+];
+
+/// The key a leaf element (the last of `path`) or an attribute `name` of that element is read with.
+fn key_of(path: &[String], attribute: Option<&str>) -> String {
+    let (name, parent) = match attribute {
+        Some(name) => (name, path.last()),
+        None => (
+            path.last().map_or("", String::as_str),
+            path.len().checked_sub(2).map(|p| &path[p]),
+        ),
+    };
+    match parent {
+        Some(parent) if GENERIC_NAMES.contains(&name.to_ascii_lowercase().as_str()) => {
+            format!("{parent}.{name}")
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// An open element of generic XML: whether it holds elements or text of its own, its one text (an
+/// index into the texts) while it has only one, and its leaf children's texts and keys, given them
+/// when it ends without text of its own.
+#[derive(Default)]
+struct Open {
+    children: bool,
+    texts: usize,
+    text: Option<usize>,
+    leaves: Vec<(usize, String)>,
+}
+
 fn ends_with(path: &[String], suffix: &str) -> bool {
     let parts: Vec<&str> = suffix.split('/').collect();
     path.len() >= parts.len()
@@ -78,7 +119,9 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
     let mut path: Vec<String> = Vec::new();
     let mut scheme: Option<String> = None;
     let mut skip_depth: Option<usize> = None;
-    let mut texts: Vec<String> = Vec::new();
+    // Generic XML's texts in document order, each with its key once it has one.
+    let mut texts: Vec<(Option<String>, String)> = Vec::new();
+    let mut opens: Vec<Open> = Vec::new();
     let mut is_invoice = false;
     let mut lines: Vec<Vec<String>> = Vec::new();
     let mut line: Option<[String; 5]> = None;
@@ -95,8 +138,12 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                     is_invoice = true;
                 }
                 scheme = attribute(e, b"schemeID");
-                // Attribute values are text too (generic XML keeps them).
+                if let Some(parent) = opens.last_mut() {
+                    parent.children = true;
+                }
+                // Attribute values are text too (generic XML keeps them, with their names).
                 if !is_invoice {
+                    path.push(name.clone());
                     for a in e.attributes().flatten() {
                         let key = String::from_utf8_lossy(a.key.local_name().as_ref()).into_owned();
                         if key != "xmlns"
@@ -104,14 +151,19 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                             && !key.ends_with("schemaLocation")
                         {
                             if let Ok(value) = a.unescape_value() {
-                                if !value.trim().is_empty() {
-                                    texts.push(value.trim().to_string());
+                                let value = value.trim();
+                                if !value.is_empty() {
+                                    let key =
+                                        (!value.contains('\n')).then(|| key_of(&path, Some(&key)));
+                                    texts.push((key, value.to_string()));
                                 }
                             }
                         }
                     }
+                    path.pop();
                 }
                 if matches!(event, Event::Start(_)) {
+                    opens.push(Open::default());
                     path.push(name.clone());
                     if path.len() > limits.max_xml_depth {
                         return Err(ExtractError::LimitExceeded(format!(
@@ -134,6 +186,22 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                 }
             }
             Event::End(_) => {
+                // A leaf of one line of text is a field of its parent's; the parent's fields get
+                // their keys when it ends without text of its own (not mixed content).
+                if let Some(open) = opens.pop() {
+                    if !is_invoice && open.texts == 0 {
+                        for (index, key) in open.leaves {
+                            texts[index].0 = Some(key);
+                        }
+                    }
+                    if let (false, Some(index), Some(parent)) =
+                        (open.children, open.text, opens.last_mut())
+                    {
+                        if open.texts == 1 && !texts[index].1.contains('\n') {
+                            parent.leaves.push((index, key_of(&path, None)));
+                        }
+                    }
+                }
                 if let Some(name) = path.last() {
                     if is_invoice && name == "InvoiceLine" {
                         if let Some(done) = line.take() {
@@ -161,7 +229,11 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                 if value.is_empty() {
                     continue;
                 }
-                texts.push(value.clone());
+                if let Some(open) = opens.last_mut() {
+                    open.texts += 1;
+                    open.text = Some(texts.len());
+                }
+                texts.push((None, value.clone()));
                 if is_invoice {
                     map_invoice(
                         &path,
@@ -199,7 +271,7 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
             }
         }
         // Whatever the mapping does not know still belongs to the text (and to masking).
-        for text in std::mem::take(&mut texts) {
+        for (_, text) in std::mem::take(&mut texts) {
             builder.push(Element::new(ElementKind::Paragraph, text));
         }
         builder.push_table(
@@ -216,8 +288,11 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
             None,
         );
     } else {
-        for text in texts {
-            builder.push(Element::new(ElementKind::Paragraph, text));
+        for (key, text) in texts {
+            builder.push(match key {
+                Some(key) => Element::new(ElementKind::KeyValue, format!("{key}: {text}")),
+                None => Element::new(ElementKind::Paragraph, text),
+            });
         }
     }
     Ok(())
@@ -296,4 +371,57 @@ fn map_invoice(
         }
     }
     mapped
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extractor_pool::engine::extract;
+    use crate::extractor_pool::limits::Limits;
+    use crate::extractor_pool::model::ElementKind;
+
+    fn elements(xml: &str) -> Vec<(ElementKind, String)> {
+        let document = extract(xml.as_bytes(), &Limits::default()).expect("extracts");
+        document
+            .elements
+            .into_iter()
+            .map(|e| (e.kind, e.text))
+            .collect()
+    }
+
+    #[test]
+    fn a_records_fields_keep_their_names() {
+        let found = elements(
+            "<?xml version=\"1.0\"?>\n<customers>\n  <customer id=\"7\">\n    <firstName>Mehmet</firstName>\n    \
+             <birthDate>1985-03-12</birthDate>\n    <name>Mehmet Yıldız</name>\n    <note><![CDATA[VIP]]></note>\n  \
+             </customer>\n  <product><name>Widget &amp; Co</name></product>\n</customers>\n",
+        );
+        let kv = |text: &str| (ElementKind::KeyValue, text.to_string());
+        assert_eq!(
+            found,
+            [
+                kv("customer.id: 7"),
+                kv("firstName: Mehmet"),
+                kv("birthDate: 1985-03-12"),
+                kv("customer.name: Mehmet Yıldız"),
+                kv("note: VIP"),
+                kv("product.name: Widget & Co"),
+            ]
+        );
+    }
+
+    #[test]
+    fn mixed_content_and_lone_text_stay_paragraphs() {
+        let paragraph = |text: &str| (ElementKind::Paragraph, text.to_string());
+        // Text around elements (a document, not a record): every piece is prose.
+        assert_eq!(
+            elements("<mektup><govde>Sayın <vurgu>Ayşe</vurgu> Hanım</govde></mektup>"),
+            [paragraph("Sayın"), paragraph("Ayşe"), paragraph("Hanım")]
+        );
+        // A root holding only text, and a leaf of several lines.
+        assert_eq!(elements("<note>Merhaba</note>"), [paragraph("Merhaba")]);
+        assert_eq!(
+            elements("<r><body>satır bir\nsatır iki</body></r>"),
+            [paragraph("satır bir satır iki")]
+        );
+    }
 }
