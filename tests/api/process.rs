@@ -225,4 +225,60 @@ async fn masked_preview_reads_keys_and_column_headers() {
             "{raw} is left in the masked e-invoice"
         );
     }
+
+    // Generic XML keeps its element and attribute names as keys, which tell the values apart.
+    let xml = "<?xml version=\"1.0\"?>\n<customers>\n  <customer id=\"1001\">\n    \
+               <firstName>Lezize</firstName>\n    <lastName>Korutürk</lastName>\n    \
+               <birthDate>1979-04-12</birthDate>\n    <registered>2024-05-01</registered>\n    \
+               <vergiNo>4540536920</vergiNo>\n    <product><name>Widget Pro</name></product>\n  \
+               </customer>\n  <customer id=\"1002\" name=\"Asliye Ülker\" dob=\"1988-11-02\"/>\n\
+               </customers>\n";
+    let (status, body) = preview(
+        &server,
+        token,
+        "?masked=true",
+        "customers.xml",
+        xml.as_bytes().to_vec(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in [
+        "Lezize",
+        "Korutürk",
+        "1979-04-12",
+        "4540536920",
+        "Asliye",
+        "1988-11-02",
+    ] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    for kept in [
+        "birthDate: [MASKED_DATE_OF_BIRTH]",
+        "registered: 2024-05-01",
+        "product.name: Widget Pro",
+        "customer.name: [MASKED_PERSON_NAME]",
+    ] {
+        assert!(text.contains(kept), "no {kept:?} in {text}");
+    }
+    let summary = &body["data"]["pii"]["pii_type_summary"];
+    assert_eq!(summary["date_of_birth"], 2, "{summary}");
+
+    // A query string or a logfmt line: keys before '='.
+    let log = "2024-05-01T10:00:00Z level=info msg=signup first_name=Lezize dob=1979-04-12 \
+               created=2024-05-01\nGET /kayit?ad=Asliye&soyad=Ülker&musteri_vkn=4540536920 200\n";
+    let (status, body) = preview(
+        &server,
+        token,
+        "?masked=true",
+        "access.log.txt",
+        log.as_bytes().to_vec(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in ["Lezize", "1979-04-12", "Asliye", "Ülker", "4540536920"] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    assert!(text.contains("created=2024-05-01"), "{text}");
 }

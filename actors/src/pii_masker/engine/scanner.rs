@@ -113,6 +113,9 @@ pub struct Scanner<'t> {
     /// The value after the last colon of a key-shaped label (`"date_of_birth": "..."`,
     /// `customer.vkn: ...`), with the types its key's keywords support (filled by `colon`).
     field: (usize, usize, TypeSet),
+    /// Where that key starts: the value's context window starts there, so that an earlier field's
+    /// keywords give it nothing (`"dob": "...", "created": "2024-05-01"`).
+    field_key: usize,
     /// A key's words, reused from key to key.
     key_words: Vec<u8>,
     /// Whether `cells` or `field` has given any value context yet.
@@ -253,6 +256,7 @@ impl<'t> Scanner<'t> {
             cells: Vec::new(),
             cell_cursor: 0,
             field: (0, 0, TypeSet::default()),
+            field_key: 0,
             key_words: Vec::new(),
             given_anywhere: false,
             key_cache: rustc_hash::FxHashMap::default(),
@@ -370,16 +374,21 @@ impl<'t> Scanner<'t> {
 
     /// Keyword-supported types around `start..end`, and those its column or field gives it.
     fn context(&mut self, start: usize, end: usize) -> TypeSet {
-        let before = self.keywords.types_in_moving(
-            &mut self.keyword_cursors.0,
+        let (mut from, mut to) = (
             start.saturating_sub(self.window_before),
-            start,
-        );
-        let after = self.keywords.types_in_moving(
-            &mut self.keyword_cursors.1,
-            end,
             end + self.window_after,
         );
+        // A field's value: its window is its key and itself.
+        if self.given_anywhere && self.field.0 <= start && start < self.field.1 {
+            from = from.max(self.field_key);
+            to = to.min(self.field.1.max(end));
+        }
+        let before = self
+            .keywords
+            .types_in_moving(&mut self.keyword_cursors.0, from, start);
+        let after = self
+            .keywords
+            .types_in_moving(&mut self.keyword_cursors.1, end, to);
         TypeSet(before.0 | after.0 | self.given_context(start).0)
     }
 
@@ -725,6 +734,7 @@ impl<'t> Scanner<'t> {
                     }
                     b'(' if b.get(i + 1) == Some(&b'+') => i + 1,
                     b'(' => self.obfuscated_email(i).unwrap_or(i + 1),
+                    b'=' => self.equals(i),
                     _ => i + 1,
                 },
             };
@@ -1193,7 +1203,7 @@ impl<'t> Scanner<'t> {
             // 0531 ...").
             if j - i < 2
                 || digit_at(b, j).is_some()
-                || (words > 0 && b.get(text::after_spaces(b, j)) == Some(&b':'))
+                || (words > 0 && matches!(b.get(text::after_spaces(b, j)), Some(b':' | b'=')))
             {
                 break;
             }
@@ -1901,6 +1911,47 @@ impl<'t> Scanner<'t> {
         self.labelled_value(kind, value, close).unwrap_or(i + 1)
     }
 
+    /// A key before an equals sign, as a query string, a log line in logfmt, an `.env` or INI file
+    /// write it (`first_name=Mehmet&dob=1985-03-12`, `musteri_vkn=4540536920`, `name = Ayşe Yılmaz`):
+    /// read as the same key before a colon is ([`Self::key_colon`]), whether or not its case marks
+    /// it as a key. An operator's '=' (`a == b`, `x <= 5`, `i += 1`) and a key that does not start
+    /// its word are no keys.
+    #[cold]
+    #[inline(never)]
+    fn equals(&mut self, i: usize) -> usize {
+        let b = self.b;
+        if b.get(i + 1) == Some(&b'=') {
+            return i + 2;
+        }
+        let mut last = i;
+        while last > 0 && b[last - 1] == b' ' {
+            last -= 1;
+        }
+        let mut start = last;
+        while start > 0 && last - start < text::KEY_MAX && text::key_byte(b[start - 1]) {
+            start -= 1;
+        }
+        let opens_key = start == 0
+            || matches!(
+                b[start - 1],
+                b' ' | b'\t'
+                    | b'\n'
+                    | b'\r'
+                    | b'&'
+                    | b'?'
+                    | b';'
+                    | b','
+                    | b'"'
+                    | b'\''
+                    | b'{'
+                    | b'('
+            );
+        if start == last || !opens_key || !(b[start].is_ascii_alphabetic() || b[start] >= 0x80) {
+            return i + 1;
+        }
+        self.key_colon(i, start, last)
+    }
+
     /// Where the value after the colon at `colon` starts: after its spaces and tabs.
     fn value_start(&self, colon: usize) -> usize {
         let mut start = colon + 1;
@@ -1925,7 +1976,7 @@ impl<'t> Scanner<'t> {
 
     /// Where the value after the colon at `colon` starts and ends, and its closing quote when it is
     /// quoted ([`Self::quoted_value`]); unquoted, it ends at the end of its line, cell or item (a tab,
-    /// ',', ';', '|', '}' or ']'), at most 64 bytes on.
+    /// ',', ';', '|', '}' or ']', and after an equals sign at a '&'), at most 64 bytes on.
     fn field_value(&self, colon: usize) -> (usize, usize, Option<usize>) {
         let start = self.value_start(colon);
         if let Some((from, close)) = self.quoted_value(start) {
@@ -1934,7 +1985,11 @@ impl<'t> Scanner<'t> {
         let limit = (start + 64).min(self.b.len());
         let end = self.b[start..limit]
             .iter()
-            .position(|c| matches!(c, b'\n' | b'\r' | b'\t' | b',' | b';' | b'|' | b'}' | b']'))
+            .position(|c| {
+                matches!(c, b'\n' | b'\r' | b'\t' | b',' | b';' | b'|' | b'}' | b']')
+                    // A query string's next pair.
+                    || (*c == b'&' && self.b[colon] == b'=')
+            })
             .map_or(limit, |p| start + p);
         (start, end, None)
     }
@@ -1991,20 +2046,9 @@ impl<'t> Scanner<'t> {
             }
             other => other,
         };
-        if types.0 == 0 {
-            self.field.1 = 0;
-            let Some(kind) = kind else {
-                return i + 1;
-            };
-            // No context to give: only where the value starts (and its quote closes) matters.
-            let start = self.value_start(i);
-            let (value, close) = self
-                .quoted_value(start)
-                .map_or((start, None), |(value, close)| (value, Some(close)));
-            return self.labelled_value(kind, value, close).unwrap_or(i + 1);
-        }
         let (value, end, close) = self.field_value(i);
         self.field = (value, end, types);
+        self.field_key = key_start;
         self.given_anywhere = true;
         kind.and_then(|kind| self.labelled_value(kind, value, close))
             .unwrap_or(i + 1)

@@ -2274,6 +2274,11 @@ fn keys_of_data_files_are_labels() {
             r#"{"customer": {"name": "Asdfgh Hjklqw"}}"#,
             r#"{"customer": {"name": "[MASKED_PERSON_NAME]"}}"#,
         ),
+        // A value's window ends at its key: the earlier field's keyword is not its context.
+        (
+            r#"{"date_of_birth": "1985-03-12", "created": "2024-05-01", "dob": "12.04.1979", "order": "3.3.2024"}"#,
+            r#"{"date_of_birth": "[MASKED_DATE_OF_BIRTH]", "created": "2024-05-01", "dob": "[MASKED_DATE_OF_BIRTH]", "order": "3.3.2024"}"#,
+        ),
         (
             r#"{"team": "Qwerty Zxcvbn", "full_name": "Asdfgh Hjklqw"}"#,
             r#"{"team": "Qwerty Zxcvbn", "full_name": "[MASKED_PERSON_NAME]"}"#,
@@ -2287,6 +2292,36 @@ fn keys_of_data_files_are_labels() {
         r#"{"date_of_birth": null, "updated_at": "2024-05-01"}"#,
         r#"{"product": {"name": "Widget Pro", "sku": "W-1"}}"#,
         "McDonald: 2024-05-01",
+    ]);
+}
+
+#[test]
+fn keys_before_an_equals_sign_are_labels() {
+    masks_as(&[
+        // A query string, a logfmt line, an INI or .env file.
+        (
+            "GET /kayit?first_name=Lezize&last_name=Korutürk&dob=1985-03-12&order_date=2024-05-01",
+            "GET /kayit?first_name=[MASKED_PERSON_NAME]&last_name=[MASKED_PERSON_NAME]&dob=[MASKED_DATE_OF_BIRTH]&order_date=2024-05-01",
+        ),
+        (
+            "level=info msg=signup name=\"Asdfgh Hjklqw\" musteri_vkn=4540536920 at=2024-05-01",
+            "level=info msg=signup name=\"[MASKED_PERSON_NAME]\" musteri_vkn=[MASKED_TAX_ID_TR] at=2024-05-01",
+        ),
+        (
+            "[musteri]\nad_soyad = Asdfgh Hjklqw\ndogum_tarihi = 04.07.1990\n",
+            "[musteri]\nad_soyad = [MASKED_PERSON_NAME]\ndogum_tarihi = [MASKED_DATE_OF_BIRTH]\n",
+        ),
+        // The name ends before the next key.
+        (
+            "Name=Asdfgh Hjklqw Email=x",
+            "Name=[MASKED_PERSON_NAME] Email=x",
+        ),
+    ]);
+    keeps(&[
+        "if a == b && total <= 5 { x = 1985; }",
+        "created_at=2024-05-01 order_id=88812 city=Ankara",
+        "base64: QXNkZmdoIEhqa2xxdw== dGVzdA=",
+        "product_name=Widget Pro",
     ]);
 }
 

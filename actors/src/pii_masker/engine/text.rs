@@ -6,7 +6,7 @@ pub const DIGIT: u8 = 1;
 pub const UPPER: u8 = 2;
 pub const AT: u8 = 4;
 pub const COLON: u8 = 8;
-pub const OPEN: u8 = 16; // '[' (mask tokens), '+', '(' (phones)
+pub const OPEN: u8 = 16; // '[' (mask tokens), '+', '(' (phones), '=' (keys)
 pub const LEAD: u8 = 32; // UTF-8 lead bytes of Turkish capitals and full-width digits
 
 pub static CLASS: [u8; 256] = {
@@ -26,6 +26,7 @@ pub static CLASS: [u8; 256] = {
     table[b'[' as usize] = OPEN;
     table[b'+' as usize] = OPEN;
     table[b'(' as usize] = OPEN;
+    table[b'=' as usize] = OPEN;
     table[0xC3] = LEAD;
     table[0xC4] = LEAD;
     table[0xC5] = LEAD;
