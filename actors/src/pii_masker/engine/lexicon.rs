@@ -1594,6 +1594,85 @@ pub fn label(folded: &[u8]) -> Option<Label> {
     }
 }
 
+/// Name labels that name a part of a person's name and nothing else, folded: behind one of these a
+/// value written in lower case is a name too (`"first_name": "mehmet"`, `soyad=yılmaz`), which behind
+/// "name", "contact" or "owner" it need not be (`"name": "admin"`).
+const PERSON_NAME_LABELS: &[&str] = &[
+    // "Adı" and "İsim" alone (not "Ürün Adı", which is no name label at all); not "ad", which is as
+    // often an advertisement's key.
+    "adi",
+    "isim",
+    "ad soyad",
+    "adi soyadi",
+    "ad-soyad",
+    "ad ve soyad",
+    "soyad",
+    "soyadi",
+    "soyisim",
+    "soy isim",
+    "isim soyisim",
+    "adi soyad",
+    "full name",
+    "first name",
+    "firstname",
+    "last name",
+    "lastname",
+    "given name",
+    "given names",
+    "family name",
+    "surname",
+    "middle name",
+    "apellido",
+    "apellidos",
+    "nachname",
+    "vorname",
+    "prenom",
+    "cognome",
+];
+
+/// Whether the folded label ends in a label of [`PERSON_NAME_LABELS`] (a whole word or more).
+pub fn person_name_label(folded: &[u8]) -> bool {
+    let mut from = 0;
+    loop {
+        if PERSON_NAME_LABELS
+            .iter()
+            .any(|l| l.as_bytes() == &folded[from..])
+        {
+            return true;
+        }
+        match folded[from..].iter().position(|&c| c == b' ') {
+            Some(space) => from += space + 1,
+            None => return false,
+        }
+    }
+}
+
+/// Lower-case values that fill a name field without naming anyone, folded.
+const NO_NAME_VALUES: &[&str] = &[
+    "null",
+    "none",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "unknown",
+    "nan",
+    "na",
+    "test",
+    "yok",
+    "bilinmiyor",
+    "belirtilmemis",
+    "bos",
+    "empty",
+    "anonymous",
+    "anonim",
+];
+
+/// Whether a lower-case value, folded, fills a name field without naming anyone.
+pub fn no_name_value(folded: &[u8]) -> bool {
+    NO_NAME_VALUES.iter().any(|v| v.as_bytes() == folded)
+}
+
 /// Legal forms of companies, folded ("A.Ş." folds to "a.s"): a name label or a title followed by
 /// words that run into one announces a company, not a person ("Alıcı: Yaman Gıda Ltd. Şti.").
 const COMPANY_WORDS: &[&str] = &[

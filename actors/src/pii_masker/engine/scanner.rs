@@ -121,7 +121,7 @@ pub struct Scanner<'t> {
     /// Whether `cells` or `field` has given any value context yet.
     given_anywhere: bool,
     /// What the keys met so far announce (see `key_meaning`).
-    key_cache: rustc_hash::FxHashMap<Box<[u8]>, (Option<lexicon::Label>, TypeSet)>,
+    key_cache: rustc_hash::FxHashMap<Box<[u8]>, (Option<lexicon::Label>, TypeSet, bool)>,
     /// The keyword matches of a key, reused from key to key.
     scratch_found: Vec<(usize, usize, u32)>,
 }
@@ -1903,12 +1903,14 @@ impl<'t> Scanner<'t> {
                 None => i + 1,
             };
         };
+        let person = kind == lexicon::Label::Name && lexicon::person_name_label(label);
         // An unquoted value keeps the reading it always had (from the colon on).
         let (value, close) = match self.quoted_value(self.value_start(i)) {
             Some((value, close)) => (value, Some(close)),
             None => (i + 1, None),
         };
-        self.labelled_value(kind, value, close).unwrap_or(i + 1)
+        self.labelled_value(kind, person, value, close)
+            .unwrap_or(i + 1)
     }
 
     /// A key before an equals sign, as a query string, a log line in logfmt, an `.env` or INI file
@@ -2027,7 +2029,7 @@ impl<'t> Scanner<'t> {
     #[inline(never)]
     fn key_colon(&mut self, i: usize, key_start: usize, key_end: usize) -> usize {
         let key = &self.b[key_start..key_end];
-        let (kind, types) = match self.key_cache.get(key) {
+        let (kind, types, person) = match self.key_cache.get(key) {
             Some(&known) => known,
             None => {
                 let known = key_meaning(key, &mut self.key_words, &mut self.scratch_found);
@@ -2050,7 +2052,7 @@ impl<'t> Scanner<'t> {
         self.field = (value, end, types);
         self.field_key = key_start;
         self.given_anywhere = true;
-        kind.and_then(|kind| self.labelled_value(kind, value, close))
+        kind.and_then(|kind| self.labelled_value(kind, person, value, close))
             .unwrap_or(i + 1)
     }
 
@@ -2089,17 +2091,24 @@ impl<'t> Scanner<'t> {
     }
 
     /// The name or the address behind a label of `kind`, its value starting at `value` (after a quote
-    /// when it is quoted, closed at `close`): where the scan goes on when one was found.
+    /// when it is quoted, closed at `close`): where the scan goes on when one was found. Behind a label
+    /// that names a part of a person's name (`person`: "first name", "soyadı"), a name written in
+    /// lower case counts too.
     fn labelled_value(
         &mut self,
         kind: lexicon::Label,
+        person: bool,
         value: usize,
         close: Option<usize>,
     ) -> Option<usize> {
         let b = self.b;
         match kind {
             lexicon::Label::Name => {
-                let (start, end) = self.name_words(value, 4)?;
+                let found = self.name_words(value, 4);
+                let (start, end) = match found {
+                    None if person => self.lower_case_name(value, close)?,
+                    found => found?,
+                };
                 if close.is_some_and(|close| end > close) {
                     return None;
                 }
@@ -2174,6 +2183,92 @@ impl<'t> Scanner<'t> {
                 None
             }
         }
+    }
+
+    /// A name written in lower case behind a label of a part of a person's name (`"first_name":
+    /// "mehmet"`, `soyad=yılmaz`, `Adı: ayşe nur Soyadı: ...`): one to four words of letters that
+    /// fill the value up to its closing quote, or up to the end of its line, cell or item or the next
+    /// field's label; right after an equals sign and unquoted, as a query string or logfmt writes it,
+    /// one word followed by a space will do (`GET /kayit?soyad=korutürk 200`). What fills a name field
+    /// without naming anyone (`null`, `test`, `yok`) is not taken, nor a word that goes on in digits
+    /// (`user123`).
+    #[cold]
+    #[inline(never)]
+    fn lower_case_name(&mut self, value: usize, close: Option<usize>) -> Option<(usize, usize)> {
+        let b = self.b;
+        let start = text::after_spaces(b, value);
+        if upper_at(b, start) {
+            return None;
+        }
+        let spaceless = close.is_none() && start > 0 && b[start - 1] == b'=';
+        let (end, words) = self.lower_case_words(start, close, 4, false).or_else(|| {
+            spaceless
+                .then(|| self.lower_case_words(start, close, 1, true))
+                .flatten()
+        })?;
+        if words == 1 {
+            let mut stack = [0u8; 40];
+            let word = &b[start..end];
+            if word.len() <= 40
+                && lexicon::no_name_value(text::fold_short(word, &mut stack, &mut self.scratch))
+            {
+                return None;
+            }
+        }
+        Some((start, end))
+    }
+
+    /// Up to `max` words of letters from `start` (see [`Self::lower_case_name`]) that end the value:
+    /// their end and count. `space_ends`: a space after them ends the value too.
+    fn lower_case_words(
+        &self,
+        start: usize,
+        close: Option<usize>,
+        max: usize,
+        space_ends: bool,
+    ) -> Option<(usize, usize)> {
+        let b = self.b;
+        let limit = close.unwrap_or(b.len()).min(start + 64);
+        let next_label = |at: usize| {
+            let label_end = self.word_end(at);
+            label_end > at && matches!(b.get(text::after_spaces(b, label_end)), Some(b':' | b'='))
+        };
+        let mut end = start;
+        let mut words = 0;
+        loop {
+            let word_end = self.word_end(end);
+            if word_end - end < 2 || word_end > limit {
+                return None;
+            }
+            words += 1;
+            end = word_end;
+            // The next word belongs to the name unless it is the next field's label.
+            let next = end + usize::from(b.get(end) == Some(&b' '));
+            let next_end = self.word_end(next);
+            if words == max
+                || next == end
+                || next_end == next
+                || next_end > limit
+                || next_label(next)
+            {
+                break;
+            }
+            end = next;
+        }
+        let ends = match close {
+            Some(close) => end == close,
+            None => {
+                let after = text::after_spaces(b, end);
+                (space_ends && after > end)
+                    || after >= b.len()
+                    || matches!(
+                        b[after],
+                        b'\n' | b'\r' | b'\t' | b',' | b';' | b'&' | b'|' | b'}' | b']'
+                    )
+                    || (after > end && next_label(after))
+            }
+        };
+        ends.then_some((end, words))
     }
 
     /// Where the label ending at the colon at `colon`, inside an address that starts at `from`, starts,
@@ -3505,7 +3600,7 @@ fn key_meaning(
     key: &[u8],
     words: &mut Vec<u8>,
     found: &mut Vec<(usize, usize, u32)>,
-) -> (Option<lexicon::Label>, TypeSet) {
+) -> (Option<lexicon::Label>, TypeSet, bool) {
     text::key_words(key, words);
     let last = words
         .iter()
@@ -3519,7 +3614,8 @@ fn key_meaning(
         None
     };
     let types = super::context::key_types(words, found);
-    (kind, TypeSet(types.0 & !CONTEXT_FREE))
+    let person = kind == Some(lexicon::Label::Name) && lexicon::person_name_label(words);
+    (kind, TypeSet(types.0 & !CONTEXT_FREE), person)
 }
 
 /// Where the word ending at `last` (before a colon) starts, when it is written as a data file's key:

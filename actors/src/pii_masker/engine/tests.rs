@@ -988,6 +988,12 @@ mod no_panics {
             Just("Phone 1".to_string()),
             Just("last_name".to_string()),
             Just("Lezize".to_string()),
+            // Keys before '=', and names in lower case behind a name part's label.
+            Just("?first_name=mehmet&dob=1985-03-12".to_string()),
+            Just("soyad = yılmaz".to_string()),
+            Just("\"last_name\": \"korutürk\"".to_string()),
+            Just("Adı: ayşe nur".to_string()),
+            Just("level=info name=\"Asdfgh Hjklqw\"".to_string()),
             any::<u64>().prop_map(|seed| super::super::synthetic::business_sentence(
                 &mut super::super::synthetic::Rng::new(seed)
             )
@@ -2322,6 +2328,37 @@ fn keys_before_an_equals_sign_are_labels() {
         "created_at=2024-05-01 order_id=88812 city=Ankara",
         "base64: QXNkZmdoIEhqa2xxdw== dGVzdA=",
         "product_name=Widget Pro",
+    ]);
+}
+
+#[test]
+fn lower_case_names_behind_a_name_part_label() {
+    masks_as(&[
+        (
+            r#"{"first_name": "mehmet", "last_name": "yılmaz", "full_name": "ayşe nur kara"}"#,
+            r#"{"first_name": "[MASKED_PERSON_NAME]", "last_name": "[MASKED_PERSON_NAME]", "full_name": "[MASKED_PERSON_NAME]"}"#,
+        ),
+        (
+            "/kayit?ad_soyad=selin akbulut&soyad=korutürk&email=x",
+            "/kayit?ad_soyad=[MASKED_PERSON_NAME]&soyad=[MASKED_PERSON_NAME]&email=x",
+        ),
+        // Right after '=', unquoted, a value ends at a space.
+        (
+            "GET /kayit?last_name=korutürk 200 first_name=selin level=info",
+            "GET /kayit?last_name=[MASKED_PERSON_NAME] 200 first_name=[MASKED_PERSON_NAME] level=info",
+        ),
+        (
+            "Adı: mehmet Soyadı: yılmaz\nSurname: korutürk\n",
+            "Adı: [MASKED_PERSON_NAME] Soyadı: [MASKED_PERSON_NAME]\nSurname: [MASKED_PERSON_NAME]\n",
+        ),
+    ]);
+    keeps(&[
+        // What fills a name field without naming anyone, and labels that need not name a person.
+        r#"{"first_name": null, "last_name": "test", "soyad": "yok"}"#,
+        r#"{"name": "admin", "ad": "summer sale", "owner": "platform team"}"#,
+        // A sentence, not a field's value; a word that goes on in digits.
+        "Adı: mehmet olarak girilmiş.",
+        "Soyadı: user123",
     ]);
 }
 
