@@ -190,6 +190,8 @@ async fn masked_preview_reads_keys_and_column_headers() {
             1 + n % 12
         ));
     }
+    // A row typed in lower case, as web forms store names.
+    csv.push_str("99,mehmet,yılmaz,,,\n");
     let (status, body) = preview(
         &server,
         token,
@@ -203,7 +205,14 @@ async fn masked_preview_reads_keys_and_column_headers() {
     assert_eq!(summary["date_of_birth"], 30, "{summary}");
     assert_eq!(summary["tax_id_tr"], 30, "{summary}");
     let text = body["data"]["text"].as_str().expect("text");
-    for raw in ["Lezize", "Korutürk", ".07.1990", "4540536920"] {
+    for raw in [
+        "Lezize",
+        "Korutürk",
+        ".07.1990",
+        "4540536920",
+        "mehmet",
+        "yılmaz",
+    ] {
         assert!(!text.contains(raw), "{raw} is left: {text}");
     }
     // The dates of the last order are no dates of birth.

@@ -483,6 +483,22 @@ impl<'t> Scanner<'t> {
             }
             types
         };
+        // Whether a header cell names a part of a person's name ("first_name", "Soyadı", "Ad Soyad"):
+        // its cells' names may be written in lower case.
+        let mut person_folded = Vec::new();
+        let mut person_header = |cell: &str| -> bool {
+            let core = cell
+                .trim()
+                .trim_end_matches(|c: char| c == ':' || c.is_whitespace());
+            person_folded.clear();
+            text::fold_into(core.as_bytes(), &mut person_folded);
+            lexicon::person_name_label(person_folded.trim_ascii())
+                || (core.len() <= text::KEY_MAX && {
+                    text::key_words(core.as_bytes(), &mut person_folded);
+                    lexicon::person_name_label(&person_folded)
+                })
+        };
+        let mut person_columns: Vec<usize> = Vec::new();
         let mut column_types: Vec<TypeSet> = Vec::new();
         let mut types: Vec<TypeSet> = Vec::new();
         // Whether the line before the current one held a tab (the current line is no table's first).
@@ -505,6 +521,7 @@ impl<'t> Scanner<'t> {
                 memchr::memrchr(b'\n', &b[next_line..tab]).map_or(next_line, |p| next_line + p + 1);
             if line_start != next_line {
                 columns.clear();
+                person_columns.clear();
                 column_types.clear();
                 in_table = false;
             }
@@ -571,6 +588,12 @@ impl<'t> Scanner<'t> {
                 {
                     columns.retain(|column| !bare_name(column));
                 }
+                person_columns.clear();
+                for &(index, kind) in &columns {
+                    if kind == PiiType::PersonName && person_header(cells[index].1) {
+                        person_columns.push(index);
+                    }
+                }
                 continue;
             }
             for (&(start, cell), &given) in cells.iter().zip(&column_types) {
@@ -584,7 +607,8 @@ impl<'t> Scanner<'t> {
                 }
             }
             marks.clone_from(&columns);
-            if count == 2 && labels.len() == 1 && labels[0].0 == 0 {
+            let label_row = count == 2 && labels.len() == 1 && labels[0].0 == 0;
+            if label_row {
                 marks.push((1, labels[0].1));
             }
             for &(index, kind) in &marks {
@@ -606,7 +630,16 @@ impl<'t> Scanner<'t> {
                     continue;
                 }
                 let capitalised = trimmed.chars().next().is_some_and(char::is_uppercase);
-                if trimmed.len() >= 3 && capitalised && !trimmed.starts_with("[MASKED_") {
+                // Under a header of a part of a person's name, a name typed in lower case too.
+                let lower_case_name = !capitalised
+                    && kind == PiiType::PersonName
+                    && (person_columns.contains(&index)
+                        || (index == 1 && label_row && person_header(cells[0].1)))
+                    && lower_case_name_cell(trimmed, &mut self.scratch);
+                if trimmed.len() >= 3
+                    && (capitalised || lower_case_name)
+                    && !trimmed.starts_with("[MASKED_")
+                {
                     let confidence = if kind == PiiType::PersonName {
                         D_LABEL
                     } else {
@@ -3691,6 +3724,30 @@ const KEY_CACHE_MAX: usize = 256;
 /// What a data file's key announces: the label of its words ("first name", "home address") and the
 /// types of its keywords ("date of birth", "vkn"). Labels end a key ("customer person first name"):
 /// its last word is looked at first, and most keys ("id", "created at", "invoice number") end there.
+/// Whether a table cell holds a name written in lower case (under a header of a part of a person's
+/// name): one to four words of letters, each of two or more, not a value that fills a name field
+/// without naming anyone (`null`, `test`, `yok`).
+#[cold]
+fn lower_case_name_cell(cell: &str, scratch: &mut Vec<u8>) -> bool {
+    // Most cells that come here are placeholders of the masked text's re-scan.
+    if !cell.chars().next().is_some_and(char::is_lowercase) {
+        return false;
+    }
+    let mut words = 0;
+    for word in cell.split(' ') {
+        words += 1;
+        if words > 4 || word.chars().count() < 2 || !word.chars().all(char::is_alphabetic) {
+            return false;
+        }
+    }
+    if words == 1 {
+        scratch.clear();
+        text::fold_into(cell.as_bytes(), scratch);
+        return !lexicon::no_name_value(scratch);
+    }
+    true
+}
+
 /// What ends an unquoted field's value ([`Scanner::field_value`]): a line, a cell or an item, and
 /// after an equals sign a '&' too.
 const FIELD_END: u8 = 1;

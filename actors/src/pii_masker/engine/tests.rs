@@ -2352,7 +2352,22 @@ fn lower_case_names_behind_a_name_part_label() {
             "Adı: [MASKED_PERSON_NAME] Soyadı: [MASKED_PERSON_NAME]\nSurname: [MASKED_PERSON_NAME]\n",
         ),
     ]);
+    // A table's columns of name parts, and a two-cell row.
+    let table =
+        "id\tfirst_name\tlast_name\tcity\n1\tmehmet\tyılmaz\tankara\n2\tayşe nur\tkara\tizmir\n\
+                 3\tnull\ttest\tbursa\n";
+    assert_eq!(
+        masked(table),
+        "id\tfirst_name\tlast_name\tcity\n1\t[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\tankara\n\
+         2\t[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\tizmir\n3\tnull\ttest\tbursa\n"
+    );
+    assert_eq!(
+        masked("Soyadı\tyılmaz\nÜrün\tkalem\n"),
+        "Soyadı\t[MASKED_PERSON_NAME]\nÜrün\tkalem\n"
+    );
     keeps(&[
+        // A column of "name" or "owner" keeps what is typed in lower case.
+        "id\tname\towner\tcity\n1\tadmin\tplatform\tankara\n",
         // What fills a name field without naming anyone, and labels that need not name a person.
         r#"{"first_name": null, "last_name": "test", "soyad": "yok"}"#,
         r#"{"name": "admin", "ad": "summer sale", "owner": "platform team"}"#,
