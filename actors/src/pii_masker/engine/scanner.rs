@@ -1999,7 +1999,89 @@ impl<'t> Scanner<'t> {
         if start == last || !opens_key || !(b[start].is_ascii_alphabetic() || b[start] >= 0x80) {
             return i + 1;
         }
+        if let Some(end) = self.url_encoded_value(i, start, last) {
+            return end;
+        }
         self.key_colon(i, start, last)
+    }
+
+    /// A query string's value written URL-encoded, right after the '=' at `i` up to its '&' or
+    /// space (`email=ali.veli%40example.com`, `name=Ay%C5%9Fe+Y%C4%B1lmaz`): decoded, an e-mail
+    /// address is masked whole, and so is a name behind a key that is a name label (one to four words
+    /// of letters, capitalised or behind a label of a part of a name). Its end when one was found.
+    #[cold]
+    fn url_encoded_value(&mut self, i: usize, key_start: usize, key_end: usize) -> Option<usize> {
+        let b = self.b;
+        let start = i + 1;
+        let limit = (start + 256).min(b.len());
+        let end = b[start..limit]
+            .iter()
+            .position(|&c| matches!(c, b'&' | b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\''))
+            .map_or(limit, |p| start + p);
+        let raw = &b[start..end];
+        let escaped = |at: usize| {
+            raw[at] == b'%'
+                && raw
+                    .get(at + 1..at + 3)
+                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+        };
+        if !(0..raw.len()).any(|at| escaped(at) || raw[at] == b'+') {
+            return None;
+        }
+        let mut decoded = Vec::with_capacity(raw.len());
+        let mut at = 0;
+        while at < raw.len() {
+            if escaped(at) {
+                let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+                decoded.push(hex(raw[at + 1]) << 4 | hex(raw[at + 2]));
+                at += 3;
+            } else {
+                decoded.push(if raw[at] == b'+' { b' ' } else { raw[at] });
+                at += 1;
+            }
+        }
+        let decoded = std::str::from_utf8(&decoded).ok()?;
+        if let Some((local, domain)) = decoded.split_once('@') {
+            let ok = local.bytes().all(generic::email_local_char)
+                && domain.bytes().all(generic::email_domain_char)
+                && generic::email(local.as_bytes(), domain.as_bytes());
+            if ok {
+                self.hit(start, end, PiiType::Email, A, "email");
+                return Some(end);
+            }
+            return None;
+        }
+        let (kind, _, person) = self.key_info(key_start, key_end);
+        if kind != Some(lexicon::Label::Name) {
+            return None;
+        }
+        let words: Vec<&str> = decoded.split(' ').collect();
+        let name = (1..=4).contains(&words.len())
+            && words
+                .iter()
+                .all(|w| w.chars().count() >= 2 && w.chars().all(char::is_alphabetic))
+            && (person || decoded.starts_with(char::is_uppercase))
+            && !(words.len() == 1 && {
+                self.scratch.clear();
+                text::fold_into(decoded.as_bytes(), &mut self.scratch);
+                lexicon::no_name_value(&self.scratch)
+            });
+        if !name {
+            return None;
+        }
+        self.labelled_name(start, end)
+    }
+
+    /// A name behind its label at `start..end`: where the scan goes on.
+    fn labelled_name(&mut self, start: usize, end: usize) -> Option<usize> {
+        self.hit(
+            start,
+            end,
+            PiiType::PersonName,
+            D_LABEL,
+            "person_name_label",
+        );
+        Some(end)
     }
 
     /// Where the value after the colon at `colon` starts: after its spaces and tabs.
@@ -2079,17 +2161,7 @@ impl<'t> Scanner<'t> {
     #[inline(never)]
     fn key_colon(&mut self, i: usize, key_start: usize, key_end: usize) -> usize {
         let key = &self.b[key_start..key_end];
-        let (kind, types, person) = match self.key_cache.get(key) {
-            Some(&known) => known,
-            None => {
-                let known = key_meaning(key, &mut self.key_words, &mut self.scratch_found);
-                // Bounded: a data file repeats a few keys on every record.
-                if self.key_cache.len() < KEY_CACHE_MAX {
-                    self.key_cache.insert(key.into(), known);
-                }
-                known
-            }
-        };
+        let (kind, types, person) = self.key_info(key_start, key_end);
         // A bare "name" inside an object: the object's key says whose (`"product": {"name": ...}`
         // names a thing, as "Product name:" does; `"customer": {"name": ...}` a person).
         let kind = match kind {
@@ -2104,6 +2176,25 @@ impl<'t> Scanner<'t> {
         self.given_anywhere = true;
         kind.and_then(|kind| self.labelled_value(kind, person, value, close))
             .unwrap_or(i + 1)
+    }
+
+    /// What the key at `key_start..key_end` announces ([`key_meaning`]), remembered for the keys a
+    /// data file repeats on every record.
+    fn key_info(
+        &mut self,
+        key_start: usize,
+        key_end: usize,
+    ) -> (Option<lexicon::Label>, TypeSet, bool) {
+        let key = &self.b[key_start..key_end];
+        if let Some(&known) = self.key_cache.get(key) {
+            return known;
+        }
+        let known = key_meaning(key, &mut self.key_words, &mut self.scratch_found);
+        // Bounded: a data file repeats a few keys on every record.
+        if self.key_cache.len() < KEY_CACHE_MAX {
+            self.key_cache.insert(key.into(), known);
+        }
+        known
     }
 
     /// The label of a one-word name key (`key`, starting at `key_start` after its quote) read with the
@@ -2162,14 +2253,7 @@ impl<'t> Scanner<'t> {
                 if close.is_some_and(|close| end > close) {
                     return None;
                 }
-                self.hit(
-                    start,
-                    end,
-                    PiiType::PersonName,
-                    D_LABEL,
-                    "person_name_label",
-                );
-                Some(end)
+                self.labelled_name(start, end)
             }
             lexicon::Label::Address => {
                 let mut start = value;

@@ -2323,7 +2323,13 @@ fn keys_before_an_equals_sign_are_labels() {
             "Name=[MASKED_PERSON_NAME] Email=x",
         ),
     ]);
+    // URL-encoded values: an e-mail address, a name behind a name key.
+    masks_as(&[(
+        "GET /signup?email=ali.veli%40example.com&name=Ay%C5%9Fe+Y%C4%B1lmaz&first_name=mehmet+ali 200",
+        "GET /signup?email=[MASKED_EMAIL]&name=[MASKED_PERSON_NAME]&first_name=[MASKED_PERSON_NAME] 200",
+    )]);
     keeps(&[
+        "q=kargo+takip&sort=price%2Cdesc&name=widget+pro",
         "if a == b && total <= 5 { x = 1985; }",
         "created_at=2024-05-01 order_id=88812 city=Ankara",
         "base64: QXNkZmdoIEhqa2xxdw== dGVzdA=",
