@@ -2179,7 +2179,8 @@ impl<'t> Scanner<'t> {
     }
 
     /// What the key at `key_start..key_end` announces ([`key_meaning`]), remembered for the keys a
-    /// data file repeats on every record.
+    /// data file repeats on every record. Inlined: out of line, it cost an e-invoice's text 0.5 %.
+    #[inline(always)]
     fn key_info(
         &mut self,
         key_start: usize,
