@@ -2019,28 +2019,21 @@ impl<'t> Scanner<'t> {
             .position(|&c| matches!(c, b'&' | b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\''))
             .map_or(limit, |p| start + p);
         let raw = &b[start..end];
-        let escaped = |at: usize| {
-            raw[at] == b'%'
-                && raw
-                    .get(at + 1..at + 3)
-                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
-        };
-        if !(0..raw.len()).any(|at| escaped(at) || raw[at] == b'+') {
+        let escaped = raw
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+        if !escaped && !raw.contains(&b'+') {
             return None;
         }
-        let mut decoded = Vec::with_capacity(raw.len());
-        let mut at = 0;
-        while at < raw.len() {
-            if escaped(at) {
-                let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
-                decoded.push(hex(raw[at + 1]) << 4 | hex(raw[at + 2]));
-                at += 3;
-            } else {
-                decoded.push(if raw[at] == b'+' { b' ' } else { raw[at] });
-                at += 1;
-            }
-        }
-        let decoded = std::str::from_utf8(&decoded).ok()?;
+        // As a form encodes it: '+' for a space.
+        let spaced: Vec<u8> = raw
+            .iter()
+            .map(|&c| if c == b'+' { b' ' } else { c })
+            .collect();
+        let decoded = percent_encoding::percent_decode(&spaced)
+            .decode_utf8()
+            .ok()?;
+        let decoded = decoded.as_ref();
         if let Some((local, domain)) = decoded.split_once('@') {
             let ok = local.bytes().all(generic::email_local_char)
                 && domain.bytes().all(generic::email_domain_char)
@@ -2055,18 +2048,9 @@ impl<'t> Scanner<'t> {
         if kind != Some(lexicon::Label::Name) {
             return None;
         }
-        let words: Vec<&str> = decoded.split(' ').collect();
-        let name = (1..=4).contains(&words.len())
-            && words
-                .iter()
-                .all(|w| w.chars().count() >= 2 && w.chars().all(char::is_alphabetic))
-            && (person || decoded.starts_with(char::is_uppercase))
-            && !(words.len() == 1 && {
-                self.scratch.clear();
-                text::fold_into(decoded.as_bytes(), &mut self.scratch);
-                lexicon::no_name_value(&self.scratch)
-            });
-        if !name {
+        if !((person || decoded.starts_with(char::is_uppercase))
+            && names_someone(decoded, &mut self.scratch))
+        {
             return None;
         }
         self.labelled_name(start, end)
@@ -2341,14 +2325,8 @@ impl<'t> Scanner<'t> {
                 .then(|| self.lower_case_words(start, close, 1, true))
                 .flatten()
         })?;
-        if words == 1 {
-            let mut stack = [0u8; 40];
-            let word = &b[start..end];
-            if word.len() <= 40
-                && lexicon::no_name_value(text::fold_short(word, &mut stack, &mut self.scratch))
-            {
-                return None;
-            }
+        if words == 1 && no_name_value(&b[start..end], &mut self.scratch) {
+            return None;
         }
         Some((start, end))
     }
@@ -3815,22 +3793,28 @@ const KEY_CACHE_MAX: usize = 256;
 #[cold]
 fn lower_case_name_cell(cell: &str, scratch: &mut Vec<u8>) -> bool {
     // Most cells that come here are placeholders of the masked text's re-scan.
-    if !cell.chars().next().is_some_and(char::is_lowercase) {
-        return false;
-    }
+    cell.chars().next().is_some_and(char::is_lowercase) && names_someone(cell, scratch)
+}
+
+/// Whether a value that stands alone in a name's place (a table cell, a decoded query value) can name
+/// someone: one to four words of letters, each of two or more, and not a value that fills a name
+/// field without naming anyone ([`no_name_value`]).
+fn names_someone(value: &str, scratch: &mut Vec<u8>) -> bool {
     let mut words = 0;
-    for word in cell.split(' ') {
+    for word in value.split(' ') {
         words += 1;
         if words > 4 || word.chars().count() < 2 || !word.chars().all(char::is_alphabetic) {
             return false;
         }
     }
-    if words == 1 {
-        scratch.clear();
-        text::fold_into(cell.as_bytes(), scratch);
-        return !lexicon::no_name_value(scratch);
-    }
-    true
+    words > 1 || !no_name_value(value.as_bytes(), scratch)
+}
+
+/// Whether one word fills a name field without naming anyone (`null`, `test`, `yok`), folded first.
+fn no_name_value(word: &[u8], scratch: &mut Vec<u8>) -> bool {
+    scratch.clear();
+    text::fold_into(word, scratch);
+    lexicon::no_name_value(scratch)
 }
 
 /// What ends an unquoted field's value ([`Scanner::field_value`]): a line, a cell or an item, and
