@@ -124,6 +124,8 @@ pub struct Scanner<'t> {
     key_cache: rustc_hash::FxHashMap<Box<[u8]>, (Option<lexicon::Label>, TypeSet, bool)>,
     /// The keyword matches of a key, reused from key to key.
     scratch_found: Vec<(usize, usize, u32)>,
+    /// How many URL-encoded values this scanner's text lies inside (see `url_encoded_value`).
+    decoding_depth: u8,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -261,6 +263,7 @@ impl<'t> Scanner<'t> {
             given_anywhere: false,
             key_cache: rustc_hash::FxHashMap::default(),
             scratch_found: Vec::new(),
+            decoding_depth: 0,
         }
     }
 
@@ -743,7 +746,9 @@ impl<'t> Scanner<'t> {
         }
     }
 
-    /// Runs the pass over the whole text.
+    /// Runs the pass over the whole text. Inlined into its callers: out of line (it is called by
+    /// `url_encoded_value` too), its loop cost the benchmark 0.1 %.
+    #[inline(always)]
     pub fn run(mut self) -> Vec<Hit> {
         self.tables();
         self.agents();
@@ -1999,18 +2004,20 @@ impl<'t> Scanner<'t> {
         if start == last || !opens_key || !(b[start].is_ascii_alphabetic() || b[start] >= 0x80) {
             return i + 1;
         }
-        if let Some(end) = self.url_encoded_value(i, start, last) {
-            return end;
-        }
+        self.url_encoded_value(i, start, last);
         self.key_colon(i, start, last)
     }
 
     /// A query string's value written URL-encoded, right after the '=' at `i` up to its '&' or
-    /// space (`email=ali.veli%40example.com`, `name=Ay%C5%9Fe+Y%C4%B1lmaz`): decoded, an e-mail
-    /// address is masked whole, and so is a name behind a key that is a name label (one to four words
-    /// of letters, capitalised or behind a label of a part of a name). Its end when one was found.
+    /// space (`email=ali.veli%40example.com`, `name=Ay%C5%9Fe+Y%C4%B1lmaz`, `tel=%2B90+532+...`):
+    /// decoded, it is scanned as `key: value` by a scanner of its own, and each value found there is
+    /// masked over the bytes that encode it. The scan goes on over the raw value too (what it finds
+    /// there loses to a longer decoded span), so that the masked text's re-scan sees what this one did.
     #[cold]
-    fn url_encoded_value(&mut self, i: usize, key_start: usize, key_end: usize) -> Option<usize> {
+    fn url_encoded_value(&mut self, i: usize, key_start: usize, key_end: usize) {
+        if self.decoding_depth >= 2 {
+            return;
+        }
         let b = self.b;
         let start = i + 1;
         let limit = (start + 256).min(b.len());
@@ -2023,37 +2030,49 @@ impl<'t> Scanner<'t> {
             .windows(3)
             .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
         if !escaped && !raw.contains(&b'+') {
-            return None;
+            return;
         }
         // As a form encodes it: '+' for a space.
         let spaced: Vec<u8> = raw
             .iter()
             .map(|&c| if c == b'+' { b' ' } else { c })
             .collect();
-        let decoded = percent_encoding::percent_decode(&spaced)
-            .decode_utf8()
-            .ok()?;
-        let decoded = decoded.as_ref();
-        if let Some((local, domain)) = decoded.split_once('@') {
-            let ok = local.bytes().all(generic::email_local_char)
-                && domain.bytes().all(generic::email_domain_char)
-                && generic::email(local.as_bytes(), domain.as_bytes());
-            if ok {
-                self.hit(start, end, PiiType::Email, A, "email");
-                return Some(end);
+        let Ok(decoded) = percent_encoding::percent_decode(&spaced).decode_utf8() else {
+            return;
+        };
+        // Where each decoded byte was written: `%XX` is one byte from three.
+        let mut written = Vec::with_capacity(decoded.len() + 1);
+        let mut r = 0;
+        while r < spaced.len() {
+            written.push(start + r);
+            let triple = spaced[r] == b'%'
+                && spaced.get(r + 1).is_some_and(u8::is_ascii_hexdigit)
+                && spaced.get(r + 2).is_some_and(u8::is_ascii_hexdigit);
+            r += if triple { 3 } else { 1 };
+        }
+        written.push(end);
+        let key = &self.text[key_start..key_end];
+        let field = format!("{key}: {decoded}");
+        let offset = key.len() + 2;
+        let mut inner = Scanner::new(&field, self.window_before, self.window_after);
+        inner.keep = self.keep;
+        inner.exhaustive = self.exhaustive;
+        inner.decoding_depth = self.decoding_depth + 1;
+        for hit in inner.run() {
+            if hit.start < offset || hit.end <= hit.start {
+                continue;
             }
-            return None;
+            let (from, to) = (hit.start - offset, hit.end - offset);
+            let (Some(&from), Some(&to)) = (written.get(from), written.get(to)) else {
+                continue;
+            };
+            self.hits.push(Hit {
+                start: from,
+                end: to,
+                shortcut: None,
+                ..hit
+            });
         }
-        let (kind, _, person) = self.key_info(key_start, key_end);
-        if kind != Some(lexicon::Label::Name) {
-            return None;
-        }
-        if !((person || decoded.starts_with(char::is_uppercase))
-            && names_someone(decoded, &mut self.scratch))
-        {
-            return None;
-        }
-        self.labelled_name(start, end)
     }
 
     /// A name behind its label at `start..end`: where the scan goes on.
@@ -3796,7 +3815,7 @@ fn lower_case_name_cell(cell: &str, scratch: &mut Vec<u8>) -> bool {
     cell.chars().next().is_some_and(char::is_lowercase) && names_someone(cell, scratch)
 }
 
-/// Whether a value that stands alone in a name's place (a table cell, a decoded query value) can name
+/// Whether a value that stands alone in a name's place (a table cell) can name
 /// someone: one to four words of letters, each of two or more, and not a value that fills a name
 /// field without naming anyone ([`no_name_value`]).
 fn names_someone(value: &str, scratch: &mut Vec<u8>) -> bool {

@@ -2328,6 +2328,22 @@ fn keys_before_an_equals_sign_are_labels() {
         "GET /signup?email=ali.veli%40example.com&name=Ay%C5%9Fe+Y%C4%B1lmaz&first_name=mehmet+ali 200",
         "GET /signup?email=[MASKED_EMAIL]&name=[MASKED_PERSON_NAME]&first_name=[MASKED_PERSON_NAME] 200",
     )]);
+    // Any type: a value is decoded and read as `key: value`; only the bytes that encode what is found
+    // there are masked.
+    masks_as(&[
+        (
+            "GET /callback?tel=%2B90+532+123+45+67&ok=1",
+            "GET /callback?tel=[MASKED_PHONE_TR]&ok=1",
+        ),
+        (
+            "POST /form body=tckn%3D10000000146%26iban%3DTR330006100519786457841326",
+            "POST /form body=tckn%3D[MASKED_NATIONAL_ID_TR]%26iban%3D[MASKED_IBAN_TR]",
+        ),
+        (
+            "/ara?q=siparis+88812+icin+ali.veli%40example.com&dob=12%2F03%2F1985",
+            "/ara?q=siparis+88812+icin+[MASKED_EMAIL]&dob=[MASKED_DATE_OF_BIRTH]",
+        ),
+    ]);
     keeps(&[
         "q=kargo+takip&sort=price%2Cdesc&name=widget+pro",
         "if a == b && total <= 5 { x = 1985; }",
