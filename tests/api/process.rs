@@ -298,4 +298,36 @@ async fn masked_preview_reads_keys_and_column_headers() {
         assert!(!text.contains(raw), "{raw} is left: {text}");
     }
     assert!(text.contains("created=2024-05-01"), "{text}");
+
+    // A FHIR patient: the parts of a name inside a name object, a national number labelled by the
+    // record's "system", and URL-encoded values of any type in a callback's query string.
+    let patient = r#"{"resourceType": "Patient", "name": [{"use": "official", "family": "Chalmers", "given": ["Peter", "James"]}], "telecom": [{"system": "phone", "value": "(03) 5555 6473", "use": "work"}], "birthDate": "1974-12-25"}
+GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.veli%40example.com 200
+"#;
+    let (status, body) = preview(
+        &server,
+        token,
+        "?masked=true",
+        "patient.json",
+        patient.as_bytes().to_vec(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in [
+        "Chalmers",
+        "Peter",
+        "James",
+        "5555 6473",
+        "1974-12-25",
+        "%2B90",
+        "10000000146",
+        "ali.veli",
+    ] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    assert!(
+        text.contains("q=siparis+88812+icin+[MASKED_EMAIL]"),
+        "{text}"
+    );
 }

@@ -1630,6 +1630,42 @@ const PERSON_NAME_LABELS: &[&str] = &[
     "cognome",
 ];
 
+/// Keys that hold a value without saying what it is: the record around them does (`{"system":
+/// "phone", "value": "..."}` in FHIR, `{"type": "dob", "value": ...}`, `{"label": "Telefon", "text":
+/// ...}`), so such a key does not end its value's context window.
+const GENERIC_VALUE_KEYS: &[&str] = &[
+    "value", "val", "v", "text", "content", "data", "string", "input", "answer", "deger", "icerik",
+];
+
+/// Whether the folded key's words are one of [`GENERIC_VALUE_KEYS`].
+pub fn generic_value_key(folded: &[u8]) -> bool {
+    one_of(GENERIC_VALUE_KEYS, folded)
+}
+
+/// Whether `folded` is one of `words`.
+fn one_of(words: &[&str], folded: &[u8]) -> bool {
+    words.iter().any(|w| w.as_bytes() == folded)
+}
+
+/// Keys that name a part of a person's name only inside an object that is a name (`"name": [{"family":
+/// "Chalmers", "given": ["Peter"]}]` in FHIR, `"name": {"first": ..., "last": ...}`).
+const NAME_PART_KEYS: &[&str] = &[
+    "family",
+    "given",
+    "first",
+    "last",
+    "middle",
+    "text",
+    "full",
+    "forename",
+    "forenames",
+];
+
+/// Whether the folded key's words are one of [`NAME_PART_KEYS`].
+pub fn name_part_key(folded: &[u8]) -> bool {
+    one_of(NAME_PART_KEYS, folded)
+}
+
 /// Whether the folded label ends in a label of [`PERSON_NAME_LABELS`] (a whole word or more).
 pub fn person_name_label(folded: &[u8]) -> bool {
     let mut from = 0;
@@ -1670,7 +1706,7 @@ const NO_NAME_VALUES: &[&str] = &[
 
 /// Whether a lower-case value, folded, fills a name field without naming anyone.
 pub fn no_name_value(folded: &[u8]) -> bool {
-    NO_NAME_VALUES.iter().any(|v| v.as_bytes() == folded)
+    one_of(NO_NAME_VALUES, folded)
 }
 
 /// Legal forms of companies, folded ("A.Ş." folds to "a.s"): a name label or a title followed by

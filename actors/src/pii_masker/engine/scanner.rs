@@ -121,7 +121,7 @@ pub struct Scanner<'t> {
     /// Whether `cells` or `field` has given any value context yet.
     given_anywhere: bool,
     /// What the keys met so far announce (see `key_meaning`).
-    key_cache: rustc_hash::FxHashMap<Box<[u8]>, (Option<lexicon::Label>, TypeSet, bool)>,
+    key_cache: rustc_hash::FxHashMap<Box<[u8]>, KeyMeaning>,
     /// The keyword matches of a key, reused from key to key.
     scratch_found: Vec<(usize, usize, u32)>,
     /// How many URL-encoded values this scanner's text lies inside (see `url_encoded_value`).
@@ -137,6 +137,24 @@ fn sep_kind(byte: u8) -> u8 {
         b'(' | b')' => SEP_PAREN,
         _ => 0,
     }
+}
+
+/// The column of a table's header whose cell is "Ad" (a given name) when another is "Soyad" or
+/// "Soyadı" (a surname).
+fn first_name_beside_surname(cells: &[(usize, &str)]) -> Option<usize> {
+    let is = |cell: &str, words: &[&str]| {
+        let core = cell.trim().trim_end_matches(':').trim_end();
+        core.len() <= 8 && {
+            let mut folded = Vec::with_capacity(8);
+            text::fold_into(core.as_bytes(), &mut folded);
+            words.iter().any(|w| w.as_bytes() == folded)
+        }
+    };
+    let given = cells.iter().position(|&(_, cell)| is(cell, &["ad"]))?;
+    cells
+        .iter()
+        .any(|&(_, cell)| is(cell, &["soyad", "soyadi"]))
+        .then_some(given)
 }
 
 /// A table cell that holds one phone number and nothing else: 7 to 15 digits, written with spaces,
@@ -596,6 +614,15 @@ impl<'t> Scanner<'t> {
                     if kind == PiiType::PersonName && person_header(cells[index].1) {
                         person_columns.push(index);
                     }
+                }
+                // "Ad" beside "Soyad": the given name's column ("ad" alone is too short a word to
+                // be a label anywhere else).
+                if let Some(given) = first_name_beside_surname(&cells) {
+                    if !columns.iter().any(|column| column.0 == given) {
+                        columns.push((given, PiiType::PersonName));
+                        columns.sort_unstable_by_key(|column| column.0);
+                    }
+                    person_columns.push(given);
                 }
                 continue;
             }
@@ -2164,7 +2191,13 @@ impl<'t> Scanner<'t> {
     #[inline(never)]
     fn key_colon(&mut self, i: usize, key_start: usize, key_end: usize) -> usize {
         let key = &self.b[key_start..key_end];
-        let (kind, types, person) = self.key_info(key_start, key_end);
+        let KeyMeaning {
+            kind,
+            types,
+            person,
+            bounds,
+            name_part,
+        } = self.key_info(key_start, key_end);
         // A bare "name" inside an object: the object's key says whose (`"product": {"name": ...}`
         // names a thing, as "Product name:" does; `"customer": {"name": ...}` a person).
         let kind = match kind {
@@ -2173,22 +2206,142 @@ impl<'t> Scanner<'t> {
             }
             other => other,
         };
+        // A part of a name inside an object that is a name (`"name": [{"family": ..., "given": [...]}]`).
+        let (kind, person) = if name_part && self.in_name_object(key_start) {
+            (Some(lexicon::Label::Name), true)
+        } else {
+            (kind, person)
+        };
         let (value, end, close) = self.field_value(i);
+        // A key that says nothing (`"value"`) leaves the window to the record around it, and the
+        // record's keywords before it, from its opening brace, label the value (`{"system": "phone",
+        // "value": "(03) 5555 6473"}`).
+        let types = if bounds {
+            types
+        } else {
+            self.record_types(key_start)
+        };
         self.field = (value, end, types);
-        self.field_key = key_start;
+        self.field_key = if bounds { key_start } else { 0 };
         self.given_anywhere = true;
+        if kind == Some(lexicon::Label::Name) && self.b.get(self.value_start(i)) == Some(&b'[') {
+            self.name_array(person, self.value_start(i));
+            return i + 1;
+        }
         kind.and_then(|kind| self.labelled_value(kind, person, value, close))
             .unwrap_or(i + 1)
+    }
+
+    /// The types of the keywords before the key at `key_start`, back to its record's opening brace
+    /// (at most the context window before it), those that need context only.
+    #[cold]
+    fn record_types(&mut self, key_start: usize) -> TypeSet {
+        let floor = key_start.saturating_sub(self.window_before);
+        let from = memchr::memrchr(b'{', &self.b[floor..key_start]).map_or(floor, |p| floor + p);
+        let types = self
+            .keywords
+            .types_in_moving(&mut self.keyword_cursors.2, from, key_start);
+        TypeSet(types.0 & !CONTEXT_FREE)
+    }
+
+    /// Whether the key starting at `key_start` (after its quote) stands in a JSON object that is the
+    /// value, or an item of the value, of a name key (`"name": {"first": ...`, `"name": [{"use":
+    /// "official", "family": ...`, `"name": [{...}, {"given": ...`): the object's opening brace, the
+    /// array's bracket if it is an item, then the key before them (at most 512 bytes back).
+    #[cold]
+    fn in_name_object(&mut self, key_start: usize) -> bool {
+        let b = self.b;
+        let floor = key_start.saturating_sub(512);
+        let mut at = key_start;
+        let mut depth = 0usize;
+        let open = loop {
+            if at <= floor {
+                return false;
+            }
+            at -= 1;
+            match b[at] {
+                b'}' | b']' => depth += 1,
+                b'{' if depth == 0 => break at,
+                b'{' | b'[' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        };
+        let mut at = open;
+        let skip_spaces = |at: &mut usize| {
+            while *at > 0 && matches!(b[*at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+                *at -= 1;
+            }
+        };
+        skip_spaces(&mut at);
+        // An item of an array: back to the array's opening bracket, over the items before it.
+        if at > 0 && b[at - 1] == b',' {
+            let mut depth = 0usize;
+            loop {
+                if at <= floor {
+                    return false;
+                }
+                at -= 1;
+                match b[at] {
+                    b'}' | b']' => depth += 1,
+                    b'[' if depth == 0 => break,
+                    b'{' | b'[' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            at += 1;
+        }
+        if at > 0 && b[at - 1] == b'[' {
+            at -= 1;
+            skip_spaces(&mut at);
+        }
+        if !(at > 0 && b[at - 1] == b':') {
+            return false;
+        }
+        at -= 1;
+        skip_spaces(&mut at);
+        if !(at > 0 && b[at - 1] == b'"') {
+            return false;
+        }
+        let key_end = at - 1;
+        let mut key_start = key_end;
+        while key_start > 0
+            && key_end - key_start < text::KEY_MAX
+            && text::key_byte(b[key_start - 1])
+        {
+            key_start -= 1;
+        }
+        key_start < key_end
+            && key_start > 0
+            && b[key_start - 1] == b'"'
+            && self.key_info(key_start, key_end).kind == Some(lexicon::Label::Name)
+    }
+
+    /// The names in a JSON array behind a name key (`"given": ["Peter", "James"]`), from its '[' at
+    /// `open`, each quoted item read as a name behind its label.
+    #[cold]
+    fn name_array(&mut self, person: bool, open: usize) {
+        let b = self.b;
+        let limit = (open + 512).min(b.len());
+        let mut at = open + 1;
+        while at < limit {
+            match b[at] {
+                b']' | b'\n' | b'{' => return,
+                b'"' => {
+                    let Some((from, close)) = self.quoted_value(at) else {
+                        return;
+                    };
+                    self.labelled_value(lexicon::Label::Name, person, from, Some(close));
+                    at = close + 1;
+                }
+                _ => at += 1,
+            }
+        }
     }
 
     /// What the key at `key_start..key_end` announces ([`key_meaning`]), remembered for the keys a
     /// data file repeats on every record. Inlined: out of line, it cost an e-invoice's text 0.5 %.
     #[inline(always)]
-    fn key_info(
-        &mut self,
-        key_start: usize,
-        key_end: usize,
-    ) -> (Option<lexicon::Label>, TypeSet, bool) {
+    fn key_info(&mut self, key_start: usize, key_end: usize) -> KeyMeaning {
         let key = &self.b[key_start..key_end];
         if let Some(&known) = self.key_cache.get(key) {
             return known;
@@ -3852,11 +4005,13 @@ static FIELD_ENDS: [u8; 256] = {
     table
 };
 
+/// What a key announces: its words ([`text::key_words`], into `words`) looked up as a label and
+/// searched for keywords.
 fn key_meaning(
     key: &[u8],
     words: &mut Vec<u8>,
     found: &mut Vec<(usize, usize, u32)>,
-) -> (Option<lexicon::Label>, TypeSet, bool) {
+) -> KeyMeaning {
     text::key_words(key, words);
     let last = words
         .iter()
@@ -3870,8 +4025,28 @@ fn key_meaning(
         None
     };
     let types = super::context::key_types(words, found);
-    let person = kind == Some(lexicon::Label::Name) && lexicon::person_name_label(words);
-    (kind, TypeSet(types.0 & !CONTEXT_FREE), person)
+    KeyMeaning {
+        kind,
+        types: TypeSet(types.0 & !CONTEXT_FREE),
+        person: kind == Some(lexicon::Label::Name) && lexicon::person_name_label(words),
+        bounds: !lexicon::generic_value_key(words),
+        name_part: kind.is_none() && lexicon::name_part_key(words),
+    }
+}
+
+/// What a data file's key announces (see [`key_meaning`]).
+#[derive(Clone, Copy)]
+struct KeyMeaning {
+    /// The label it is, if any.
+    kind: Option<lexicon::Label>,
+    /// The types its keywords support.
+    types: TypeSet,
+    /// Whether it names a part of a person's name (`first_name`, `soyad`).
+    person: bool,
+    /// Whether its value's context window starts at it (not for `"value"` and the like).
+    bounds: bool,
+    /// Whether it names a part of a name inside an object that is a name (`"family"`, `"given"`).
+    name_part: bool,
 }
 
 /// Where the word ending at `last` (before a colon) starts, when it is written as a data file's key:

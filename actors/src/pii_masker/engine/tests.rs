@@ -2302,6 +2302,66 @@ fn keys_of_data_files_are_labels() {
 }
 
 #[test]
+fn a_key_that_says_nothing_leaves_the_window_to_its_record() {
+    // FHIR's telecom entries: the system names what the value is.
+    masks_as(&[
+        (
+            r#"{"system": "phone", "value": "5321234567", "use": "mobile"}"#,
+            r#"{"system": "phone", "value": "[MASKED_PHONE_TR]", "use": "mobile"}"#,
+        ),
+        (
+            r#"{"type": "dogum_tarihi", "value": "12.03.1985"}"#,
+            r#"{"type": "dogum_tarihi", "value": "[MASKED_DATE_OF_BIRTH]"}"#,
+        ),
+        // A national number of another country, which only a phone label makes one.
+        (
+            r#"{"system": "phone", "value": "(03) 5555 6473", "use": "work"}"#,
+            r#"{"system": "phone", "value": "[MASKED_PHONE_INTL]", "use": "work"}"#,
+        ),
+    ]);
+    // A key that says what its value is still bounds the window, and a record's keywords stay in it.
+    keeps(&[
+        r#"{"dob": "x", "created": "2024-05-01"}"#,
+        r#"{"system": "phone", "value": "x"}, {"system": "url", "value": "(03) 5555 6473"}"#,
+    ]);
+}
+
+#[test]
+fn parts_of_a_name_inside_a_name_object() {
+    masks_as(&[
+        // A FHIR patient's name: the family name, the given names in an array, the full text.
+        (
+            r#""name": [{"use": "official", "family": "Chalmers", "given": ["Peter", "James"]}, {"use": "usual", "given": ["Jim"], "text": "Jim Chalmers"}],"#,
+            r#""name": [{"use": "official", "family": "[MASKED_PERSON_NAME]", "given": ["[MASKED_PERSON_NAME]", "[MASKED_PERSON_NAME]"]}, {"use": "usual", "given": ["[MASKED_PERSON_NAME]"], "text": "[MASKED_PERSON_NAME]"}],"#,
+        ),
+        (
+            r#"{"customer": {"name": {"first": "mehmet", "last": "yılmaz"}, "tier": "gold"}}"#,
+            r#"{"customer": {"name": {"first": "[MASKED_PERSON_NAME]", "last": "[MASKED_PERSON_NAME]"}, "tier": "gold"}}"#,
+        ),
+        // An array of names behind a name key.
+        (
+            r#"{"authors": "x", "full_name": ["Asdfgh Hjklqw", "zeynep kaya"]}"#,
+            r#"{"authors": "x", "full_name": ["[MASKED_PERSON_NAME]", "[MASKED_PERSON_NAME]"]}"#,
+        ),
+    ]);
+    // Outside a name object, such keys say nothing.
+    keeps(&[
+        r#"{"product": {"family": "Xeon", "first": "Alpha", "last": "Omega"}}"#,
+        r#"{"range": {"first": "Monday", "last": "Friday"}, "text": "Spring Sale"}"#,
+    ]);
+}
+
+#[test]
+fn a_given_name_column_headed_ad_beside_soyad() {
+    masks_as(&[(
+        "Ad\tSoyad\tŞehir\nmehmet\tyılmaz\tAnkara\nAsdfgh\tHjklqw\tİzmir\n",
+        "Ad\tSoyad\tŞehir\n[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\tAnkara\n[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\tİzmir\n",
+    )]);
+    // Without a surname column, "Ad" is no label (a product's name, an advertisement).
+    keeps(&["Ad\tAdet\tFiyat\nkalem\t3\t12,50\nDefter\t5\t40,00\n"]);
+}
+
+#[test]
 fn keys_before_an_equals_sign_are_labels() {
     masks_as(&[
         // A query string, a logfmt line, an INI or .env file.
