@@ -3388,14 +3388,16 @@ impl<'t> Scanner<'t> {
         let len = normalised.len().min(buffer.len());
         buffer[..len].copy_from_slice(&normalised[..len]);
         let s = &buffer[..len];
-        let letters: usize = self.groups[first..=last].iter().map(|g| g.letters).sum();
         let count = last - first + 1;
-        let seps = self.groups[first + 1..=last]
-            .iter()
-            .fold(0u8, |acc, g| acc | g.sep);
+        // The span's letters, separators and group lengths in one walk over its groups.
+        let (mut letters, mut seps) = (0usize, 0u8);
         let mut lens_buffer = [0usize; MAX_GROUPS];
-        for (slot, group) in lens_buffer.iter_mut().zip(&self.groups[first..=last]) {
-            *slot = group.len();
+        for (index, group) in self.groups[first..=last].iter().enumerate() {
+            letters += group.letters;
+            if index > 0 {
+                seps |= group.sep;
+            }
+            lens_buffer[index] = group.len();
         }
         let lens = &lens_buffer[..count];
         // Written plain, or in groups no longer than `max` characters (e.g. 3-3-3-2, 4-4-4-4): a
