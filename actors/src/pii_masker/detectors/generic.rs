@@ -148,9 +148,16 @@ fn iban_mod97(value: &[u8]) -> u64 {
 /// Payment card: Luhn + issuer prefix and length.
 pub fn credit_card(value: &[u8]) -> bool {
     let length = value.len();
-    if !(12..=19).contains(&length) || !luhn(value) {
+    if !(12..=19).contains(&length) || !all_digits(value) {
         return false;
     }
+    // The issuer's prefix and length first, then the checksum: most numbers of a card's length
+    // (an EAN, an order number) have no card issuer's prefix.
+    issuer(value, length) && luhn(value)
+}
+
+/// Whether a number of digits of `length` starts with a card issuer's prefix at a length it uses.
+fn issuer(value: &[u8], length: usize) -> bool {
     let prefix = |n: usize| -> u32 {
         value[..n]
             .iter()
