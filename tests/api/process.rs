@@ -330,4 +330,34 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
         text.contains("q=siparis+88812+icin+[MASKED_EMAIL]"),
         "{text}"
     );
+
+    // A PostgreSQL dump: the COPY line's columns head the rows under it.
+    let mut dump = String::from(
+        "COPY public.customers (id, first_name, last_name, birth_date, phone) FROM stdin;\n",
+    );
+    for n in 0..20 {
+        dump.push_str(&format!(
+            "{n}\tlezize\tkorutürk\t19{:02}-07-0{}\t53276543{:02}\n",
+            50 + n,
+            1 + n % 9,
+            n
+        ));
+    }
+    dump.push_str("\\.\n");
+    let (status, body) = preview(
+        &server,
+        token,
+        "?masked=true",
+        "customers.sql",
+        dump.into_bytes(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in ["lezize", "korutürk", "-07-0", "53276543"] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    let summary = &body["data"]["pii"]["pii_type_summary"];
+    assert_eq!(summary["date_of_birth"], 20, "{summary}");
+    assert_eq!(summary["phone_tr"], 20, "{summary}");
 }

@@ -139,6 +139,43 @@ fn sep_kind(byte: u8) -> u8 {
     }
 }
 
+/// The column list of a `COPY table (columns) FROM stdin;` line (a PostgreSQL dump) ending right before
+/// `line_start`: where it starts and ends inside its parentheses.
+fn copy_columns(b: &[u8], line_start: usize) -> Option<(usize, usize)> {
+    let before = line_start.checked_sub(1)?;
+    let start = memchr::memrchr(b'\n', &b[..before]).map_or(0, |p| p + 1);
+    let line = trim_cr(&b[start..before]);
+    if !line.starts_with(b"COPY ") || line.len() > 4096 {
+        return None;
+    }
+    let rest = line.strip_suffix(b";").unwrap_or(line);
+    let rest = rest.strip_suffix(b" FROM stdin")?;
+    let close = rest.len().checked_sub(1).filter(|&c| rest[c] == b')')?;
+    let open = memchr::memchr(b'(', rest)?;
+    (open < close).then_some((start + open + 1, start + close))
+}
+
+/// The column names in `b[from..to]` (`id, first_name, "Doğum Tarihi"`), each without its spaces and
+/// quotes.
+fn sql_column_names(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = from;
+    std::iter::from_fn(move || {
+        if at >= to {
+            return None;
+        }
+        let end = memchr::memchr(b',', &b[at..to]).map_or(to, |p| at + p);
+        let (mut start, mut stop) = (at, end);
+        at = end + 1;
+        while start < stop && matches!(b[start], b' ' | b'"' | b'`') {
+            start += 1;
+        }
+        while stop > start && matches!(b[stop - 1], b' ' | b'"' | b'`') {
+            stop -= 1;
+        }
+        Some((start, stop))
+    })
+}
+
 /// The column of a table's header whose cell is "Ad" (a given name) when another is "Soyad" or
 /// "Soyadı" (a surname).
 fn first_name_beside_surname(cells: &[(usize, &str)]) -> Option<usize> {
@@ -557,21 +594,42 @@ impl<'t> Scanner<'t> {
             // A table's first line (none with a tab right before it): its cells may be headers
             // written as keys, and the line a header of keywords alone.
             let first = !in_table;
+            // A PostgreSQL dump's rows under their `COPY table (columns) FROM stdin;` line: the
+            // columns are the table's header, and this line is read again as its first row.
+            let copied = if first {
+                copy_columns(b, line_start)
+            } else {
+                None
+            };
+            if copied.is_some() {
+                next_line = line_start;
+            }
+            // The header's column names, or the line's cells; one call of `label_kind` for both,
+            // which keeps it inlined.
+            let mut columns_of_copy = copied.map(|(from, to)| sql_column_names(b, from, to));
             let mut from = line_start;
             // One iterator over the line's tabs: a search per cell cost more to start than to run.
             let mut tabs = memchr::memchr_iter(b'\t', &b[line_start..end]);
             loop {
-                let to = tabs.next().map_or(end, |p| line_start + p);
+                let (cell_from, to) = match columns_of_copy.as_mut() {
+                    Some(names) => match names.next() {
+                        Some(name) => name,
+                        None => break,
+                    },
+                    None => (from, tabs.next().map_or(end, |p| line_start + p)),
+                };
                 // Tabs, line breaks and carriage returns are ASCII: the cuts are char boundaries.
-                let cell = &text[from..to];
+                let cell = &text[cell_from..to];
                 if let Some(kind) = label_kind(cell, first) {
                     labels.push((cells.len(), kind));
                 }
-                cells.push((from, cell));
-                if to == end {
-                    break;
+                cells.push((cell_from, cell));
+                if columns_of_copy.is_none() {
+                    if to == end {
+                        break;
+                    }
+                    from = to + 1;
                 }
-                from = to + 1;
             }
             let count = cells.len();
             // A header: a line with a label, or a table's first line whose cells name what a keyword
@@ -626,6 +684,10 @@ impl<'t> Scanner<'t> {
                 }
                 continue;
             }
+            if copied.is_some() {
+                // Columns that name nothing: the rows are read as they are.
+                continue;
+            }
             for (&(start, cell), &given) in cells.iter().zip(&column_types) {
                 // Types found without context (checksums) gain nothing from a column, and phone
                 // numbers are its marks (above): without them, the cells of "T.C. Kimlik No", "IBAN",
@@ -649,13 +711,34 @@ impl<'t> Scanner<'t> {
                 let lead = cell.len() - cell.trim_start().len();
                 if kind == PiiType::PhoneIntl {
                     if phone_shaped_cell(trimmed) {
+                        // A Turkish number is a `phone_tr` under any phone header, as it is near
+                        // the header's keyword.
+                        // (After a '+', the number's own hit is a `phone_tr` already, and wins.)
+                        let turkish = !trimmed.starts_with('+') && {
+                            let mut digits = [0u8; 16];
+                            let mut count = 0;
+                            for c in trimmed.bytes().take_while(|&c| c != b'x') {
+                                if c.is_ascii_digit() && count < digits.len() {
+                                    digits[count] = c;
+                                    count += 1;
+                                }
+                            }
+                            let digits = &digits[..count];
+                            tr::phone_nsn(digits) || tr::phone_with_prefix(digits)
+                        };
+                        let before = self.hits.len();
                         self.hit(
                             start + lead,
                             start + lead + trimmed.len(),
-                            kind,
+                            if turkish { PiiType::PhoneTr } else { kind },
                             B_CONTEXT,
                             "table_column_label",
                         );
+                        // With the column's own priority: the number's own `phone_tr` hit, where
+                        // its form or a keyword finds one, still wins over it.
+                        if let Some(hit) = self.hits.get_mut(before) {
+                            hit.priority = kind.priority();
+                        }
                     }
                     continue;
                 }

@@ -2362,6 +2362,27 @@ fn a_given_name_column_headed_ad_beside_soyad() {
 }
 
 #[test]
+fn a_postgresql_dump_s_columns_head_its_rows() {
+    masks_as(&[(
+        "COPY public.customers (id, first_name, last_name, tckn, birth_date, phone, \"Şehir\") FROM stdin;\n\
+         1\tmehmet\tyılmaz\t10000000146\t1985-03-12\t5321234567\tAnkara\n\
+         2\tAsdfgh\tHjklqw\t17291716060\t1990-07-04\t5327654321\tİzmir\n\\.\n",
+        "COPY public.customers (id, first_name, last_name, tckn, birth_date, phone, \"Şehir\") FROM stdin;\n\
+         1\t[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\t[MASKED_NATIONAL_ID_TR]\t[MASKED_DATE_OF_BIRTH]\t[MASKED_PHONE_TR]\tAnkara\n\
+         2\t[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\t[MASKED_NATIONAL_ID_TR]\t[MASKED_DATE_OF_BIRTH]\t[MASKED_PHONE_TR]\tİzmir\n\\.\n",
+    ),
+    // As the same table under a header line of its own.
+    (
+        "id\tfirst_name\tlast_name\ttckn\tbirth_date\tphone\tŞehir\n\
+         1\tmehmet\tyılmaz\t10000000146\t1985-03-12\t5321234567\tAnkara\n",
+        "id\tfirst_name\tlast_name\ttckn\tbirth_date\tphone\tŞehir\n\
+         1\t[MASKED_PERSON_NAME]\t[MASKED_PERSON_NAME]\t[MASKED_NATIONAL_ID_TR]\t[MASKED_DATE_OF_BIRTH]\t[MASKED_PHONE_TR]\tAnkara\n",
+    )]);
+    // Columns that name nothing leave the rows as they are.
+    keeps(&["COPY public.orders (id, sku, qty, created_at) FROM stdin;\n1\tAB-1\t3\t2024-05-01\n2\tKX-9\t1\t2024-05-02\n"]);
+}
+
+#[test]
 fn keys_before_an_equals_sign_are_labels() {
     masks_as(&[
         // A query string, a logfmt line, an INI or .env file.
