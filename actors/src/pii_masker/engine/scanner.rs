@@ -155,27 +155,6 @@ fn copy_columns(b: &[u8], line_start: usize) -> Option<(usize, usize)> {
     (open < close).then_some((start + open + 1, start + close))
 }
 
-/// The column names in `b[from..to]` (`id, first_name, "Doğum Tarihi"`), each without its spaces and
-/// quotes.
-fn sql_column_names(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut at = from;
-    std::iter::from_fn(move || {
-        if at >= to {
-            return None;
-        }
-        let end = memchr::memchr(b',', &b[at..to]).map_or(to, |p| at + p);
-        let (mut start, mut stop) = (at, end);
-        at = end + 1;
-        while start < stop && matches!(b[start], b' ' | b'"' | b'`') {
-            start += 1;
-        }
-        while stop > start && matches!(b[stop - 1], b' ' | b'"' | b'`') {
-            stop -= 1;
-        }
-        Some((start, stop))
-    })
-}
-
 /// The column of a table's header whose cell is "Ad" (a given name) when another is "Soyad" or
 /// "Soyadı" (a surname).
 fn first_name_beside_surname(cells: &[(usize, &str)]) -> Option<usize> {
@@ -601,35 +580,37 @@ impl<'t> Scanner<'t> {
             } else {
                 None
             };
-            if copied.is_some() {
-                next_line = line_start;
-            }
-            // The header's column names, or the line's cells; one call of `label_kind` for both,
-            // which keeps it inlined.
-            let mut columns_of_copy = copied.map(|(from, to)| sql_column_names(b, from, to));
-            let mut from = line_start;
+            // The cells: the line's, between tabs, or the COPY line's column names, between commas.
+            let (from_at, to_at, separator) = match copied {
+                Some((from, to)) => {
+                    next_line = line_start;
+                    (from, to, b',')
+                }
+                None => (line_start, end, b'\t'),
+            };
+            let mut from = from_at;
             // One iterator over the line's tabs: a search per cell cost more to start than to run.
-            let mut tabs = memchr::memchr_iter(b'\t', &b[line_start..end]);
+            let mut tabs = memchr::memchr_iter(separator, &b[from_at..to_at]);
             loop {
-                let (cell_from, to) = match columns_of_copy.as_mut() {
-                    Some(names) => match names.next() {
-                        Some(name) => name,
-                        None => break,
-                    },
-                    None => (from, tabs.next().map_or(end, |p| line_start + p)),
-                };
-                // Tabs, line breaks and carriage returns are ASCII: the cuts are char boundaries.
-                let cell = &text[cell_from..to];
+                let to = tabs.next().map_or(to_at, |p| from_at + p);
+                // Tabs, commas, line breaks and carriage returns are ASCII: the cuts are char
+                // boundaries.
+                let mut cell = &text[from..to];
+                let mut cell_from = from;
+                if copied.is_some() {
+                    // A column name without its spaces and quotes (`"Doğum Tarihi"`).
+                    let name = cell.trim_matches(|c| matches!(c, ' ' | '"' | '`'));
+                    cell_from += name.as_ptr() as usize - cell.as_ptr() as usize;
+                    cell = name;
+                }
                 if let Some(kind) = label_kind(cell, first) {
                     labels.push((cells.len(), kind));
                 }
                 cells.push((cell_from, cell));
-                if columns_of_copy.is_none() {
-                    if to == end {
-                        break;
-                    }
-                    from = to + 1;
+                if to == to_at {
+                    break;
                 }
+                from = to + 1;
             }
             let count = cells.len();
             // A header: a line with a label, or a table's first line whose cells name what a keyword
