@@ -41,6 +41,18 @@ async fn preview(
     .await
 }
 
+/// A masked preview of one file that must succeed: its JSON body.
+async fn masked_preview(
+    server: &TestServer,
+    token: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> serde_json::Value {
+    let (status, body) = preview(server, token, "?masked=true", name, bytes).await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
 #[tokio::test]
 async fn preview_extracts_reports_and_masks_every_part() {
     let server = TestServer::start().await;
@@ -192,15 +204,7 @@ async fn masked_preview_reads_keys_and_column_headers() {
     }
     // A row typed in lower case, as web forms store names.
     csv.push_str("99,mehmet,yılmaz,,,\n");
-    let (status, body) = preview(
-        &server,
-        token,
-        "?masked=true",
-        "customers.csv",
-        csv.into_bytes(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let body = masked_preview(&server, token, "customers.csv", csv.into_bytes()).await;
     let summary = &body["data"]["pii"]["pii_type_summary"];
     assert_eq!(summary["date_of_birth"], 30, "{summary}");
     assert_eq!(summary["tax_id_tr"], 30, "{summary}");
@@ -218,15 +222,7 @@ async fn masked_preview_reads_keys_and_column_headers() {
     // The dates of the last order are no dates of birth.
     assert!(text.contains("10.12.2025"), "{text}");
 
-    let (status, body) = preview(
-        &server,
-        token,
-        "?masked=true",
-        "fatura.xml",
-        corpus("tr/tr_efatura.xml"),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let body = masked_preview(&server, token, "fatura.xml", corpus("tr/tr_efatura.xml")).await;
     let document = body["data"].to_string();
     for raw in ["Asliye", "Ülker"] {
         assert!(
@@ -242,15 +238,7 @@ async fn masked_preview_reads_keys_and_column_headers() {
                <vergiNo>4540536920</vergiNo>\n    <product><name>Widget Pro</name></product>\n  \
                </customer>\n  <customer id=\"1002\" name=\"Asliye Ülker\" dob=\"1988-11-02\"/>\n\
                </customers>\n";
-    let (status, body) = preview(
-        &server,
-        token,
-        "?masked=true",
-        "customers.xml",
-        xml.as_bytes().to_vec(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let body = masked_preview(&server, token, "customers.xml", xml.as_bytes().to_vec()).await;
     let text = body["data"]["text"].as_str().expect("text");
     for raw in [
         "Lezize",
@@ -276,15 +264,7 @@ async fn masked_preview_reads_keys_and_column_headers() {
     // A query string or a logfmt line: keys before '='.
     let log = "2024-05-01T10:00:00Z level=info msg=signup first_name=Lezize dob=1979-04-12 \
                created=2024-05-01\nGET /kayit?ad=Asliye&soyad=Ülker&musteri_vkn=4540536920&last_name=korutürk 200\n";
-    let (status, body) = preview(
-        &server,
-        token,
-        "?masked=true",
-        "access.log.txt",
-        log.as_bytes().to_vec(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let body = masked_preview(&server, token, "access.log.txt", log.as_bytes().to_vec()).await;
     let text = body["data"]["text"].as_str().expect("text");
     // A name typed in lower case behind a surname's key too.
     for raw in [
@@ -304,15 +284,7 @@ async fn masked_preview_reads_keys_and_column_headers() {
     let patient = r#"{"resourceType": "Patient", "name": [{"use": "official", "family": "Chalmers", "given": ["Peter", "James"]}], "telecom": [{"system": "phone", "value": "(03) 5555 6473", "use": "work"}], "birthDate": "1974-12-25"}
 GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.veli%40example.com 200
 "#;
-    let (status, body) = preview(
-        &server,
-        token,
-        "?masked=true",
-        "patient.json",
-        patient.as_bytes().to_vec(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let body = masked_preview(&server, token, "patient.json", patient.as_bytes().to_vec()).await;
     let text = body["data"]["text"].as_str().expect("text");
     for raw in [
         "Chalmers",
@@ -344,15 +316,7 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
         ));
     }
     dump.push_str("\\.\n");
-    let (status, body) = preview(
-        &server,
-        token,
-        "?masked=true",
-        "customers.sql",
-        dump.into_bytes(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let body = masked_preview(&server, token, "customers.sql", dump.into_bytes()).await;
     let text = body["data"]["text"].as_str().expect("text");
     for raw in ["lezize", "korutürk", "-07-0", "53276543"] {
         assert!(!text.contains(raw), "{raw} is left: {text}");

@@ -139,6 +139,45 @@ fn sep_kind(byte: u8) -> u8 {
     }
 }
 
+/// Moves `at` back over the spaces, tabs and line breaks before it.
+fn skip_spaces_back(b: &[u8], at: &mut usize) {
+    while *at > 0 && matches!(b[*at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        *at -= 1;
+    }
+}
+
+/// The opening `open` ('{' or '[') before `at` that no bracket between them closes, no further back
+/// than `floor`.
+fn unmatched_open(b: &[u8], mut at: usize, floor: usize, open: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    while at > floor {
+        at -= 1;
+        match b[at] {
+            b'}' | b']' => depth += 1,
+            c if c == open && depth == 0 => return Some(at),
+            b'{' | b'[' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The quoted JSON key whose value starts at `value` (`"name": ` before it, spaces allowed around the
+/// colon): the key's bytes inside its quotes.
+fn quoted_key_before(b: &[u8], value: usize) -> Option<(usize, usize)> {
+    let mut at = value;
+    skip_spaces_back(b, &mut at);
+    at = at.checked_sub(1).filter(|&colon| b[colon] == b':')?;
+    skip_spaces_back(b, &mut at);
+    let key_end = at.checked_sub(1).filter(|&quote| b[quote] == b'"')?;
+    let mut key_start = key_end;
+    while key_start > 0 && key_end - key_start < text::KEY_MAX && text::key_byte(b[key_start - 1]) {
+        key_start -= 1;
+    }
+    (key_start < key_end && key_start > 0 && b[key_start - 1] == b'"')
+        .then_some((key_start, key_end))
+}
+
 /// The column list of a `COPY table (columns) FROM stdin;` line (a PostgreSQL dump) ending right before
 /// `line_start`: where it starts and ends inside its parentheses.
 fn copy_columns(b: &[u8], line_start: usize) -> Option<(usize, usize)> {
@@ -2117,9 +2156,18 @@ impl<'t> Scanner<'t> {
             .position(|&c| matches!(c, b'&' | b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\''))
             .map_or(limit, |p| start + p);
         let raw = &b[start..end];
-        let escaped = raw
-            .windows(3)
-            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+        // Where each decoded byte is written: `%XX` is one byte from three, any other byte itself.
+        let mut written = Vec::with_capacity(raw.len() + 1);
+        let mut r = 0;
+        while r < raw.len() {
+            written.push(start + r);
+            let triple = raw[r] == b'%'
+                && raw.get(r + 1).is_some_and(u8::is_ascii_hexdigit)
+                && raw.get(r + 2).is_some_and(u8::is_ascii_hexdigit);
+            r += if triple { 3 } else { 1 };
+        }
+        written.push(end);
+        let escaped = written.len() <= raw.len();
         if !escaped && !raw.contains(&b'+') {
             return;
         }
@@ -2131,17 +2179,6 @@ impl<'t> Scanner<'t> {
         let Ok(decoded) = percent_encoding::percent_decode(&spaced).decode_utf8() else {
             return;
         };
-        // Where each decoded byte was written: `%XX` is one byte from three.
-        let mut written = Vec::with_capacity(decoded.len() + 1);
-        let mut r = 0;
-        while r < spaced.len() {
-            written.push(start + r);
-            let triple = spaced[r] == b'%'
-                && spaced.get(r + 1).is_some_and(u8::is_ascii_hexdigit)
-                && spaced.get(r + 2).is_some_and(u8::is_ascii_hexdigit);
-            r += if triple { 3 } else { 1 };
-        }
-        written.push(end);
         let key = &self.text[key_start..key_end];
         let field = format!("{key}: {decoded}");
         let offset = key.len() + 2;
@@ -2288,9 +2325,12 @@ impl<'t> Scanner<'t> {
         self.field = (value, end, types);
         self.field_key = if bounds { key_start } else { 0 };
         self.given_anywhere = true;
-        if kind == Some(lexicon::Label::Name) && self.b.get(self.value_start(i)) == Some(&b'[') {
-            self.name_array(person, self.value_start(i));
-            return i + 1;
+        if kind == Some(lexicon::Label::Name) {
+            let open = self.value_start(i);
+            if self.b.get(open) == Some(&b'[') {
+                self.name_array(person, open);
+                return i + 1;
+            }
         }
         kind.and_then(|kind| self.labelled_value(kind, person, value, close))
             .unwrap_or(i + 1)
@@ -2316,68 +2356,24 @@ impl<'t> Scanner<'t> {
     fn in_name_object(&mut self, key_start: usize) -> bool {
         let b = self.b;
         let floor = key_start.saturating_sub(512);
-        let mut at = key_start;
-        let mut depth = 0usize;
-        let open = loop {
-            if at <= floor {
-                return false;
-            }
-            at -= 1;
-            match b[at] {
-                b'}' | b']' => depth += 1,
-                b'{' if depth == 0 => break at,
-                b'{' | b'[' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
+        let Some(open) = unmatched_open(b, key_start, floor, b'{') else {
+            return false;
         };
         let mut at = open;
-        let skip_spaces = |at: &mut usize| {
-            while *at > 0 && matches!(b[*at - 1], b' ' | b'\t' | b'\n' | b'\r') {
-                *at -= 1;
-            }
-        };
-        skip_spaces(&mut at);
-        // An item of an array: back to the array's opening bracket, over the items before it.
+        skip_spaces_back(b, &mut at);
+        // An item of an array after others: back to the array's opening bracket.
         if at > 0 && b[at - 1] == b',' {
-            let mut depth = 0usize;
-            loop {
-                if at <= floor {
-                    return false;
-                }
-                at -= 1;
-                match b[at] {
-                    b'}' | b']' => depth += 1,
-                    b'[' if depth == 0 => break,
-                    b'{' | b'[' => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-            }
-            at += 1;
+            let Some(bracket) = unmatched_open(b, at, floor, b'[') else {
+                return false;
+            };
+            at = bracket + 1;
         }
         if at > 0 && b[at - 1] == b'[' {
             at -= 1;
-            skip_spaces(&mut at);
         }
-        if !(at > 0 && b[at - 1] == b':') {
-            return false;
-        }
-        at -= 1;
-        skip_spaces(&mut at);
-        if !(at > 0 && b[at - 1] == b'"') {
-            return false;
-        }
-        let key_end = at - 1;
-        let mut key_start = key_end;
-        while key_start > 0
-            && key_end - key_start < text::KEY_MAX
-            && text::key_byte(b[key_start - 1])
-        {
-            key_start -= 1;
-        }
-        key_start < key_end
-            && key_start > 0
-            && b[key_start - 1] == b'"'
-            && self.key_info(key_start, key_end).kind == Some(lexicon::Label::Name)
+        quoted_key_before(b, at).is_some_and(|(key_start, key_end)| {
+            self.key_info(key_start, key_end).kind == Some(lexicon::Label::Name)
+        })
     }
 
     /// The names in a JSON array behind a name key (`"given": ["Peter", "James"]`), from its '[' at
@@ -2423,26 +2419,16 @@ impl<'t> Scanner<'t> {
     /// a name label unless the object's key makes it a thing's.
     fn parent_key_label(&mut self, key_start: usize, key: &[u8]) -> Option<lexicon::Label> {
         let b = self.b;
-        // Back over the quote, spaces, '{', spaces, ':', spaces and the parent key's closing quote.
-        let mut at = key_start.saturating_sub(1);
-        let skip = |at: &mut usize, expected: u8| {
-            while *at > 0 && matches!(b[*at - 1], b' ' | b'\t' | b'\n' | b'\r') {
-                *at -= 1;
-            }
-            let found = *at > 0 && b[*at - 1] == expected;
-            *at -= usize::from(found);
-            found
+        // Back over the quote and spaces to the '{', then the key whose value it opens.
+        let mut brace = key_start.saturating_sub(1);
+        skip_spaces_back(b, &mut brace);
+        let Some((at, parent_end)) = brace
+            .checked_sub(1)
+            .filter(|&open| b[open] == b'{')
+            .and_then(|open| quoted_key_before(b, open))
+        else {
+            return Some(lexicon::Label::Name);
         };
-        if !(skip(&mut at, b'{') && skip(&mut at, b':') && skip(&mut at, b'"')) {
-            return Some(lexicon::Label::Name);
-        }
-        let parent_end = at;
-        while at > 0 && parent_end - at < text::KEY_MAX && text::key_byte(b[at - 1]) {
-            at -= 1;
-        }
-        if at == parent_end || at == 0 || b[at - 1] != b'"' {
-            return Some(lexicon::Label::Name);
-        }
         let mut words = std::mem::take(&mut self.key_words);
         text::key_words(&b[at..parent_end], &mut words);
         words.push(b' ');
