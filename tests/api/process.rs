@@ -324,4 +324,38 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
     let summary = &body["data"]["pii"]["pii_type_summary"];
     assert_eq!(summary["date_of_birth"], 20, "{summary}");
     assert_eq!(summary["phone_tr"], 20, "{summary}");
+
+    // A MySQL dump: INSERT statements without a column list take their columns from the table's
+    // CREATE TABLE; the file stays SQL (its commas are not a CSV's), and a value's escaped quote
+    // and commas do not shift the columns.
+    let mut dump = String::from(
+        "-- MySQL dump 10.13\n/*!40101 SET NAMES utf8mb4 */;\nCREATE TABLE `customers` (\n  `id` int NOT NULL,\n  \
+         `note` text,\n  `first_name` varchar(50),\n  `last_name` varchar(50),\n  `birth_date` date,\n  \
+         `mobile_phone` varchar(20),\n  PRIMARY KEY (`id`)\n) ENGINE=InnoDB;\nINSERT INTO `customers` VALUES ",
+    );
+    for n in 0..20 {
+        dump.push_str(&format!(
+            "{}({n},'it\\'s late, (again)','lezize','korutürk','19{:02}-07-0{}','053276543{:02}')",
+            if n == 0 { "" } else { "," },
+            50 + n,
+            1 + n % 9,
+            n
+        ));
+    }
+    dump.push_str(";\n");
+    let body = masked_preview(&server, token, "dump.sql", dump.into_bytes()).await;
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in ["lezize", "korutürk", "-07-0", "53276543"] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    assert!(
+        text.contains(
+            "INSERT INTO `customers` VALUES (0,'it\\'s late, (again)','[MASKED_PERSON_NAME]'"
+        ),
+        "{text}"
+    );
+    let summary = &body["data"]["pii"]["pii_type_summary"];
+    assert_eq!(summary["person_name"], 40, "{summary}");
+    assert_eq!(summary["date_of_birth"], 20, "{summary}");
+    assert_eq!(summary["phone_tr"], 20, "{summary}");
 }

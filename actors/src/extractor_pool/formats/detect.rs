@@ -274,7 +274,9 @@ pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> 
     if looks_like_email(text) {
         return Ok(Format::Eml);
     }
-    if csv_delimiter(text).is_some() {
+    // SQL's commas separate values inside statements, not a table's columns: read as a CSV, the
+    // statements came out cut into cells, commas turned to tabs.
+    if !crate::pii_masker::engine::text::starts_as_sql(text) && csv_delimiter(text).is_some() {
         return Ok(Format::Csv);
     }
     Ok(Format::Txt)
@@ -286,6 +288,20 @@ mod tests {
 
     fn format_of(text: &str) -> Format {
         detect(text.as_bytes(), Some(text)).expect("a format")
+    }
+
+    /// SQL statements are text: their commas separate values, not columns.
+    #[test]
+    fn sql_statements_are_text() {
+        for sql in [
+            "CREATE TABLE musteri (tc TEXT, ad TEXT, soyad TEXT);\nINSERT INTO musteri VALUES('1','Ayşe','Kaya');\nINSERT INTO musteri VALUES('2','Ali','Veli');\n",
+            "-- dump\n\ninsert into t (a, b, c) values (1, 2, 3);\ninsert into t (a, b, c) values (4, 5, 6);\n",
+            "/*!40101 SET NAMES utf8mb4 */;\nINSERT INTO `t` VALUES (1,'a','b'),(2,'c','d');\nINSERT INTO `t` VALUES (3,'e','f');\n",
+        ] {
+            assert_eq!(format_of(sql), Format::Txt, "{sql}");
+        }
+        // A CSV whose first column happens to hold such a word is still a CSV.
+        assert_eq!(format_of("update,count,total\nA,1,2\nB,3,4\n"), Format::Csv);
     }
 
     /// A letter whose lines end with a comma, or go on after one, is text: read as a two-column CSV,

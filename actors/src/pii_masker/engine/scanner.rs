@@ -311,6 +311,540 @@ fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
         .then_some(i + 8 + close + 1)
 }
 
+/// A cell cut of its spaces and of the quotes or brackets around a column name (`"Doğum Tarihi"`,
+/// `` `first_name` ``, `[Telefon]`).
+fn unquoted_name(cell: &str) -> &str {
+    cell.trim_matches(|c| matches!(c, ' ' | '"' | '`' | '[' | ']' | '\n' | '\r' | '\t'))
+}
+
+/// A `CREATE TABLE` statement's table and column names.
+struct SqlTable<'t> {
+    start: usize,
+    columns: Vec<(usize, &'t str)>,
+}
+
+/// The `CREATE TABLE` statements of a text, by table name (in lower case), each name's in the
+/// text's order.
+#[derive(Default)]
+struct SqlTables<'t>(rustc_hash::FxHashMap<Box<[u8]>, Vec<SqlTable<'t>>>);
+
+impl<'t> SqlTables<'t> {
+    /// The last definition of table `name` before `at`.
+    fn before(&self, name: &str, at: usize) -> Option<&SqlTable<'t>> {
+        let tables = self.0.get(name.to_ascii_lowercase().as_bytes())?;
+        let count = tables.partition_point(|table| table.start < at);
+        count.checked_sub(1).map(|last| &tables[last])
+    }
+}
+
+/// The most bytes an SQL row or a table's definition is read over.
+const SQL_STATEMENT_MAX: usize = 1 << 16;
+/// The most bytes an `INSERT` statement's column list is looked for in.
+const SQL_COLUMNS_MAX: usize = 4096;
+
+/// `at` moved over spaces and line breaks.
+fn sql_space(b: &[u8], mut at: usize) -> usize {
+    while b.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// Whether the SQL keyword `word` (lower case) is written at `at`, in any case, as a whole word.
+fn sql_keyword(b: &[u8], at: usize, word: &[u8]) -> bool {
+    b.get(at..at + word.len())
+        .is_some_and(|w| w.eq_ignore_ascii_case(word))
+        && !b
+            .get(at + word.len())
+            .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// The (schema-qualified, quoted or bracketed) name at `at`: where it ends, and its last part
+/// without quotes (`public.customers`, `` `shop`.`customers` ``, `[dbo].[customers]`).
+fn sql_name(text: &str, at: usize) -> Option<(usize, &str)> {
+    let b = text.as_bytes();
+    let mut i = at;
+    loop {
+        let (start, end, next) = match *b.get(i)? {
+            open @ (b'"' | b'`' | b'[') => {
+                let close = if open == b'[' { b']' } else { open };
+                let end = i + 1 + memchr::memchr(close, b.get(i + 1..(i + 129).min(b.len()))?)?;
+                (i + 1, end, end + 1)
+            }
+            _ => {
+                let mut end = i;
+                while b.get(end).is_some_and(|&c| {
+                    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+                }) {
+                    end += 1;
+                }
+                (i, end, end)
+            }
+        };
+        if end == start {
+            return None;
+        }
+        if b.get(next) == Some(&b'.') {
+            i = next + 1;
+            continue;
+        }
+        // Quotes, brackets, dots and ASCII letters are whole characters: the cuts are boundaries.
+        return Some((next, &text[start..end]));
+    }
+}
+
+/// The column names of the list that opens at `open` (`(id, "first_name", `phone`)`), into
+/// `columns`: where the list closes.
+fn sql_column_names<'t>(
+    text: &'t str,
+    open: usize,
+    columns: &mut Vec<(usize, &'t str)>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    let limit = (open + SQL_COLUMNS_MAX).min(b.len());
+    let close = open + 1 + memchr::memchr(b')', &b[open + 1..limit])?;
+    let mut from = open + 1;
+    for part in text[open + 1..close].split(',') {
+        let name = unquoted_name(part);
+        columns.push((
+            from + (name.as_ptr() as usize - part.as_ptr() as usize),
+            name,
+        ));
+        from += part.len() + 1;
+    }
+    Some(close)
+}
+
+/// Where the string whose text starts at `at` closes (its quote), over doubled quotes and
+/// backslashes (MySQL's `\'`).
+fn sql_string_end(b: &[u8], mut at: usize, limit: usize) -> Option<usize> {
+    loop {
+        let quote = at + memchr::memchr2(b'\'', b'\\', b.get(at..limit)?)?;
+        // A backslash escapes the byte after it, and a quote doubled is one quote.
+        if b[quote] == b'\\' || b.get(quote + 1) == Some(&b'\'') {
+            at = quote + 2;
+        } else {
+            return Some(quote);
+        }
+    }
+}
+
+/// The values of the row that opens at `open` (`(1, 'Ayşe', NULL, '1985-03-12'::date)`), into
+/// `row`: a string's text without its quotes, anything else as written. Where the row ends (after
+/// its closing parenthesis), or where reading stopped when it does not end.
+fn sql_tuple<'t>(
+    text: &'t str,
+    open: usize,
+    row: &mut Vec<(usize, &'t str)>,
+) -> Result<usize, usize> {
+    let b = text.as_bytes();
+    let limit = (open + SQL_STATEMENT_MAX).min(b.len());
+    row.clear();
+    let mut i = open + 1;
+    loop {
+        i = sql_space(b, i);
+        let start = i;
+        let mut depth = 0usize;
+        let mut strings = 0;
+        let mut string = (0, 0);
+        loop {
+            let Some(&c) = b.get(i).filter(|_| i < limit) else {
+                return Err(i);
+            };
+            match c {
+                b'\'' => {
+                    let close = sql_string_end(b, i + 1, limit).ok_or(limit)?;
+                    string = (i + 1, close);
+                    strings += 1;
+                    i = close + 1;
+                }
+                b'(' => {
+                    depth += 1;
+                    i += 1;
+                }
+                b')' if depth > 0 => {
+                    depth -= 1;
+                    i += 1;
+                }
+                b')' | b',' => break,
+                _ => i += 1,
+            }
+        }
+        let mut end = i;
+        while end > start && b[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        // Quotes, parentheses, commas and spaces are whole characters: the cuts are boundaries.
+        row.push(if strings == 1 {
+            (string.0, &text[string.0..string.1])
+        } else {
+            (start, &text[start..end])
+        });
+        if b[i] == b')' {
+            return Ok(i + 1);
+        }
+        i += 1;
+    }
+}
+
+/// The text's `CREATE TABLE` statements: each table's column names, by the table's name.
+fn sql_created_tables(text: &str) -> SqlTables<'_> {
+    let b = text.as_bytes();
+    let mut tables = SqlTables::default();
+    for finder in [&b"CREATE"[..], b"create"] {
+        let mut from = 0;
+        while let Some(found) = memchr::memmem::find(&b[from..], finder) {
+            let at = from + found;
+            from = at + 6;
+            let mut i = sql_space(b, at + 6);
+            // `CREATE TEMPORARY TABLE`, `CREATE TABLE IF NOT EXISTS`.
+            for word in [
+                &b"temporary"[..],
+                b"temp",
+                b"table",
+                b"if",
+                b"not",
+                b"exists",
+            ] {
+                if sql_keyword(b, i, word) {
+                    i = sql_space(b, i + word.len());
+                }
+            }
+            if !b[at..i]
+                .windows(5)
+                .any(|w| w.eq_ignore_ascii_case(b"table"))
+            {
+                continue;
+            }
+            let Some((name_end, name)) = sql_name(text, i) else {
+                continue;
+            };
+            let open = sql_space(b, name_end);
+            if b.get(open) != Some(&b'(') {
+                continue;
+            }
+            // The definitions, split at the commas outside parentheses and strings.
+            let limit = (open + SQL_STATEMENT_MAX).min(b.len());
+            let mut columns = Vec::new();
+            let (mut depth, mut part, mut i) = (0usize, open + 1, open + 1);
+            let mut closed = false;
+            while i < limit {
+                match b[i] {
+                    b'\'' => match sql_string_end(b, i + 1, limit) {
+                        Some(close) => i = close,
+                        None => break,
+                    },
+                    b'(' => depth += 1,
+                    b')' | b',' if depth == 0 => {
+                        let definition = sql_space(b, part);
+                        if let Some((_, column)) = sql_name(text, definition) {
+                            let constraint = [
+                                "constraint",
+                                "primary",
+                                "key",
+                                "unique",
+                                "index",
+                                "foreign",
+                                "check",
+                                "fulltext",
+                                "spatial",
+                                "exclude",
+                                "like",
+                            ]
+                            .iter()
+                            .any(|word| sql_keyword(b, definition, word.as_bytes()));
+                            if !constraint {
+                                let offset = column.as_ptr() as usize - text.as_ptr() as usize;
+                                columns.push((offset, column));
+                            }
+                        }
+                        part = i + 1;
+                        if b[i] == b')' {
+                            closed = true;
+                            break;
+                        }
+                    }
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+                i += 1;
+            }
+            from = i.max(from);
+            if closed && !columns.is_empty() {
+                let key = name.to_ascii_lowercase().into_bytes().into_boxed_slice();
+                tables
+                    .0
+                    .entry(key)
+                    .or_default()
+                    .push(SqlTable { start: at, columns });
+            }
+        }
+    }
+    for definitions in tables.0.values_mut() {
+        definitions.sort_by_key(|table| table.start);
+    }
+    tables
+}
+
+/// What a table's header says of its columns, and the buffers to read it with: shared by
+/// tab-separated tables (and the `COPY` lines of PostgreSQL dumps) and SQL `INSERT` statements.
+#[derive(Default)]
+struct Columns {
+    /// (column, type) of the header's label cells ("Ad Soyad", "Adres") and of its phone columns, in
+    /// column order.
+    columns: Vec<(usize, PiiType)>,
+    /// The columns whose header names a part of a person's name ("first_name", "Soyadı"): their
+    /// names may be written in lower case.
+    person_columns: Vec<usize>,
+    /// The types each column's header supports ("Doğum Tarihi", `date_of_birth`), for its cells.
+    column_types: Vec<TypeSet>,
+    /// (cell, type) of the label cells of the current line.
+    labels: Vec<(usize, PiiType)>,
+    types: Vec<TypeSet>,
+    marks: Vec<(usize, PiiType)>,
+    folded: Vec<u8>,
+    words: Vec<u8>,
+    found: Vec<(usize, usize, u32)>,
+}
+
+impl Columns {
+    /// The table ended: no header holds any more.
+    fn forget(&mut self) {
+        self.columns.clear();
+        self.person_columns.clear();
+        self.column_types.clear();
+    }
+
+    /// The type a cell labels ("Ad Soyad", "Telefon"; on a table's `first` line also a key such as
+    /// "first_name").
+    // Inlined into the cell loops: called, it cost a spreadsheet's text 6 % more instructions.
+    #[inline(always)]
+    fn label_kind(&mut self, cell: &str, first: bool) -> Option<PiiType> {
+        // Every label is a few words that begin with a letter, hold no digit or '@', and fit in
+        // `TABLE_LABEL_BYTES_MAX` bytes (a test holds the lexicon to that): an empty cell, an
+        // indentation, a number, a phone number, an e-mail address, an IBAN or a tag
+        // (`<cbc:Name>`, on every tab-indented line of an XML file) is none, and is not folded. A
+        // cell that begins with ASCII other than a letter or a space is none before it is trimmed.
+        if cell.as_bytes().first().is_some_and(|&c| {
+            c.is_ascii() && !c.is_ascii_alphabetic() && !char::from(c).is_whitespace()
+        }) {
+            return None;
+        }
+        let cell = cell.trim();
+        let core = cell.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
+        if core.len() > LABEL_CELL_MAX
+            || !core.starts_with(|c: char| c.is_alphabetic() || c == '\u{307}')
+        {
+            return None;
+        }
+        // Folding keeps digits and '@'.
+        if core.bytes().any(|c| c.is_ascii_digit() || c == b'@') {
+            return None;
+        }
+        let folded = &mut self.folded;
+        folded.clear();
+        text::fold_into(cell.as_bytes(), folded);
+        let label = folded.strip_suffix(b":").unwrap_or(folded).trim_ascii();
+        lexicon::table_label(label).or_else(|| {
+            // A header written as a key, on a table's first line: "first_name", "lastName",
+            // "customer.email" (and nothing else: not "Ad Soyad: [MASKED_PERSON_NAME]").
+            let key = core.as_bytes();
+            if !first || key.len() > text::KEY_MAX || key_shaped_before(key, key.len()) != Some(0) {
+                return None;
+            }
+            if !text::key_words(key, folded) {
+                return None;
+            }
+            lexicon::key_table_label(folded)
+        })
+    }
+
+    /// The types a header cell's keywords support ("Doğum Tarihi", "date_of_birth", "Vergi No"), for
+    /// the cells under it: its text as written and as a key's words.
+    fn header_types(&mut self, cell: &str) -> TypeSet {
+        let cell = cell.trim();
+        // Not a cell with a placeholder in it: masking must not make a header of a line.
+        if cell.len() > text::KEY_MAX
+            || !cell.starts_with(char::is_alphabetic)
+            || cell.contains(['@', '['])
+        {
+            return TypeSet::default();
+        }
+        text::key_words(cell.as_bytes(), &mut self.words);
+        let mut types = super::context::key_types(&self.words, &mut self.found);
+        // As written, for the keywords with punctuation ("T.C. Kimlik", "Doğ. Tar.", "4/b").
+        if cell.contains(['.', '-', '/']) {
+            types =
+                TypeSet(types.0 | super::context::text_types(cell.as_bytes(), &mut self.found).0);
+        }
+        types
+    }
+
+    /// Whether a header cell names a part of a person's name ("first_name", "Soyadı", "Ad Soyad"):
+    /// its cells' names may be written in lower case.
+    fn person_header(&mut self, cell: &str) -> bool {
+        let core = cell
+            .trim()
+            .trim_end_matches(|c: char| c == ':' || c.is_whitespace());
+        let folded = &mut self.folded;
+        folded.clear();
+        text::fold_into(core.as_bytes(), folded);
+        lexicon::person_name_label(folded.trim_ascii())
+            || (core.len() <= text::KEY_MAX && {
+                text::key_words(core.as_bytes(), folded);
+                lexicon::person_name_label(folded)
+            })
+    }
+
+    /// Reads `cells` (with their labels in `labels`) as a header when one is a label or, on a
+    /// table's `first` line, when one names what a keyword names ("Doğum Tarihi", "tckn"); then its
+    /// columns hold for the rows under it.
+    #[inline(always)]
+    fn header(&mut self, cells: &[(usize, &str)], first: bool) -> bool {
+        let header = (!self.labels.is_empty() || first) && {
+            let mut types = std::mem::take(&mut self.types);
+            types.clear();
+            // A cell that is a label already ("Ad Soyad", "Telefon") names no other type.
+            for (index, &(_, cell)) in cells.iter().enumerate() {
+                types.push(if self.labels.iter().any(|label| label.0 == index) {
+                    TypeSet::default()
+                } else {
+                    self.header_types(cell)
+                });
+            }
+            self.types = types;
+            !self.labels.is_empty() || self.types.iter().any(|t| t.0 != 0)
+        };
+        if !header {
+            return false;
+        }
+        std::mem::swap(&mut self.column_types, &mut self.types);
+        self.columns.clone_from(&self.labels);
+        // A phone column by its keyword ("Phone 1", "Cep Tel.", "mobile_phone").
+        for (index, given) in self.column_types.iter().enumerate() {
+            if given.contains(PiiType::PhoneIntl) && !self.columns.iter().any(|c| c.0 == index) {
+                self.columns.push((index, PiiType::PhoneIntl));
+            }
+        }
+        self.columns.sort_unstable_by_key(|column| column.0);
+        // A bare "name" column among the columns of goods (quantity, price, amount) names the items:
+        // an e-invoice's line table "id, name, quantity, unit_price, amount".
+        let bare_name = |&(index, kind): &(usize, PiiType)| {
+            kind == PiiType::PersonName && lexicon::bare_name_header(cells[index].1)
+        };
+        if self.columns.iter().any(bare_name)
+            && cells.iter().any(|&(_, cell)| lexicon::goods_header(cell))
+        {
+            self.columns.retain(|column| !bare_name(column));
+        }
+        self.person_columns.clear();
+        for k in 0..self.columns.len() {
+            let (index, kind) = self.columns[k];
+            if kind == PiiType::PersonName && self.person_header(cells[index].1) {
+                self.person_columns.push(index);
+            }
+        }
+        // "Ad" beside "Soyad": the given name's column ("ad" alone is too short a word to be a label
+        // anywhere else).
+        if let Some(given) = first_name_beside_surname(cells) {
+            if !self.columns.iter().any(|column| column.0 == given) {
+                self.columns.push((given, PiiType::PersonName));
+                self.columns.sort_unstable_by_key(|column| column.0);
+            }
+            self.person_columns.push(given);
+        }
+        true
+    }
+
+    /// The values of a row under the header: the types its column gives each cell, and a hit for each
+    /// cell of a label's column (and for the value of a two-cell row "Adı Soyadı<TAB>value").
+    // Inlined into the table's line loop, as `label_kind`.
+    #[inline(always)]
+    fn mark_row(&mut self, scanner: &mut Scanner<'_>, cells: &[(usize, &str)]) {
+        for (&(start, cell), &given) in cells.iter().zip(&self.column_types) {
+            // Types found without context (checksums) gain nothing from a column, and phone
+            // numbers are its marks (above): without them, the cells of "T.C. Kimlik No", "IBAN",
+            // "E-posta" or "Telefon" are scanned as before.
+            let given = TypeSet(given.0 & !(CONTEXT_FREE | PHONES));
+            if given.0 != 0 && cell.bytes().any(|c| !c.is_ascii_whitespace()) {
+                scanner.cells.push((start, start + cell.len(), given));
+                scanner.given_anywhere = true;
+            }
+        }
+        let mut marks = std::mem::take(&mut self.marks);
+        marks.clone_from(&self.columns);
+        let label_row = cells.len() == 2 && self.labels.len() == 1 && self.labels[0].0 == 0;
+        if label_row {
+            marks.push((1, self.labels[0].1));
+        }
+        for &(index, kind) in &marks {
+            let Some(&(start, cell)) = cells.get(index) else {
+                continue;
+            };
+            let trimmed = cell.trim();
+            let lead = cell.len() - cell.trim_start().len();
+            if kind == PiiType::PhoneIntl {
+                if phone_shaped_cell(trimmed) {
+                    // A Turkish number is a `phone_tr` under any phone header, as it is near the
+                    // header's keyword.
+                    // (After a '+', the number's own hit is a `phone_tr` already, and wins.)
+                    let turkish = !trimmed.starts_with('+') && {
+                        let mut digits = [0u8; 16];
+                        let mut count = 0;
+                        for c in trimmed.bytes().take_while(|&c| c != b'x') {
+                            if c.is_ascii_digit() && count < digits.len() {
+                                digits[count] = c;
+                                count += 1;
+                            }
+                        }
+                        let digits = &digits[..count];
+                        tr::phone_nsn(digits) || tr::phone_with_prefix(digits)
+                    };
+                    let before = scanner.hits.len();
+                    scanner.hit(
+                        start + lead,
+                        start + lead + trimmed.len(),
+                        if turkish { PiiType::PhoneTr } else { kind },
+                        B_CONTEXT,
+                        "table_column_label",
+                    );
+                    // With the column's own priority: the number's own `phone_tr` hit, where its
+                    // form or a keyword finds one, still wins over it.
+                    if let Some(hit) = scanner.hits.get_mut(before) {
+                        hit.priority = kind.priority();
+                    }
+                }
+                continue;
+            }
+            let capitalised = trimmed.chars().next().is_some_and(char::is_uppercase);
+            // Under a header of a part of a person's name, a name typed in lower case too.
+            let lower_case_name = !capitalised
+                && kind == PiiType::PersonName
+                && (self.person_columns.contains(&index)
+                    || (index == 1 && label_row && self.person_header(cells[0].1)))
+                && lower_case_name_cell(trimmed, &mut scanner.scratch);
+            if trimmed.len() >= 3
+                && (capitalised || lower_case_name)
+                && !trimmed.starts_with("[MASKED_")
+            {
+                let confidence = if kind == PiiType::PersonName {
+                    D_LABEL
+                } else {
+                    D_GAZETTEER
+                };
+                scanner.hit(
+                    start + lead,
+                    start + lead + trimmed.len(),
+                    kind,
+                    confidence,
+                    "table_column_label",
+                );
+            }
+        }
+        self.marks = marks;
+    }
+}
+
 impl<'t> Scanner<'t> {
     pub fn new(text: &'t str, window_before: usize, window_after: usize) -> Scanner<'t> {
         Scanner {
@@ -496,94 +1030,11 @@ impl<'t> Scanner<'t> {
         let Some(first_tab) = memchr::memchr(b'\t', self.b) else {
             return;
         };
-        let mut folded = Vec::with_capacity(LABEL_CELL_MAX);
-        let mut label_kind = |cell: &str, first: bool| -> Option<PiiType> {
-            // Every label is a few words that begin with a letter, hold no digit or '@', and fit in
-            // `TABLE_LABEL_BYTES_MAX` bytes (a test holds the lexicon to that): an empty cell, an
-            // indentation, a number, a phone number, an e-mail address, an IBAN or a tag
-            // (`<cbc:Name>`, on every tab-indented line of an XML file) is none, and is not folded. A
-            // cell that begins with ASCII other than a letter or a space is none before it is trimmed.
-            if cell.as_bytes().first().is_some_and(|&c| {
-                c.is_ascii() && !c.is_ascii_alphabetic() && !char::from(c).is_whitespace()
-            }) {
-                return None;
-            }
-            let cell = cell.trim();
-            let core = cell.trim_end_matches(|c: char| c == ':' || c.is_whitespace());
-            if core.len() > LABEL_CELL_MAX
-                || !core.starts_with(|c: char| c.is_alphabetic() || c == '\u{307}')
-            {
-                return None;
-            }
-            // Folding keeps digits and '@'.
-            if core.bytes().any(|c| c.is_ascii_digit() || c == b'@') {
-                return None;
-            }
-            folded.clear();
-            text::fold_into(cell.as_bytes(), &mut folded);
-            let label = folded.strip_suffix(b":").unwrap_or(&folded).trim_ascii();
-            lexicon::table_label(label).or_else(|| {
-                // A header written as a key, on a table's first line: "first_name", "lastName",
-                // "customer.email" (and nothing else: not "Ad Soyad: [MASKED_PERSON_NAME]").
-                let key = core.as_bytes();
-                if !first
-                    || key.len() > text::KEY_MAX
-                    || key_shaped_before(key, key.len()) != Some(0)
-                {
-                    return None;
-                }
-                if !text::key_words(key, &mut folded) {
-                    return None;
-                }
-                lexicon::key_table_label(&folded)
-            })
-        };
-        // The types a header cell's keywords support ("Doğum Tarihi", "date_of_birth", "Vergi No"),
-        // for the cells under it: its text as written and as a key's words.
-        let (mut words, mut found) = (Vec::new(), Vec::new());
-        let mut header_types = |cell: &str| -> TypeSet {
-            let cell = cell.trim();
-            // Not a cell with a placeholder in it: masking must not make a header of a line.
-            if cell.len() > text::KEY_MAX
-                || !cell.starts_with(char::is_alphabetic)
-                || cell.contains(['@', '['])
-            {
-                return TypeSet::default();
-            }
-            text::key_words(cell.as_bytes(), &mut words);
-            let mut types = super::context::key_types(&words, &mut found);
-            // As written, for the keywords with punctuation ("T.C. Kimlik", "Doğ. Tar.", "4/b").
-            if cell.contains(['.', '-', '/']) {
-                types =
-                    TypeSet(types.0 | super::context::text_types(cell.as_bytes(), &mut found).0);
-            }
-            types
-        };
-        // Whether a header cell names a part of a person's name ("first_name", "Soyadı", "Ad Soyad"):
-        // its cells' names may be written in lower case.
-        let mut person_folded = Vec::new();
-        let mut person_header = |cell: &str| -> bool {
-            let core = cell
-                .trim()
-                .trim_end_matches(|c: char| c == ':' || c.is_whitespace());
-            person_folded.clear();
-            text::fold_into(core.as_bytes(), &mut person_folded);
-            lexicon::person_name_label(person_folded.trim_ascii())
-                || (core.len() <= text::KEY_MAX && {
-                    text::key_words(core.as_bytes(), &mut person_folded);
-                    lexicon::person_name_label(&person_folded)
-                })
-        };
-        let mut person_columns: Vec<usize> = Vec::new();
-        let mut column_types: Vec<TypeSet> = Vec::new();
-        let mut types: Vec<TypeSet> = Vec::new();
+        let mut reader = Columns::default();
         // Whether the line before the current one held a tab (the current line is no table's first).
         let mut in_table = false;
-        let mut columns: Vec<(usize, PiiType)> = Vec::new();
         // Reused from line to line.
         let mut cells: Vec<(usize, &str)> = Vec::new();
-        let mut labels: Vec<(usize, PiiType)> = Vec::new();
-        let mut marks: Vec<(usize, PiiType)> = Vec::new();
         // Only the lines with a tab are read: from one tab to the next with `memchr` on the bytes,
         // each such line cut out around its first tab (a text with one table among many short lines,
         // an e-invoice's fields, paid two searches per line). A line without a tab between two with
@@ -596,9 +1047,7 @@ impl<'t> Scanner<'t> {
             let line_start =
                 memchr::memrchr(b'\n', &b[next_line..tab]).map_or(next_line, |p| next_line + p + 1);
             if line_start != next_line {
-                columns.clear();
-                person_columns.clear();
-                column_types.clear();
+                reader.forget();
                 in_table = false;
             }
             let newline = memchr::memchr(b'\n', &b[tab..]).map_or(b.len(), |p| tab + p);
@@ -608,7 +1057,7 @@ impl<'t> Scanner<'t> {
                 end -= 1;
             }
             cells.clear();
-            labels.clear();
+            reader.labels.clear();
             // A table's first line (none with a tab right before it): its cells may be headers
             // written as keys, and the line a header of keywords alone.
             let first = !in_table;
@@ -638,12 +1087,12 @@ impl<'t> Scanner<'t> {
                 let mut cell_from = from;
                 if copied.is_some() {
                     // A column name without its spaces and quotes (`"Doğum Tarihi"`).
-                    let name = cell.trim_matches(|c| matches!(c, ' ' | '"' | '`'));
+                    let name = unquoted_name(cell);
                     cell_from += name.as_ptr() as usize - cell.as_ptr() as usize;
                     cell = name;
                 }
-                if let Some(kind) = label_kind(cell, first) {
-                    labels.push((cells.len(), kind));
+                if let Some(kind) = reader.label_kind(cell, first) {
+                    reader.labels.push((cells.len(), kind));
                 }
                 cells.push((cell_from, cell));
                 if to == to_at {
@@ -651,142 +1100,139 @@ impl<'t> Scanner<'t> {
                 }
                 from = to + 1;
             }
-            let count = cells.len();
             // A header: a line with a label, or a table's first line whose cells name what a keyword
             // names ("Doğum Tarihi", "tckn").
             in_table = true;
-            let header = count >= 3 && (!labels.is_empty() || first) && {
-                types.clear();
-                // A cell that is a label already ("Ad Soyad", "Telefon") names no other type.
-                types.extend(cells.iter().enumerate().map(|(index, &(_, cell))| {
-                    if labels.iter().any(|label| label.0 == index) {
-                        TypeSet::default()
-                    } else {
-                        header_types(cell)
-                    }
-                }));
-                !labels.is_empty() || types.iter().any(|t| t.0 != 0)
-            };
-            if header {
-                std::mem::swap(&mut column_types, &mut types);
-                columns.clone_from(&labels);
-                // A phone column by its keyword ("Phone 1", "Cep Tel.", "mobile_phone").
-                for (index, given) in column_types.iter().enumerate() {
-                    if given.contains(PiiType::PhoneIntl) && !columns.iter().any(|c| c.0 == index) {
-                        columns.push((index, PiiType::PhoneIntl));
-                    }
-                }
-                columns.sort_unstable_by_key(|column| column.0);
-                // A bare "name" column among the columns of goods (quantity, price, amount) names
-                // the items: an e-invoice's line table "id, name, quantity, unit_price, amount".
-                let bare_name = |&(index, kind): &(usize, PiiType)| {
-                    kind == PiiType::PersonName && lexicon::bare_name_header(cells[index].1)
-                };
-                if columns.iter().any(bare_name)
-                    && cells.iter().any(|&(_, cell)| lexicon::goods_header(cell))
-                {
-                    columns.retain(|column| !bare_name(column));
-                }
-                person_columns.clear();
-                for &(index, kind) in &columns {
-                    if kind == PiiType::PersonName && person_header(cells[index].1) {
-                        person_columns.push(index);
-                    }
-                }
-                // "Ad" beside "Soyad": the given name's column ("ad" alone is too short a word to
-                // be a label anywhere else).
-                if let Some(given) = first_name_beside_surname(&cells) {
-                    if !columns.iter().any(|column| column.0 == given) {
-                        columns.push((given, PiiType::PersonName));
-                        columns.sort_unstable_by_key(|column| column.0);
-                    }
-                    person_columns.push(given);
-                }
+            if cells.len() >= 3 && reader.header(&cells, first) {
                 continue;
             }
             if copied.is_some() {
                 // Columns that name nothing: the rows are read as they are.
                 continue;
             }
-            for (&(start, cell), &given) in cells.iter().zip(&column_types) {
-                // Types found without context (checksums) gain nothing from a column, and phone
-                // numbers are its marks (above): without them, the cells of "T.C. Kimlik No", "IBAN",
-                // "E-posta" or "Telefon" are scanned as before.
-                let given = TypeSet(given.0 & !(CONTEXT_FREE | PHONES));
-                if given.0 != 0 && cell.bytes().any(|c| !c.is_ascii_whitespace()) {
-                    self.cells.push((start, start + cell.len(), given));
-                    self.given_anywhere = true;
+            reader.mark_row(self, &cells);
+        }
+    }
+
+    /// The rows of SQL `INSERT` statements, as a table's rows under its header: each value is read
+    /// under its column, named in the statement (`INSERT INTO t (first_name, phone) VALUES ('Ayşe',
+    /// '0532 123 45 67'), (...);`) or, without a list, by the text's `CREATE TABLE t (...)` (a
+    /// MySQL or SQLite dump).
+    // Out of `run`'s loop (see `tables`).
+    #[inline(never)]
+    fn sql_rows(&mut self) {
+        // One vectorised search for the statement's keyword as dumps and logs write it, and in lower
+        // case too in a text that begins as SQL (a hand-written script): a search costs a third of
+        // an instruction a byte, which every text pays.
+        static INSERT: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 2]> =
+            std::sync::OnceLock::new();
+        let finders = INSERT.get_or_init(|| {
+            [
+                memchr::memmem::Finder::new(b"INSERT"),
+                memchr::memmem::Finder::new(b"insert"),
+            ]
+        });
+        let searches = if text::starts_as_sql(self.text) { 2 } else { 1 };
+        let text = self.text;
+        let b = self.b;
+        let cells_before = self.cells.len();
+        let mut reader = Columns::default();
+        let mut columns: Vec<(usize, &str)> = Vec::new();
+        let mut row: Vec<(usize, &str)> = Vec::new();
+        // The column names of the last header read, and whether they named anything.
+        let (mut header_names, mut header): (Vec<&str>, bool) = (Vec::new(), false);
+        // The text's `CREATE TABLE` statements, read at the first `INSERT` without a column list.
+        let mut created: Option<SqlTables<'_>> = None;
+        for finder in &finders[..searches] {
+            let mut from = 0;
+            while let Some(found) = finder.find(&b[from..]) {
+                let at = from + found;
+                // An `INSERT` that is not what it seems is read up to where it stops making sense,
+                // and the search goes on from there: every byte is read once, whatever the text.
+                from = at + 6;
+                if at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_') {
+                    continue;
                 }
-            }
-            marks.clone_from(&columns);
-            let label_row = count == 2 && labels.len() == 1 && labels[0].0 == 0;
-            if label_row {
-                marks.push((1, labels[0].1));
-            }
-            for &(index, kind) in &marks {
-                let Some((start, cell)) = cells.get(index) else {
+                let mut i = at + 6;
+                if !b.get(i).is_some_and(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                i = sql_space(b, i);
+                for word in [&b"ignore"[..], b"into"] {
+                    if sql_keyword(b, i, word) {
+                        i = sql_space(b, i + word.len());
+                    }
+                }
+                let Some((name_end, table)) = sql_name(text, i) else {
+                    from = i.max(from);
                     continue;
                 };
-                let trimmed = cell.trim();
-                let lead = cell.len() - cell.trim_start().len();
-                if kind == PiiType::PhoneIntl {
-                    if phone_shaped_cell(trimmed) {
-                        // A Turkish number is a `phone_tr` under any phone header, as it is near
-                        // the header's keyword.
-                        // (After a '+', the number's own hit is a `phone_tr` already, and wins.)
-                        let turkish = !trimmed.starts_with('+') && {
-                            let mut digits = [0u8; 16];
-                            let mut count = 0;
-                            for c in trimmed.bytes().take_while(|&c| c != b'x') {
-                                if c.is_ascii_digit() && count < digits.len() {
-                                    digits[count] = c;
-                                    count += 1;
-                                }
-                            }
-                            let digits = &digits[..count];
-                            tr::phone_nsn(digits) || tr::phone_with_prefix(digits)
-                        };
-                        let before = self.hits.len();
-                        self.hit(
-                            start + lead,
-                            start + lead + trimmed.len(),
-                            if turkish { PiiType::PhoneTr } else { kind },
-                            B_CONTEXT,
-                            "table_column_label",
-                        );
-                        // With the column's own priority: the number's own `phone_tr` hit, where
-                        // its form or a keyword finds one, still wins over it.
-                        if let Some(hit) = self.hits.get_mut(before) {
-                            hit.priority = kind.priority();
+                i = sql_space(b, name_end);
+                columns.clear();
+                if b.get(i) == Some(&b'(') {
+                    let Some(close) = sql_column_names(text, i, &mut columns) else {
+                        // No list closes within reach of this one.
+                        from = (i + SQL_COLUMNS_MAX).min(b.len());
+                        continue;
+                    };
+                    i = sql_space(b, close + 1);
+                } else {
+                    let tables = created.get_or_insert_with(|| sql_created_tables(text));
+                    let Some(created) = tables.before(table, at) else {
+                        from = i.max(from);
+                        continue;
+                    };
+                    columns.extend_from_slice(&created.columns);
+                }
+                let values = if sql_keyword(b, i, b"values") {
+                    6
+                } else if sql_keyword(b, i, b"value") {
+                    5
+                } else {
+                    from = i.max(from);
+                    continue;
+                };
+                i = sql_space(b, i + values);
+                // The column list is the header: whatever its names label or give, for the rows.
+                // Read once for the statements of a dump that repeat it row after row.
+                if !columns.iter().map(|c| c.1).eq(header_names.iter().copied()) {
+                    reader.forget();
+                    reader.labels.clear();
+                    for (index, &(_, name)) in columns.iter().enumerate() {
+                        if let Some(kind) = reader.label_kind(name, true) {
+                            reader.labels.push((index, kind));
                         }
                     }
-                    continue;
+                    header = reader.header(&columns, true);
+                    reader.labels.clear();
+                    header_names.clear();
+                    header_names.extend(columns.iter().map(|c| c.1));
                 }
-                let capitalised = trimmed.chars().next().is_some_and(char::is_uppercase);
-                // Under a header of a part of a person's name, a name typed in lower case too.
-                let lower_case_name = !capitalised
-                    && kind == PiiType::PersonName
-                    && (person_columns.contains(&index)
-                        || (index == 1 && label_row && person_header(cells[0].1)))
-                    && lower_case_name_cell(trimmed, &mut self.scratch);
-                if trimmed.len() >= 3
-                    && (capitalised || lower_case_name)
-                    && !trimmed.starts_with("[MASKED_")
-                {
-                    let confidence = if kind == PiiType::PersonName {
-                        D_LABEL
-                    } else {
-                        D_GAZETTEER
-                    };
-                    self.hit(
-                        start + lead,
-                        start + lead + trimmed.len(),
-                        kind,
-                        confidence,
-                        "table_column_label",
-                    );
+                while b.get(i) == Some(&b'(') {
+                    match sql_tuple(text, i, &mut row) {
+                        Ok(end) => {
+                            if header {
+                                reader.mark_row(self, &row);
+                            }
+                            i = sql_space(b, end);
+                            if b.get(i) != Some(&b',') {
+                                break;
+                            }
+                            i = sql_space(b, i + 1);
+                        }
+                        Err(stop) => {
+                            i = stop;
+                            break;
+                        }
+                    }
                 }
+                from = i.max(from);
             }
+        }
+        // The tables' cells come before these, and upper-case statements before lower-case ones:
+        // together, in order again.
+        if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
+            self.cells.sort_by_key(|cell| cell.0);
         }
     }
 
@@ -881,6 +1327,7 @@ impl<'t> Scanner<'t> {
     #[inline(always)]
     pub fn run(mut self) -> Vec<Hit> {
         self.tables();
+        self.sql_rows();
         self.agents();
         let b = self.b;
         let n = b.len();

@@ -2383,6 +2383,42 @@ fn a_postgresql_dump_s_columns_head_its_rows() {
 }
 
 #[test]
+fn sql_insert_statements_read_values_under_their_columns() {
+    masks_as(&[
+        // A column list of its own, several rows, quoted names (pg_dump --column-inserts, MS SQL).
+        (
+            "INSERT INTO public.customers (id, \"first_name\", last_name, birth_date, phone) VALUES (1, 'asdfgh', 'Hjklqw', '1985-03-12', '5321234567'), (2, 'Qwerty', 'O''Zxcvb', '1990-07-04'::date, NULL);",
+            "INSERT INTO public.customers (id, \"first_name\", last_name, birth_date, phone) VALUES (1, '[MASKED_PERSON_NAME]', '[MASKED_PERSON_NAME]', '[MASKED_DATE_OF_BIRTH]', '[MASKED_PHONE_TR]'), (2, '[MASKED_PERSON_NAME]', '[MASKED_PERSON_NAME]', '[MASKED_DATE_OF_BIRTH]'::date, NULL);",
+        ),
+        (
+            "INSERT [dbo].[Musteri] ([Ad Soyad], [Dogum Tarihi]) VALUES (N'Asdfgh Hjklqw', '04.07.1990')",
+            "INSERT [dbo].[Musteri] ([Ad Soyad], [Dogum Tarihi]) VALUES (N'[MASKED_PERSON_NAME]', '[MASKED_DATE_OF_BIRTH]')",
+        ),
+        // Without a column list: the columns of the table's CREATE TABLE (a MySQL or SQLite dump),
+        // over escaped quotes, commas and parentheses inside strings.
+        (
+            "CREATE TABLE `customers` (\n  `id` int NOT NULL,\n  `note` text,\n  `first_name` varchar(50) DEFAULT 'a,b',\n  `dob` date,\n  PRIMARY KEY (`id`),\n  KEY `k` (`first_name`,`dob`)\n);\n\
+             INSERT INTO `customers` VALUES (1,'It\\'s (fine), ok','Asdfgh','1985-03-12'),(2,NULL,'qwerty','1990-07-04');\n",
+            "CREATE TABLE `customers` (\n  `id` int NOT NULL,\n  `note` text,\n  `first_name` varchar(50) DEFAULT 'a,b',\n  `dob` date,\n  PRIMARY KEY (`id`),\n  KEY `k` (`first_name`,`dob`)\n);\n\
+             INSERT INTO `customers` VALUES (1,'It\\'s (fine), ok','[MASKED_PERSON_NAME]','[MASKED_DATE_OF_BIRTH]'),(2,NULL,'[MASKED_PERSON_NAME]','[MASKED_DATE_OF_BIRTH]');\n",
+        ),
+        (
+            "create table musteri (tckn text, ad text, soyad text, dogum_tarihi date);\ninsert into musteri values('17291716060','Asdfgh','Hjklqw','04.07.1990');\n",
+            "create table musteri (tckn text, ad text, soyad text, dogum_tarihi date);\ninsert into musteri values('[MASKED_NATIONAL_ID_TR]','[MASKED_PERSON_NAME]','[MASKED_PERSON_NAME]','[MASKED_DATE_OF_BIRTH]');\n",
+        ),
+    ]);
+    // Columns that name nothing, a statement that is not an INSERT of values, an unfinished one,
+    // and prose: as they are.
+    keeps(&[
+        "INSERT INTO orders (id, sku, created_at) VALUES (1, 'AB-1', '2024-05-01'), (2, 'Kx', '2024-05-02');",
+        "INSERT INTO archive (first_name, dob) SELECT first_name, dob FROM customers WHERE id = 3;",
+        "INSERT INTO customers (first_name, dob) VALUES ('Asdfgh', '1985-03-",
+        "Please insert into the form (name, date) values you trust: Asdfgh 1985.",
+        "INSERT INTO t VALUES ('Asdfgh', '1985-03-12');",
+    ]);
+}
+
+#[test]
 fn keys_before_an_equals_sign_are_labels() {
     masks_as(&[
         // A query string, a logfmt line, an INI or .env file.

@@ -538,6 +538,40 @@ pub fn ceil_boundary(text: &str, mut i: usize) -> usize {
     i.min(text.len())
 }
 
+/// Whether the text is SQL (a dump, a migration): its first statement, after comments, begins with
+/// a statement's keyword.
+pub fn starts_as_sql(text: &str) -> bool {
+    const KEYWORDS: [&str; 16] = [
+        "alter", "begin", "copy", "create", "delete", "drop", "grant", "insert", "lock", "pragma",
+        "replace", "select", "set", "start", "update", "use",
+    ];
+    let mut rest = text.trim_start_matches('\u{feff}');
+    loop {
+        rest = rest.trim_start();
+        if rest.starts_with("--") || rest.starts_with('#') {
+            rest = rest.split_once('\n').map_or("", |(_, after)| after);
+        } else if rest.starts_with("/*") && !rest.starts_with("/*!") {
+            rest = rest.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            break;
+        }
+    }
+    // MySQL's versioned comments (`/*!40101 SET NAMES utf8mb4 */;`) are statements.
+    if let Some(versioned) = rest.strip_prefix("/*!") {
+        rest = versioned
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+    }
+    let word_end = rest
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(rest.len());
+    let (word, after) = rest.split_at(word_end);
+    after.starts_with(char::is_whitespace)
+        && KEYWORDS
+            .iter()
+            .any(|keyword| word.eq_ignore_ascii_case(keyword))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
