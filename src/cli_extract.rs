@@ -1,5 +1,6 @@
 //! `docsieve extract`: the extraction engine from the command line (offline).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,16 +26,21 @@ pub fn run(args: ExtractArgs) -> ExitCode {
     };
     match engine::extract(&bytes, &Limits::default()) {
         Ok(document) => {
-            if args.json {
+            let out = if args.json {
                 match serde_json::to_string_pretty(&document) {
-                    Ok(json) => println!("{json}"),
+                    Ok(json) => json,
                     Err(error) => {
                         eprintln!("docsieve extract: {error}");
                         return ExitCode::FAILURE;
                     }
                 }
             } else {
-                println!("{}", document.text);
+                document.text
+            };
+            // As `docsieve mask` does: a closed pipe (`| head`) is an error message, not a panic.
+            if let Err(error) = writeln!(std::io::stdout().lock(), "{out}") {
+                eprintln!("docsieve extract: writing output: {error}");
+                return ExitCode::from(1);
             }
             ExitCode::SUCCESS
         }

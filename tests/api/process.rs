@@ -358,4 +358,32 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
     assert_eq!(summary["person_name"], 40, "{summary}");
     assert_eq!(summary["date_of_birth"], 20, "{summary}");
     assert_eq!(summary["phone_tr"], 20, "{summary}");
+
+    // A sheet's values as its API returns them, pretty-printed: the first row names the columns,
+    // and the file stays JSON (its commas are not a CSV's).
+    let rows: Vec<String> = (0..20)
+        .map(|n| {
+            format!(
+                "    [\"Lezize Korutürk\", \"19{:02}-07-0{}\", \"Ankara\"]",
+                50 + n,
+                1 + n % 9
+            )
+        })
+        .collect();
+    let sheet = format!(
+        "{{\n  \"range\": \"Sheet1!A1:C21\",\n  \"values\": [\n    [\"Ad Soyad\", \"Doğum Tarihi\", \"Şehir\"],\n{}\n  ]\n}}\n",
+        rows.join(",\n")
+    );
+    let body = masked_preview(&server, token, "sheet.json", sheet.into_bytes()).await;
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in ["Lezize", "Korutürk", "-07-0"] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    assert!(
+        text.contains("    [\"[MASKED_PERSON_NAME]\", \"[MASKED_DATE_OF_BIRTH]\", \"Ankara\"],\n"),
+        "{text}"
+    );
+    let summary = &body["data"]["pii"]["pii_type_summary"];
+    assert_eq!(summary["person_name"], 20, "{summary}");
+    assert_eq!(summary["date_of_birth"], 20, "{summary}");
 }

@@ -148,6 +148,12 @@ fn looks_like_email(text: &str) -> bool {
     headers >= 2
 }
 
+/// Whether the text is JSON or JSON Lines: it opens with a brace or bracket and closes with one.
+fn looks_like_json(text: &str) -> bool {
+    let text = text.trim_start_matches('\u{feff}').trim();
+    text.starts_with(['{', '[']) && text.ends_with(['}', ']'])
+}
+
 /// The delimiter of a CSV, if the lines agree on one.
 pub fn csv_delimiter(text: &str) -> Option<u8> {
     let mut best: Option<(u8, usize)> = None;
@@ -274,9 +280,13 @@ pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> 
     if looks_like_email(text) {
         return Ok(Format::Eml);
     }
-    // SQL's commas separate values inside statements, not a table's columns: read as a CSV, the
-    // statements came out cut into cells, commas turned to tabs.
-    if !crate::pii_masker::engine::text::starts_as_sql(text) && csv_delimiter(text).is_some() {
+    // The commas of SQL and JSON separate values inside statements and records, not a table's
+    // columns: read as a CSV, a dump's statements or a JSON Lines file's records came out cut into
+    // cells, their commas turned to tabs.
+    if !crate::pii_masker::engine::text::starts_as_sql(text)
+        && !looks_like_json(text)
+        && csv_delimiter(text).is_some()
+    {
         return Ok(Format::Csv);
     }
     Ok(Format::Txt)
@@ -290,15 +300,22 @@ mod tests {
         detect(text.as_bytes(), Some(text)).expect("a format")
     }
 
-    /// SQL statements are text: their commas separate values, not columns.
+    /// SQL statements and JSON are text: their commas separate values, not columns.
     #[test]
-    fn sql_statements_are_text() {
+    fn sql_statements_and_json_are_text() {
         for sql in [
             "CREATE TABLE musteri (tc TEXT, ad TEXT, soyad TEXT);\nINSERT INTO musteri VALUES('1','Ayşe','Kaya');\nINSERT INTO musteri VALUES('2','Ali','Veli');\n",
             "-- dump\n\ninsert into t (a, b, c) values (1, 2, 3);\ninsert into t (a, b, c) values (4, 5, 6);\n",
             "/*!40101 SET NAMES utf8mb4 */;\nINSERT INTO `t` VALUES (1,'a','b'),(2,'c','d');\nINSERT INTO `t` VALUES (3,'e','f');\n",
         ] {
             assert_eq!(format_of(sql), Format::Txt, "{sql}");
+        }
+        // JSON Lines and pretty-printed JSON are text too.
+        for json in [
+            "{\"id\": 1, \"name\": \"Ayşe\", \"city\": \"Ankara\"}\n{\"id\": 2, \"name\": \"Ali\", \"city\": \"İzmir\"}\n",
+            "{\n  \"values\": [\n    [\"a\", \"b\", \"c\"],\n    [\"d\", \"e\", \"f\"],\n    [\"g\", \"h\", \"i\"]\n  ]\n}\n",
+        ] {
+            assert_eq!(format_of(json), Format::Txt, "{json}");
         }
         // A CSV whose first column happens to hold such a word is still a CSV.
         assert_eq!(format_of("update,count,total\nA,1,2\nB,3,4\n"), Format::Csv);

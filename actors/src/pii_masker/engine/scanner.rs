@@ -126,6 +126,8 @@ pub struct Scanner<'t> {
     scratch_found: Vec<(usize, usize, u32)>,
     /// How many URL-encoded values this scanner's text lies inside (see `url_encoded_value`).
     decoding_depth: u8,
+    /// Where the last array of JSON rows read ends (see `json_rows_at`).
+    json_reach: usize,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -339,6 +341,8 @@ impl<'t> SqlTables<'t> {
 
 /// The most bytes an SQL row or a table's definition is read over.
 const SQL_STATEMENT_MAX: usize = 1 << 16;
+/// The most levels of brackets a value of a row nests.
+const ROW_DEPTH_MAX: usize = 8;
 /// The most bytes an `INSERT` statement's column list is looked for in.
 const SQL_COLUMNS_MAX: usize = 4096;
 
@@ -415,26 +419,29 @@ fn sql_column_names<'t>(
     Some(close)
 }
 
-/// Where the string whose text starts at `at` closes (its quote), over doubled quotes and
-/// backslashes (MySQL's `\'`).
-fn sql_string_end(b: &[u8], mut at: usize, limit: usize) -> Option<usize> {
+/// Where the string whose text starts at `at` closes (its `quote`), over backslash escapes and
+/// doubled quotes (SQL's `''`, MySQL's `\\'`, JSON's `\\"`).
+fn string_end(b: &[u8], mut at: usize, limit: usize, quote: u8) -> Option<usize> {
     loop {
-        let quote = at + memchr::memchr2(b'\'', b'\\', b.get(at..limit)?)?;
+        let found = at + memchr::memchr2(quote, b'\\', b.get(at..limit)?)?;
         // A backslash escapes the byte after it, and a quote doubled is one quote.
-        if b[quote] == b'\\' || b.get(quote + 1) == Some(&b'\'') {
-            at = quote + 2;
+        if b[found] == b'\\' || b.get(found + 1) == Some(&quote) {
+            at = found + 2;
         } else {
-            return Some(quote);
+            return Some(found);
         }
     }
 }
 
-/// The values of the row that opens at `open` (`(1, 'Ayşe', NULL, '1985-03-12'::date)`), into
-/// `row`: a string's text without its quotes, anything else as written. Where the row ends (after
-/// its closing parenthesis), or where reading stopped when it does not end.
-fn sql_tuple<'t>(
+/// The values of the row that opens at `open`: an SQL row (`(1, 'Ayşe', NULL, '1985-03-12'::date)`,
+/// strings in `'`, closed by `)`) or a JSON array (`[1, "Ayşe", null]`, strings in `"`, closed by
+/// `]`), into `row`: a string's text without its quotes, anything else as written. Where the row
+/// ends (after its closing bracket), or where reading stopped when it does not end.
+fn row_values<'t>(
     text: &'t str,
     open: usize,
+    quote: u8,
+    close: u8,
     row: &mut Vec<(usize, &'t str)>,
 ) -> Result<usize, usize> {
     let b = text.as_bytes();
@@ -452,21 +459,27 @@ fn sql_tuple<'t>(
                 return Err(i);
             };
             match c {
-                b'\'' => {
-                    let close = sql_string_end(b, i + 1, limit).ok_or(limit)?;
-                    string = (i + 1, close);
+                c if c == quote => {
+                    let end = string_end(b, i + 1, limit, quote).ok_or(limit)?;
+                    string = (i + 1, end);
                     strings += 1;
-                    i = close + 1;
+                    i = end + 1;
                 }
-                b'(' => {
+                // Values nest a few levels at most (a function's arguments, an object); deeper, it is
+                // no row, and every opening bracket of such a run would read it again.
+                b'(' | b'[' | b'{' if depth == ROW_DEPTH_MAX => return Err(i),
+                b'(' | b'[' | b'{' => {
                     depth += 1;
                     i += 1;
                 }
-                b')' if depth > 0 => {
+                b')' | b']' | b'}' if depth > 0 => {
                     depth -= 1;
                     i += 1;
                 }
-                b')' | b',' => break,
+                b',' => break,
+                c if c == close => break,
+                // A bracket of another kind closes nothing open: not a row.
+                b')' | b']' | b'}' => return Err(i),
                 _ => i += 1,
             }
         }
@@ -474,18 +487,35 @@ fn sql_tuple<'t>(
         while end > start && b[end - 1].is_ascii_whitespace() {
             end -= 1;
         }
-        // Quotes, parentheses, commas and spaces are whole characters: the cuts are boundaries.
+        // Quotes, brackets, commas and spaces are whole characters: the cuts are boundaries.
         row.push(if strings == 1 {
             (string.0, &text[string.0..string.1])
         } else {
             (start, &text[start..end])
         });
-        if b[i] == b')' {
+        if b[i] == close {
             return Ok(i + 1);
         }
         i += 1;
     }
 }
+
+/// Whether every value of `row` (read by [`row_values`]) is a string in `quote`s.
+fn all_strings(b: &[u8], row: &[(usize, &str)], quote: u8) -> bool {
+    row.iter().all(|&(start, value)| {
+        start > 0 && b[start - 1] == quote && b.get(start + value.len()) == Some(&quote)
+    })
+}
+
+/// The keys of a JSON object's list of column names (`"columns": ["id", "first_name"]`, as pandas
+/// writes a table split into columns and data).
+const JSON_COLUMN_KEYS: [&[u8]; 5] = [
+    b"\"columns\"",
+    b"\"column_names\"",
+    b"\"fields\"",
+    b"\"headers\"",
+    b"\"header\"",
+];
 
 /// The text's `CREATE TABLE` statements: each table's column names, by the table's name.
 fn sql_created_tables(text: &str) -> SqlTables<'_> {
@@ -530,7 +560,7 @@ fn sql_created_tables(text: &str) -> SqlTables<'_> {
             let mut closed = false;
             while i < limit {
                 match b[i] {
-                    b'\'' => match sql_string_end(b, i + 1, limit) {
+                    b'\'' => match string_end(b, i + 1, limit, b'\'') {
                         Some(close) => i = close,
                         None => break,
                     },
@@ -589,7 +619,7 @@ fn sql_created_tables(text: &str) -> SqlTables<'_> {
 /// What a table's header says of its columns, and the buffers to read it with: shared by
 /// tab-separated tables (and the `COPY` lines of PostgreSQL dumps) and SQL `INSERT` statements.
 #[derive(Default)]
-struct Columns {
+struct Columns<'t> {
     /// (column, type) of the header's label cells ("Ad Soyad", "Adres") and of its phone columns, in
     /// column order.
     columns: Vec<(usize, PiiType)>,
@@ -605,9 +635,11 @@ struct Columns {
     folded: Vec<u8>,
     words: Vec<u8>,
     found: Vec<(usize, usize, u32)>,
+    /// The values of the row being read (see `read_rows`).
+    row: Vec<(usize, &'t str)>,
 }
 
-impl Columns {
+impl<'t> Columns<'t> {
     /// The table ended: no header holds any more.
     fn forget(&mut self) {
         self.columns.clear();
@@ -694,6 +726,57 @@ impl Columns {
                 text::key_words(core.as_bytes(), folded);
                 lexicon::person_name_label(folded)
             })
+    }
+
+    /// The rows from `at` on, separated by commas, each in `brackets` with its strings in `quote`s
+    /// (see [`row_values`]), and each marked under the header when `marking`: where they end, or
+    /// where reading stopped.
+    fn read_rows(
+        &mut self,
+        scanner: &mut Scanner<'t>,
+        mut at: usize,
+        brackets: (u8, u8),
+        quote: u8,
+        marking: bool,
+    ) -> usize {
+        let b = scanner.b;
+        let mut row = std::mem::take(&mut self.row);
+        while b.get(at) == Some(&brackets.0) {
+            match row_values(scanner.text, at, quote, brackets.1, &mut row) {
+                Ok(end) => {
+                    if marking {
+                        self.mark_row(scanner, &row);
+                    }
+                    at = sql_space(b, end);
+                    if b.get(at) != Some(&b',') {
+                        break;
+                    }
+                    at = sql_space(b, at + 1);
+                }
+                Err(stop) => {
+                    at = stop;
+                    break;
+                }
+            }
+        }
+        self.row = row;
+        at
+    }
+
+    /// Reads a list of column names (an SQL statement's, a JSON object's) as a table's first line:
+    /// whether they name anything, and then their columns hold for the rows read after.
+    fn read_header(&mut self, names: &[(usize, &str)]) -> bool {
+        self.forget();
+        self.labels.clear();
+        for (index, &(_, name)) in names.iter().enumerate() {
+            if let Some(kind) = self.label_kind(name, true) {
+                self.labels.push((index, kind));
+            }
+        }
+        let header = self.header(names, true);
+        // The rows under it are no two-cell rows of a label and its value.
+        self.labels.clear();
+        header
     }
 
     /// Reads `cells` (with their labels in `labels`) as a header when one is a label or, on a
@@ -871,6 +954,7 @@ impl<'t> Scanner<'t> {
             key_cache: rustc_hash::FxHashMap::default(),
             scratch_found: Vec::new(),
             decoding_depth: 0,
+            json_reach: 0,
         }
     }
 
@@ -879,6 +963,8 @@ impl<'t> Scanner<'t> {
     pub fn tokens(mut self, positions: &[usize]) -> Vec<Hit> {
         // The columns' context, as the scan had it (the tables' own hits are the scan's already).
         self.tables();
+        self.sql_rows();
+        self.json_rows();
         self.hits.clear();
         for &at in positions {
             if at < self.b.len() {
@@ -1138,7 +1224,6 @@ impl<'t> Scanner<'t> {
         let cells_before = self.cells.len();
         let mut reader = Columns::default();
         let mut columns: Vec<(usize, &str)> = Vec::new();
-        let mut row: Vec<(usize, &str)> = Vec::new();
         // The column names of the last header read, and whether they named anything.
         let (mut header_names, mut header): (Vec<&str>, bool) = (Vec::new(), false);
         // The text's `CREATE TABLE` statements, read at the first `INSERT` without a column list.
@@ -1196,36 +1281,11 @@ impl<'t> Scanner<'t> {
                 // The column list is the header: whatever its names label or give, for the rows.
                 // Read once for the statements of a dump that repeat it row after row.
                 if !columns.iter().map(|c| c.1).eq(header_names.iter().copied()) {
-                    reader.forget();
-                    reader.labels.clear();
-                    for (index, &(_, name)) in columns.iter().enumerate() {
-                        if let Some(kind) = reader.label_kind(name, true) {
-                            reader.labels.push((index, kind));
-                        }
-                    }
-                    header = reader.header(&columns, true);
-                    reader.labels.clear();
+                    header = reader.read_header(&columns);
                     header_names.clear();
                     header_names.extend(columns.iter().map(|c| c.1));
                 }
-                while b.get(i) == Some(&b'(') {
-                    match sql_tuple(text, i, &mut row) {
-                        Ok(end) => {
-                            if header {
-                                reader.mark_row(self, &row);
-                            }
-                            i = sql_space(b, end);
-                            if b.get(i) != Some(&b',') {
-                                break;
-                            }
-                            i = sql_space(b, i + 1);
-                        }
-                        Err(stop) => {
-                            i = stop;
-                            break;
-                        }
-                    }
-                }
+                let i = reader.read_rows(self, i, (b'(', b')'), b'\'', header);
                 from = i.max(from);
             }
         }
@@ -1234,6 +1294,96 @@ impl<'t> Scanner<'t> {
         if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
             self.cells.sort_by_key(|cell| cell.0);
         }
+    }
+
+    /// Arrays of rows in JSON, as a table's rows under its header: after a list of column names in
+    /// the same object (`{"columns": ["id", "first_name"], "data": [[1, "Ayşe"], ...]}`, a table
+    /// split as pandas writes it), or under a first row of names (`[["Ad Soyad", "Telefon"],
+    /// ["Ayşe Kaya", ...]]`, a sheet's values as its API returns them). The scan reads each where it
+    /// meets its bracket ([`Self::json_rows_at`]); this reads them all at once, for
+    /// [`Self::tokens`].
+    fn json_rows(&mut self) {
+        for open in memchr::memchr_iter(b'[', self.b) {
+            self.json_rows_at(open);
+        }
+    }
+
+    /// The array of rows that opens at `open`, if it is one and lies beyond the last one read.
+    // Out of `run`'s loop (see `tables`), and cold: most brackets open no array of arrays.
+    #[cold]
+    #[inline(never)]
+    fn json_rows_at(&mut self, open: usize) {
+        let text = self.text;
+        let b = self.b;
+        if open < self.json_reach {
+            return;
+        }
+        let mut first = sql_space(b, open + 1);
+        if b.get(first) != Some(&b'[') {
+            return;
+        }
+        let mut columns: Vec<(usize, &str)> = Vec::new();
+        if !self.json_column_list(open, &mut columns) {
+            // The first row, when each of its values is a string.
+            let end = match row_values(text, first, b'"', b']', &mut columns) {
+                Ok(end) => end,
+                Err(stop) => {
+                    // What could not be read as a row is not read again from a bracket inside it.
+                    self.json_reach = stop;
+                    return;
+                }
+            };
+            let comma = sql_space(b, end);
+            if !all_strings(b, &columns, b'"') || b.get(comma) != Some(&b',') {
+                return;
+            }
+            first = sql_space(b, comma + 1);
+        }
+        let mut reader = Columns::default();
+        if !reader.read_header(&columns) {
+            return;
+        }
+        let cells_before = self.cells.len();
+        self.json_reach = reader.read_rows(self, first, (b'[', b']'), b'"', true);
+        // Cells of a table or statement further on came before these: in order again, and the
+        // look-up's cursor from the start.
+        if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
+            self.cells.sort_by_key(|cell| cell.0);
+            self.cell_cursor = 0;
+        }
+    }
+
+    /// The column names that a JSON array of rows opening at `open` has in its object: the key
+    /// before it, then one of [`JSON_COLUMN_KEYS`] earlier in the object, whose value is a list of
+    /// strings (into `columns`).
+    fn json_column_list<'s>(&self, open: usize, columns: &mut Vec<(usize, &'s str)>) -> bool
+    where
+        't: 's,
+    {
+        let b = self.b;
+        let Some((key_start, _)) = quoted_key_before(b, open) else {
+            return false;
+        };
+        let floor = key_start.saturating_sub(SQL_STATEMENT_MAX);
+        let Some(brace) = unmatched_open(b, key_start, floor, b'{') else {
+            return false;
+        };
+        let object = &b[brace..key_start];
+        let Some((at, key)) = JSON_COLUMN_KEYS
+            .iter()
+            .filter_map(|key| memchr::memmem::find(object, key).map(|at| (brace + at, key.len())))
+            .min()
+        else {
+            return false;
+        };
+        let mut list = sql_space(b, at + key);
+        if b.get(list) != Some(&b':') {
+            return false;
+        }
+        list = sql_space(b, list + 1);
+        b.get(list) == Some(&b'[')
+            && row_values(self.text, list, b'"', b']', columns).is_ok()
+            && all_strings(b, columns, b'"')
     }
 
     /// "<Ad Soyad> tarafından" (Turkish "by <person>"): two or three capitalised words right before it.
@@ -1356,9 +1506,17 @@ impl<'t> Scanner<'t> {
                     }
                 }
                 _ => match b[i] {
-                    b'[' => mask_token_end(b, i)
-                        .or_else(|| self.obfuscated_email(i))
-                        .unwrap_or(i + 1),
+                    b'[' => {
+                        // An array of arrays: rows, maybe, under a header.
+                        if b.get(i + 1)
+                            .is_some_and(|&c| c == b'[' || c.is_ascii_whitespace())
+                        {
+                            self.json_rows_at(i);
+                        }
+                        mask_token_end(b, i)
+                            .or_else(|| self.obfuscated_email(i))
+                            .unwrap_or(i + 1)
+                    }
                     b'+' | b'(' if digit_at(b, i + 1).is_some() && !text::word_before(b, i) => {
                         self.token(i)
                     }

@@ -2419,6 +2419,29 @@ fn sql_insert_statements_read_values_under_their_columns() {
 }
 
 #[test]
+fn json_arrays_of_rows_read_values_under_their_columns() {
+    masks_as(&[
+        // A table split into its columns and its data (pandas' `orient="split"`).
+        (
+            r#"{"columns": ["id", "first_name", "last_name", "dogum_tarihi"], "index": [0, 1], "data": [[1, "asdfgh", "Hjklqw", "12.03.1985"], [2, "Qwerty", "Zxcvb", null]]}"#,
+            r#"{"columns": ["id", "first_name", "last_name", "dogum_tarihi"], "index": [0, 1], "data": [[1, "[MASKED_PERSON_NAME]", "[MASKED_PERSON_NAME]", "[MASKED_DATE_OF_BIRTH]"], [2, "[MASKED_PERSON_NAME]", "[MASKED_PERSON_NAME]", null]]}"#,
+        ),
+        // A sheet's values under a first row of names, an escaped quote inside a value.
+        (
+            "{\"values\": [\n  [\"Ad Soyad\", \"Doğum Tarihi\", \"Not\"],\n  [\"Asdfgh Hjklqw\", \"04.07.1990\", \"a \\\"b\\\", c\"],\n  [\"Qwerty Zxcvb\", \"12.03.1985\", \"\"]\n]}",
+            "{\"values\": [\n  [\"Ad Soyad\", \"Doğum Tarihi\", \"Not\"],\n  [\"[MASKED_PERSON_NAME]\", \"[MASKED_DATE_OF_BIRTH]\", \"a \\\"b\\\", c\"],\n  [\"[MASKED_PERSON_NAME]\", \"[MASKED_DATE_OF_BIRTH]\", \"\"]\n]}",
+        ),
+    ]);
+    // Columns of another object, a first row that names nothing, numbers, and coordinates: as they
+    // are.
+    keeps(&[
+        r#"[{"columns": ["first_name", "last_name"]}, {"data": [["Asdfgh", "Hjklqw"]]}]"#,
+        r#"[["sku", "created"], ["Asdfgh", "1985-03-12"]]"#,
+        r#"{"coordinates": [[[30.1, 40.2], [30.2, 40.3]]], "matrix": [[1, 2], [3, 4]]}"#,
+    ]);
+}
+
+#[test]
 fn keys_before_an_equals_sign_are_labels() {
     masks_as(&[
         // A query string, a logfmt line, an INI or .env file.
