@@ -146,7 +146,7 @@ fn mask_error(error: MaskError) -> ApiError {
     params(("masked" = Option<bool>, Query, description = "Mask personal data in every part (default false)")),
     request_body(content_type = "multipart/form-data", description = "Form field `file`: the document"),
     responses(
-        (status = 200, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`. Generic XML's leaf elements and attributes come as `key_value` elements `name: value`; keys (before ':' or '=', in any case) label the values after them; URL-encoded values are decoded and read as `key: value`; a key that says nothing (`value`, `text`) is labelled by its record; a PostgreSQL dump's COPY column list heads its rows"),
+        (status = 200, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`. Generic XML's leaf elements and attributes come as `key_value` elements `name: value`; keys (before ':' or '=', in any case) label the values after them; URL-encoded values are decoded and read as `key: value`; a key that says nothing (`value`, `text`) is labelled by its record; a PostgreSQL dump's COPY column list heads its rows, an SQL INSERT's values are read under its column list or its table's CREATE TABLE, and a JSON array of rows under its object's `columns` or its first row of names; JSON, JSON Lines and SQL files are text, never CSV"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 413, body = crate::error::ErrorBody),
         (status = 415, body = crate::error::ErrorBody),
