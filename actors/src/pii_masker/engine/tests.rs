@@ -2432,9 +2432,22 @@ fn json_arrays_of_rows_read_values_under_their_columns() {
             "{\"values\": [\n  [\"Ad Soyad\", \"Doğum Tarihi\", \"Not\"],\n  [\"[MASKED_PERSON_NAME]\", \"[MASKED_DATE_OF_BIRTH]\", \"a \\\"b\\\", c\"],\n  [\"[MASKED_PERSON_NAME]\", \"[MASKED_DATE_OF_BIRTH]\", \"\"]\n]}",
         ),
     ]);
+    // Column objects with a name (Trino's and Elasticsearch SQL's `columns`, ClickHouse's `meta`),
+    // and a column list after a string that holds brackets and braces.
+    masks_as(&[
+        (
+            r#"{"id": "q1", "note": "x[[{", "columns": [{"name": "first_name", "type": "varchar"}, {"name": "dob", "type": "date"}], "data": [["Asdfgh", "1985-03-12"]]}"#,
+            r#"{"id": "q1", "note": "x[[{", "columns": [{"name": "first_name", "type": "varchar"}, {"name": "dob", "type": "date"}], "data": [["[MASKED_PERSON_NAME]", "[MASKED_DATE_OF_BIRTH]"]]}"#,
+        ),
+        (
+            r#"{"meta": [{"name": "id", "type": "UInt32"}, {"name": "ad_soyad", "type": "String"}], "data": [[1, "Asdfgh Hjklqw"], [2, "Qwerty Zxcvb"]], "rows": 2}"#,
+            r#"{"meta": [{"name": "id", "type": "UInt32"}, {"name": "ad_soyad", "type": "String"}], "data": [[1, "[MASKED_PERSON_NAME]"], [2, "[MASKED_PERSON_NAME]"]], "rows": 2}"#,
+        ),
+    ]);
     // Columns of another object, a first row that names nothing, numbers, and coordinates: as they
     // are.
     keeps(&[
+        r#"{"a": [[1, 2], [3, 4]], "b": {"c": [[5]]}, "d": [["sku"], ["Asdfgh"]]}"#,
         r#"[{"columns": ["first_name", "last_name"]}, {"data": [["Asdfgh", "Hjklqw"]]}]"#,
         r#"[["sku", "created"], ["Asdfgh", "1985-03-12"]]"#,
         r#"{"coordinates": [[[30.1, 40.2], [30.2, 40.3]]], "matrix": [[1, 2], [3, 4]]}"#,
