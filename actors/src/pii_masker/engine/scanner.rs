@@ -363,6 +363,17 @@ fn sql_keyword(b: &[u8], at: usize, word: &[u8]) -> bool {
             .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
+/// `at` moved over those of the SQL keywords `words` written there, in their order, and the spaces
+/// after each.
+fn sql_words(b: &[u8], mut at: usize, words: &[&[u8]]) -> usize {
+    for word in words {
+        if sql_keyword(b, at, word) {
+            at = sql_space(b, at + word.len());
+        }
+    }
+    at
+}
+
 /// The (schema-qualified, quoted or bracketed) name at `at`: where it ends, and its last part
 /// without quotes (`public.customers`, `` `shop`.`customers` ``, `[dbo].[customers]`).
 fn sql_name(text: &str, at: usize) -> Option<(usize, &str)> {
@@ -569,20 +580,12 @@ fn sql_created_tables(text: &str) -> SqlTables<'_> {
         while let Some(found) = memchr::memmem::find(&b[from..], finder) {
             let at = from + found;
             from = at + 6;
-            let mut i = sql_space(b, at + 6);
             // `CREATE TEMPORARY TABLE`, `CREATE TABLE IF NOT EXISTS`.
-            for word in [
-                &b"temporary"[..],
-                b"temp",
-                b"table",
-                b"if",
-                b"not",
-                b"exists",
-            ] {
-                if sql_keyword(b, i, word) {
-                    i = sql_space(b, i + word.len());
-                }
-            }
+            let i = sql_words(
+                b,
+                sql_space(b, at + 6),
+                &[b"temporary", b"temp", b"table", b"if", b"not", b"exists"],
+            );
             if !b[at..i]
                 .windows(5)
                 .any(|w| w.eq_ignore_ascii_case(b"table"))
@@ -1286,11 +1289,24 @@ impl<'t> Scanner<'t> {
                     continue;
                 }
                 i = sql_space(b, i);
-                for word in [&b"ignore"[..], b"into"] {
-                    if sql_keyword(b, i, word) {
-                        i = sql_space(b, i + word.len());
-                    }
-                }
+                // MySQL's `INSERT IGNORE INTO`, `INSERT LOW_PRIORITY INTO`, SQLite's `INSERT OR
+                // REPLACE INTO`: the words before the table, in their order.
+                i = sql_words(
+                    b,
+                    i,
+                    &[
+                        b"low_priority",
+                        b"delayed",
+                        b"high_priority",
+                        b"ignore",
+                        b"or",
+                        b"replace",
+                        b"rollback",
+                        b"abort",
+                        b"fail",
+                        b"into",
+                    ],
+                );
                 let Some((name_end, table)) = sql_name(text, i) else {
                     from = i.max(from);
                     continue;

@@ -2403,6 +2403,10 @@ fn sql_insert_statements_read_values_under_their_columns() {
              INSERT INTO `customers` VALUES (1,'It\\'s (fine), ok','[MASKED_PERSON_NAME]','[MASKED_DATE_OF_BIRTH]'),(2,NULL,'[MASKED_PERSON_NAME]','[MASKED_DATE_OF_BIRTH]');\n",
         ),
         (
+            "INSERT OR REPLACE INTO musteri (ad_soyad) VALUES ('Asdfgh Hjklqw'); INSERT IGNORE INTO musteri (ad_soyad) VALUES ('Qwerty Zxcvb');",
+            "INSERT OR REPLACE INTO musteri (ad_soyad) VALUES ('[MASKED_PERSON_NAME]'); INSERT IGNORE INTO musteri (ad_soyad) VALUES ('[MASKED_PERSON_NAME]');",
+        ),
+        (
             "create table musteri (tckn text, ad text, soyad text, dogum_tarihi date);\ninsert into musteri values('17291716060','Asdfgh','Hjklqw','04.07.1990');\n",
             "create table musteri (tckn text, ad text, soyad text, dogum_tarihi date);\ninsert into musteri values('[MASKED_NATIONAL_ID_TR]','[MASKED_PERSON_NAME]','[MASKED_PERSON_NAME]','[MASKED_DATE_OF_BIRTH]');\n",
         ),
