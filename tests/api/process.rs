@@ -386,4 +386,15 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
     let summary = &body["data"]["pii"]["pii_type_summary"];
     assert_eq!(summary["person_name"], 20, "{summary}");
     assert_eq!(summary["date_of_birth"], 20, "{summary}");
+
+    // A Markdown table: its header stands over its columns (the outer pipes made an empty first
+    // column, and the header, trimmed, stood one column to the left of its rows).
+    let table = "| Ad Soyad | Doğum Tarihi | Şehir |\n|---|:---:|---|\n\
+                 | Lezize Korutürk | 12.03.1985 | Ankara |\n| selin ülker | 04.07.1990 | İzmir |\n";
+    let body = masked_preview(&server, token, "table.md", table.as_bytes().to_vec()).await;
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in ["Lezize", "selin", "12.03.1985", "04.07.1990"] {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    assert!(text.contains("[MASKED_DATE_OF_BIRTH]\tİzmir"), "{text}");
 }

@@ -31,6 +31,9 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                 .collect(),
         );
     }
+    if delimiter == b'|' && rows.iter().any(|row| markdown_rule(row)) {
+        unframe_markdown(&mut rows);
+    }
     if rows.is_empty() {
         return Err(ExtractError::NoText);
     }
@@ -48,4 +51,66 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
         None,
     );
     Ok(())
+}
+
+/// Whether a row is a Markdown table's rule under its header (`|---|:---:|`).
+fn markdown_rule(row: &[String]) -> bool {
+    let cells = row.iter().filter(|cell| !cell.is_empty());
+    let mut any = false;
+    for cell in cells {
+        if !cell.contains('-') || !cell.chars().all(|c| matches!(c, '-' | ':' | ' ')) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// A Markdown table's rows without the empty cells its outer pipes make (`| a | b |` reads as "", "a",
+/// "b", ""), and without its rule: the header's cells then stand over their columns' (a header that
+/// lost its leading empty cell to the text's trim stood one column to the left of its rows).
+fn unframe_markdown(rows: &mut Vec<Vec<String>>) {
+    rows.retain(|row| !markdown_rule(row));
+    for row in rows.iter_mut() {
+        if row.len() > 1 && row.last().is_some_and(String::is_empty) {
+            row.pop();
+        }
+        if row.len() > 1 && row.first().is_some_and(String::is_empty) {
+            row.remove(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows_of(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+        let mut builder = Builder::default();
+        extract(text, &Limits::default(), &mut builder).expect("a table");
+        let document = builder.document;
+        let table = document.tables.first().expect("one table");
+        (table.header.clone().unwrap_or_default(), table.rows.clone())
+    }
+
+    /// A Markdown table's header stands over its columns, its rule is no row, and the outer pipes
+    /// make no empty columns.
+    #[test]
+    fn a_markdown_table_keeps_its_columns() {
+        let (header, rows) = rows_of(
+            "| Ad Soyad | Doğum Tarihi | Şehir |\n|---|:---:|---|\n| Ayşe Kaya | 12.03.1985 | Ankara |\n| Ali Veli | | İzmir |\n",
+        );
+        assert_eq!(header, ["Ad Soyad", "Doğum Tarihi", "Şehir"]);
+        assert_eq!(
+            rows,
+            [
+                ["Ayşe Kaya", "12.03.1985", "Ankara"],
+                ["Ali Veli", "", "İzmir"]
+            ]
+        );
+        // Pipes as a plain delimiter, without a rule: the cells as they are.
+        let (header, rows) = rows_of("Ad|Soyad|Şehir\nAyşe|Kaya|Ankara\nAli|Veli|İzmir\n");
+        assert_eq!(header, ["Ad", "Soyad", "Şehir"]);
+        assert_eq!(rows[0], ["Ayşe", "Kaya", "Ankara"]);
+    }
 }
