@@ -319,6 +319,13 @@ mod tests {
         }
         // A CSV whose first column happens to hold such a word is still a CSV.
         assert_eq!(format_of("update,count,total\nA,1,2\nB,3,4\n"), Format::Csv);
+        for csv in [
+            "Start Date,End Date,Amount\n2024-01-01,2024-02-01,10\n2024-03-01,2024-04-01,20\n",
+            "Create Date,Customer,Amount\n2024-01-01,Ayşe,10\n2024-03-01,Ali,20\n",
+            "Set Name;Count;Owner\nA;1;x\nB;2;y\n",
+        ] {
+            assert_eq!(format_of(csv), Format::Csv, "{csv}");
+        }
     }
 
     /// A letter whose lines end with a comma, or go on after one, is text: read as a two-column CSV,

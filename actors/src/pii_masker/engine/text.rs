@@ -562,14 +562,42 @@ pub fn starts_as_sql(text: &str) -> bool {
             .trim_start_matches(|c: char| c.is_ascii_digit())
             .trim_start();
     }
-    let word_end = rest
-        .find(|c: char| !c.is_ascii_alphabetic())
-        .unwrap_or(rest.len());
-    let (word, after) = rest.split_at(word_end);
-    after.starts_with(char::is_whitespace)
-        && KEYWORDS
-            .iter()
-            .any(|keyword| word.eq_ignore_ascii_case(keyword))
+    // The words after the keyword that make a statement of it, where its line does not end as one
+    // (`CREATE TABLE t (` over several lines): a CSV's header may begin "Start Date,End Date" or
+    // "Create Date,Amount".
+    const SECOND: [&str; 16] = [
+        "table",
+        "into",
+        "index",
+        "view",
+        "schema",
+        "database",
+        "sequence",
+        "type",
+        "function",
+        "extension",
+        "unique",
+        "or",
+        "temp",
+        "temporary",
+        "ignore",
+        "if",
+    ];
+    let first_word = |text: &str| -> (usize, bool) {
+        let end = text
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(text.len());
+        (end, text[end..].starts_with(char::is_whitespace))
+    };
+    let (word_end, spaced) = first_word(rest);
+    let word = &rest[..word_end];
+    if !spaced || !KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k)) {
+        return false;
+    }
+    let line = rest.split('\n').next().unwrap_or_default().trim_end();
+    let after = rest[word_end..].trim_start();
+    let second = &after[..first_word(after).0];
+    line.ends_with(';') || SECOND.iter().any(|k| second.eq_ignore_ascii_case(k))
 }
 
 #[cfg(test)]
