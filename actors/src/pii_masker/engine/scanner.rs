@@ -126,8 +126,6 @@ pub struct Scanner<'t> {
     scratch_found: Vec<(usize, usize, u32)>,
     /// How many URL-encoded values this scanner's text lies inside (see `url_encoded_value`).
     decoding_depth: u8,
-    /// Where the last array of JSON rows read ends (see `json_rows_at`).
-    json_reach: usize,
 }
 
 fn sep_kind(byte: u8) -> u8 {
@@ -535,6 +533,8 @@ const JSON_COLUMN_KEYS: [&[u8]; 6] = [
 struct JsonWalk {
     /// Where the walk has read to.
     at: usize,
+    /// Where the last array of rows read ends, or reading a first row stopped.
+    reach: usize,
     /// The opening braces of the objects open there, innermost last.
     open: Vec<usize>,
     /// The object whose column list was last looked for: its brace, where the search has read to,
@@ -1000,7 +1000,6 @@ impl<'t> Scanner<'t> {
             key_cache: rustc_hash::FxHashMap::default(),
             scratch_found: Vec::new(),
             decoding_depth: 0,
-            json_reach: 0,
         }
     }
 
@@ -1383,7 +1382,7 @@ impl<'t> Scanner<'t> {
         let text = self.text;
         let b = self.b;
         // Not inside a string, nor inside rows read already.
-        if open < self.json_reach || !walk.to(b, open) {
+        if open < walk.reach || !walk.to(b, open) {
             return;
         }
         let mut first = sql_space(b, open + 1);
@@ -1400,7 +1399,7 @@ impl<'t> Scanner<'t> {
                 Ok(end) => end,
                 Err(stop) => {
                     // What could not be read as a row is not read again from a bracket inside it.
-                    self.json_reach = stop;
+                    walk.reach = stop;
                     return;
                 }
             };
@@ -1415,7 +1414,7 @@ impl<'t> Scanner<'t> {
             return;
         }
         let cells_before = self.cells.len();
-        self.json_reach = reader.read_rows(self, first, (b'[', b']'), b'"', true);
+        walk.reach = reader.read_rows(self, first, (b'[', b']'), b'"', true);
         // Cells of a table or statement further on came before these: in order again.
         if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
             self.cells.sort_by_key(|cell| cell.0);
