@@ -1650,6 +1650,27 @@ impl<'t> Scanner<'t> {
         }
     }
 
+    /// [`Self::word_end`], and whether the word's letters are all ASCII, and all ASCII capitals, found
+    /// in the same walk.
+    #[inline(always)]
+    fn word_shape(&self, mut i: usize) -> (usize, bool, bool) {
+        let b = self.b;
+        let (mut ascii, mut caps) = (true, true);
+        loop {
+            match b.get(i) {
+                Some(&c) if c.is_ascii_alphabetic() => {
+                    caps &= c.is_ascii_uppercase();
+                    i += 1;
+                }
+                Some(0xC3..=0xC5) if b.get(i + 1).is_some_and(|n| (0x80..=0xBF).contains(n)) => {
+                    (ascii, caps) = (false, false);
+                    i += 2;
+                }
+                _ => return (i, ascii, caps),
+            }
+        }
+    }
+
     // Out of `run`'s loop (see `tables`).
     #[inline(never)]
     fn word(&mut self, i: usize) -> usize {
@@ -1658,12 +1679,11 @@ impl<'t> Scanner<'t> {
             // Mid-word capital ("McDonald", "iPhone"): skip the rest of the word.
             return self.word_end(i);
         }
-        let end = self.word_end(i);
+        let (end, ascii, ascii_caps) = self.word_shape(i);
         // Letters followed by digits: an alphanumeric token (IBAN, passport, NINO, VIN...).
-        if digit_at(b, end).is_some() && b[i..end].iter().all(u8::is_ascii_alphabetic) {
+        if ascii && digit_at(b, end).is_some() {
             return self.token(i);
         }
-        let ascii_caps = b[i..end].iter().all(u8::is_ascii_uppercase);
         // Short capital prefixes of grouped ids: "AB 12 34 56 C", "TR33 ...", "ATU 1358...".
         if ascii_caps && end - i <= 4 {
             let sep = separator_at(b, end);
@@ -3857,29 +3877,31 @@ impl<'t> Scanner<'t> {
         loop {
             let group_start = i;
             let norm_start = self.norm_len;
-            let (mut digits, mut letters) = (0, 0);
-            // In locals, which the loop keeps in registers.
-            let (norm, mut n) = (&mut self.norm, norm_start);
-            while n - norm_start < 40 {
+            // A group has at most 40 characters, normalised into its own 40 bytes of `norm` (at most
+            // `MAX_GROUPS` groups of 40 fill it), indexed below 40 so that no store is bounds-checked.
+            let slot: &mut [u8; 40] = (&mut self.norm[norm_start..norm_start + 40])
+                .try_into()
+                .expect("MAX_GROUPS groups of 40 bytes fit in norm");
+            let (mut n, mut letters) = (0, 0);
+            while n < 40 {
                 let Some(&c) = b.get(i) else { break };
                 // ASCII first; a full-width digit (three bytes from 0xEF) is neither.
                 let (normalised, len) = if c.is_ascii_digit() {
-                    digits += 1;
                     (c, 1)
                 } else if c.is_ascii_alphabetic() {
                     letters += 1;
                     (c.to_ascii_uppercase(), 1)
                 } else if let Some(digit) = digit_at(b, i) {
-                    digits += 1;
                     digit
                 } else {
                     break;
                 };
-                norm[n] = normalised;
+                slot[n] = normalised;
                 n += 1;
                 i += len;
             }
-            self.norm_len = n;
+            let digits = n - letters;
+            self.norm_len = norm_start + n;
             if i == group_start {
                 break;
             }
