@@ -403,6 +403,31 @@ fn more_given_names_and_surnames_but_not_the_words_they_also_are() {
     assert!(types_in(words).is_empty(), "{:?}", types_in(words));
 }
 
+/// Given names of the younger generations and common ones the first lists missed: a given name with
+/// a surname, known or not; those that are also words ("Özgür", "Çağrı", "Derin") only with a known
+/// surname.
+#[test]
+fn younger_given_names_and_the_words_some_of_them_are() {
+    masks_as(&[
+        (
+            "Çağla Aydın geldi; Gökçe Şahin ve Oğuzhan Yazıcı aradı.",
+            "[MASKED_PERSON_NAME] geldi; [MASKED_PERSON_NAME] ve [MASKED_PERSON_NAME] aradı.",
+        ),
+        (
+            "Beyza Korkmaz,4540536920\nMuhammed Kaya|Serhat Demirel",
+            "[MASKED_PERSON_NAME],4540536920\n[MASKED_PERSON_NAME]|[MASKED_PERSON_NAME]",
+        ),
+        (
+            "Özgür Yılmaz ile Çağrı Kaya görüştü.",
+            "[MASKED_PERSON_NAME] ile [MASKED_PERSON_NAME] görüştü.",
+        ),
+    ]);
+    keeps(&[
+        "Özgür Yazılım Derneği, Çağrı Merkezi, Derin Öğrenme, Hayat Sigorta, Buket Çiçekçilik.",
+        "Simge Tasarım ve Nehir Kenarı projeleri; Veli Toplantısı yarın.",
+    ]);
+}
+
 #[test]
 fn european_names_and_addresses() {
     assert_eq!(
