@@ -397,4 +397,30 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
         assert!(!text.contains(raw), "{raw} is left: {text}");
     }
     assert!(text.contains("[MASKED_DATE_OF_BIRTH]\tİzmir"), "{text}");
+
+    // An e-mail whose body holds a list separated by semicolons among its prose: every row's date
+    // of birth and VKN is read under the header, not only the first row's, near the header.
+    let mut mail = String::from(
+        "From: muhasebe@example.com\nTo: ik@example.com\nSubject: Liste\nMIME-Version: 1.0\n\
+         Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n\
+         Merhaba,\n\nKasım ayında başvuranların listesi aşağıdadır; sisteme işleyiniz.\n\n\
+         Ad Soyad;Doğum Tarihi;Vergi No\n",
+    );
+    let dates: Vec<String> = (1..=8).map(|day| format!("{day:02}.03.198{day}")).collect();
+    for date in &dates {
+        mail.push_str(&format!("Lezize Korutürk;{date};4540536920\n"));
+    }
+    mail.push_str("\nİyi çalışmalar,\nMuhasebe\n");
+    let body = masked_preview(&server, token, "list.eml", mail.into_bytes()).await;
+    let text = body["data"]["text"].as_str().expect("text");
+    for raw in dates
+        .iter()
+        .map(String::as_str)
+        .chain(["4540536920", "Lezize"])
+    {
+        assert!(!text.contains(raw), "{raw} is left: {text}");
+    }
+    let summary = &body["data"]["pii"]["pii_type_summary"];
+    assert_eq!(summary["date_of_birth"], 8, "{summary}");
+    assert_eq!(summary["tax_id_tr"], 8, "{summary}");
 }

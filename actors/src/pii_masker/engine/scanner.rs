@@ -1008,6 +1008,7 @@ impl<'t> Scanner<'t> {
     pub fn tokens(mut self, positions: &[usize]) -> Vec<Hit> {
         // The columns' context, as the scan had it (the tables' own hits are the scan's already).
         self.tables();
+        self.delimited_tables();
         self.sql_rows();
         self.json_rows();
         self.hits.clear();
@@ -1243,6 +1244,133 @@ impl<'t> Scanner<'t> {
             }
             reader.mark_row(self, &cells);
         }
+    }
+
+    /// Tables whose cells a ';' or a '|' separates inside a text that is not all table: a list pasted
+    /// into an e-mail's body or a document's paragraphs ("Ad Soyad;Doğum Tarihi;Vergi No", then a
+    /// line per person), a Markdown table among prose. (A file that is all table is converted by
+    /// extraction into tab-separated lines, which [`Self::tables`] reads.) A line of at least three
+    /// cells that reads as a header, as a tab-separated table's first line does, gives its columns
+    /// to the lines right under it that have as many cells; a line with another number of cells, or
+    /// a gap, ends the table. Only the lines that hold the separator are looked at.
+    // Out of `run`'s loop (see `tables`).
+    #[inline(never)]
+    fn delimited_tables(&mut self) {
+        let b = self.b;
+        let cells_before = self.cells.len();
+        let mut cells: Vec<(usize, &str)> = Vec::new();
+        for separator in [b';', b'|'] {
+            let Some(first) = memchr::memchr(separator, b) else {
+                continue;
+            };
+            let mut reader = Columns::default();
+            // The header's number of cells and where the table's last line ends.
+            let mut table: Option<(usize, usize)> = None;
+            let mut next_line = memchr::memrchr(b'\n', &b[..first]).map_or(0, |p| p + 1);
+            while let Some(found) = memchr::memchr(separator, &b[next_line.min(b.len())..]) {
+                let at = next_line + found;
+                // A line with one separator has two cells: neither a header (three at least) nor a
+                // row under one. It is passed over without looking back for its start. (One pass
+                // over separators and line breaks together, counting, cost the benchmark's text
+                // more: its line breaks are many and close.)
+                let second = match memchr::memchr2(separator, b'\n', &b[at + 1..]) {
+                    Some(p) if b[at + 1 + p] == separator => at + 1 + p,
+                    Some(p) => {
+                        next_line = at + 1 + p + 1;
+                        continue;
+                    }
+                    None => break,
+                };
+                let newline = memchr::memchr(b'\n', &b[second..]).map_or(b.len(), |p| second + p);
+                next_line = newline + 1;
+                // Outside a table, a digit between the first two separators makes no header.
+                if table.is_none() && b[at + 1..second].iter().any(u8::is_ascii_digit) {
+                    continue;
+                }
+                let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |p| p + 1);
+                self.delimited_line(
+                    separator,
+                    (line_start, newline),
+                    &mut reader,
+                    &mut table,
+                    &mut cells,
+                );
+            }
+        }
+        // The tab-separated tables' cells come before these: together, in order again.
+        if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
+            self.cells.sort_by_key(|cell| cell.0);
+        }
+    }
+
+    /// One line of [`Self::delimited_tables`], `line_start..newline` with at least two `separator`s:
+    /// a row of the `table` above it, or a header that begins one.
+    #[inline(always)]
+    fn delimited_line(
+        &mut self,
+        separator: u8,
+        (line_start, newline): (usize, usize),
+        reader: &mut Columns<'t>,
+        table: &mut Option<(usize, usize)>,
+        cells: &mut Vec<(usize, &'t str)>,
+    ) {
+        let text = self.text;
+        let b = self.b;
+        let mut end = newline;
+        while end > line_start && b[end - 1] == b'\r' {
+            end -= 1;
+        }
+        // Right under the table's last line.
+        let row = table.is_some_and(|(_, last)| line_start == last + 1);
+        // A header names its columns: no digit on its line (prose with semicolons, "Toplam
+        // 4.462,63 USD; vade 34 gün; ...", is turned away here, before it is cut).
+        if !row && b[line_start..end].iter().any(u8::is_ascii_digit) {
+            if table.is_some() {
+                reader.forget();
+                *table = None;
+            }
+            return;
+        }
+        cells.clear();
+        let mut from = line_start;
+        for cut in memchr::memchr_iter(separator, &b[line_start..end]) {
+            // The separators and line breaks are ASCII: the cuts are char boundaries.
+            cells.push((from, &text[from..line_start + cut]));
+            from = line_start + cut + 1;
+        }
+        cells.push((from, &text[from..end]));
+        match *table {
+            Some((count, _)) if row && count == cells.len() => {
+                reader.mark_row(self, cells);
+                *table = Some((count, newline));
+                return;
+            }
+            Some(_) => {
+                reader.forget();
+                *table = None;
+            }
+            None => {}
+        }
+        // A line that did not fit the table above may begin another, by the same rules: no digit,
+        // and no cell longer than a label.
+        if (row && b[line_start..end].iter().any(u8::is_ascii_digit))
+            || cells
+                .iter()
+                .any(|&(_, cell)| cell.trim().len() > LABEL_CELL_MAX)
+        {
+            return;
+        }
+        reader.labels.clear();
+        for (index, &(_, cell)) in cells.iter().enumerate() {
+            if let Some(kind) = reader.label_kind(cell, true) {
+                reader.labels.push((index, kind));
+            }
+        }
+        if reader.header(cells, true) {
+            *table = Some((cells.len(), newline));
+        }
+        // The rows under it are no two-cell rows of a label and its value.
+        reader.labels.clear();
     }
 
     /// The rows of SQL `INSERT` statements, as a table's rows under its header: each value is read
@@ -1590,6 +1718,7 @@ impl<'t> Scanner<'t> {
     #[inline(always)]
     pub fn run(mut self) -> Vec<Hit> {
         self.tables();
+        self.delimited_tables();
         self.sql_rows();
         self.json_rows();
         self.agents();

@@ -513,6 +513,48 @@ fn a_phone_column_anchors_numbers_without_a_country_code() {
     assert!(types_in("Phone\t12-3\n").is_empty());
 }
 
+/// A list pasted into an e-mail or a document, its cells separated by ';' or '|', among prose: each
+/// row's values are read under its header, as a tab-separated table's are, not only those near it.
+#[test]
+fn semicolon_and_pipe_tables_among_prose_keep_their_columns() {
+    let rows = [
+        ("Ayşe Yılmaz", "12.03.1985"),
+        ("Mehmet Kaya", "01.07.1979"),
+        ("Zeynep Demir", "23.11.1990"),
+        ("Ali Çelik", "05.05.1968"),
+        ("Elif Şahin", "17.09.1995"),
+    ];
+    for (separator, frame) in [(";", ""), ("|", ""), (" | ", "| ")] {
+        let close = frame.trim_end();
+        let mut text = format!(
+            "Merhaba, başvuranların listesi aşağıdadır.\n\n{frame}Ad Soyad{separator}Doğum Tarihi{separator}Vergi No{close}\n"
+        );
+        if !frame.is_empty() {
+            text.push_str("|---|---|---|\n");
+        }
+        for (name, date) in rows {
+            text.push_str(&format!(
+                "{frame}{name}{separator}{date}{separator}4540536920{close}\n"
+            ));
+        }
+        text.push_str("\nİyi çalışmalar; saygılarımla.\n");
+        let found = types_in(&text);
+        let count = |ty: &str| found.iter().filter(|t| **t == ty).count();
+        assert_eq!(
+            count("date_of_birth"),
+            5,
+            "{separator:?}: {found:?}\n{text}"
+        );
+        assert_eq!(count("tax_id_tr"), 5, "{separator:?}: {found:?}\n{text}");
+        assert_eq!(count("person_name"), 5, "{separator:?}: {found:?}\n{text}");
+    }
+    // Under no header, the same values are as in prose: a menu is no header, nor a line of values.
+    keeps(&[
+        "Menü: Ana Sayfa | Ürünler | Hakkımızda\nSipariş 12.03.1985; adet 4540536920; not yok\n",
+        "Sipariş;Tarih;Adet\n12.03.1985;4540536920;15\n",
+    ]);
+}
+
 #[test]
 fn table_columns_and_key_value_rows_anchor_names() {
     let table = "Müşteri No\tAd Soyad\tT.C. Kimlik No\tAdres\n91727\tHalenur Bilir\t87218518268\tGüzelyalı Mah. Papatya Sok. No:37\n";
