@@ -809,8 +809,9 @@ impl<'t> Columns<'t> {
         at
     }
 
-    /// Reads a list of column names (an SQL statement's, a JSON object's) as a table's first line:
-    /// whether they name anything, and then their columns hold for the rows read after.
+    /// Reads a list of column names (an SQL statement's, a JSON object's, the cells of a line that
+    /// ';' or '|' separates) as a table's first line: whether they name anything, and then their
+    /// columns hold for the rows read after.
     fn read_header(&mut self, names: &[(usize, &str)]) -> bool {
         self.forget();
         self.labels.clear();
@@ -1184,10 +1185,7 @@ impl<'t> Scanner<'t> {
             }
             let newline = memchr::memchr(b'\n', &b[tab..]).map_or(b.len(), |p| tab + p);
             next_line = newline + 1;
-            let mut end = newline;
-            while end > line_start && b[end - 1] == b'\r' {
-                end -= 1;
-            }
+            let end = end_before_crs(b, line_start, newline);
             cells.clear();
             reader.labels.clear();
             // A table's first line (none with a tab right before it): its cells may be headers
@@ -1246,6 +1244,14 @@ impl<'t> Scanner<'t> {
         }
     }
 
+    /// Puts the header-given cells back in order after a pass added those from `before` on (the
+    /// look-up of a position's cell walks them in order): only when the new ones broke it.
+    fn cells_in_order(&mut self, before: usize) {
+        if self.cells.len() > before && !self.cells.is_sorted_by_key(|cell| cell.0) {
+            self.cells.sort_by_key(|cell| cell.0);
+        }
+    }
+
     /// Tables whose cells a ';' or a '|' separates inside a text that is not all table: a list pasted
     /// into an e-mail's body or a document's paragraphs ("Ad Soyad;Doğum Tarihi;Vergi No", then a
     /// line per person), a Markdown table among prose. (A file that is all table is converted by
@@ -1298,9 +1304,7 @@ impl<'t> Scanner<'t> {
             }
         }
         // The tab-separated tables' cells come before these: together, in order again.
-        if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
-            self.cells.sort_by_key(|cell| cell.0);
-        }
+        self.cells_in_order(cells_before);
     }
 
     /// One line of [`Self::delimited_tables`], `line_start..newline` with at least two `separator`s:
@@ -1316,10 +1320,7 @@ impl<'t> Scanner<'t> {
     ) {
         let text = self.text;
         let b = self.b;
-        let mut end = newline;
-        while end > line_start && b[end - 1] == b'\r' {
-            end -= 1;
-        }
+        let end = end_before_crs(b, line_start, newline);
         // Right under the table's last line.
         let row = table.is_some_and(|(_, last)| line_start == last + 1);
         // A header names its columns: no digit on its line (prose with semicolons, "Toplam
@@ -1360,17 +1361,9 @@ impl<'t> Scanner<'t> {
         {
             return;
         }
-        reader.labels.clear();
-        for (index, &(_, cell)) in cells.iter().enumerate() {
-            if let Some(kind) = reader.label_kind(cell, true) {
-                reader.labels.push((index, kind));
-            }
-        }
-        if reader.header(cells, true) {
+        if reader.read_header(cells) {
             *table = Some((cells.len(), newline));
         }
-        // The rows under it are no two-cell rows of a label and its value.
-        reader.labels.clear();
     }
 
     /// The rows of SQL `INSERT` statements, as a table's rows under its header: each value is read
@@ -1477,9 +1470,7 @@ impl<'t> Scanner<'t> {
         }
         // The tables' cells come before these, and upper-case statements before lower-case ones:
         // together, in order again.
-        if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
-            self.cells.sort_by_key(|cell| cell.0);
-        }
+        self.cells_in_order(cells_before);
     }
 
     /// Arrays of rows in JSON, as a table's rows under its header: after a list of column names in
@@ -1544,9 +1535,7 @@ impl<'t> Scanner<'t> {
         let cells_before = self.cells.len();
         walk.reach = reader.read_rows(self, first, (b'[', b']'), b'"', true);
         // Cells of a table or statement further on came before these: in order again.
-        if self.cells.len() > cells_before && !self.cells.is_sorted_by_key(|cell| cell.0) {
-            self.cells.sort_by_key(|cell| cell.0);
-        }
+        self.cells_in_order(cells_before);
     }
 
     /// The column names that a JSON array of rows opening at `open` has in its object: the key
@@ -5172,6 +5161,15 @@ fn whole_word_id_at(b: &[u8], at: usize) -> bool {
     word >= 26
         || rest.get(word) == Some(&b'<')
         || (word == 4 && rest.get(4) == Some(&b'.') && generic::mac(&rest[..rest.len().min(14)]))
+}
+
+/// Where the line `start..newline` ends before its carriage returns.
+fn end_before_crs(b: &[u8], start: usize, newline: usize) -> usize {
+    let mut end = newline;
+    while end > start && b[end - 1] == b'\r' {
+        end -= 1;
+    }
+    end
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {
