@@ -178,7 +178,8 @@ fn turkish_upper(text: &str) -> String {
         .collect()
 }
 
-fn title(word: &str) -> String {
+/// `word` with its first letter in Turkish upper case (i -> İ, ı -> I).
+pub(super) fn title(word: &str) -> String {
     let mut chars = word.chars();
     match chars.next() {
         Some(first) => turkish_upper(&first.to_string()) + chars.as_str(),
