@@ -283,13 +283,72 @@ pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> 
     // The commas of SQL and JSON separate values inside statements and records, not a table's
     // columns: read as a CSV, a dump's statements or a JSON Lines file's records came out cut into
     // cells, their commas turned to tabs.
-    if !crate::pii_masker::engine::text::starts_as_sql(text)
-        && !looks_like_json(text)
-        && csv_delimiter(text).is_some()
-    {
+    if !starts_as_sql(text) && !looks_like_json(text) && csv_delimiter(text).is_some() {
         return Ok(Format::Csv);
     }
     Ok(Format::Txt)
+}
+
+/// Whether the text is SQL (a dump, a migration): its first statement, after comments, begins with
+/// a statement's keyword.
+pub fn starts_as_sql(text: &str) -> bool {
+    const KEYWORDS: [&str; 16] = [
+        "alter", "begin", "copy", "create", "delete", "drop", "grant", "insert", "lock", "pragma",
+        "replace", "select", "set", "start", "update", "use",
+    ];
+    let mut rest = text.trim_start_matches('\u{feff}');
+    loop {
+        rest = rest.trim_start();
+        if rest.starts_with("--") || rest.starts_with('#') {
+            rest = rest.split_once('\n').map_or("", |(_, after)| after);
+        } else if rest.starts_with("/*") && !rest.starts_with("/*!") {
+            rest = rest.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            break;
+        }
+    }
+    // MySQL's versioned comments (`/*!40101 SET NAMES utf8mb4 */;`) are statements.
+    if let Some(versioned) = rest.strip_prefix("/*!") {
+        rest = versioned
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+    }
+    // The words after the keyword that make a statement of it, where its line does not end as one
+    // (`CREATE TABLE t (` over several lines): a CSV's header may begin "Start Date,End Date" or
+    // "Create Date,Amount".
+    const SECOND: [&str; 16] = [
+        "table",
+        "into",
+        "index",
+        "view",
+        "schema",
+        "database",
+        "sequence",
+        "type",
+        "function",
+        "extension",
+        "unique",
+        "or",
+        "temp",
+        "temporary",
+        "ignore",
+        "if",
+    ];
+    let first_word = |text: &str| -> (usize, bool) {
+        let end = text
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(text.len());
+        (end, text[end..].starts_with(char::is_whitespace))
+    };
+    let (word_end, spaced) = first_word(rest);
+    let word = &rest[..word_end];
+    if !spaced || !KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k)) {
+        return false;
+    }
+    let line = rest.split('\n').next().unwrap_or_default().trim_end();
+    let after = rest[word_end..].trim_start();
+    let second = &after[..first_word(after).0];
+    line.ends_with(';') || SECOND.iter().any(|k| second.eq_ignore_ascii_case(k))
 }
 
 #[cfg(test)]

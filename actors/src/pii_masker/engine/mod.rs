@@ -6,7 +6,7 @@
 mod automaton;
 mod context;
 mod lexicon;
-mod scanner;
+mod scan;
 pub mod synthetic;
 pub mod text;
 mod types;
@@ -244,14 +244,14 @@ pub struct LeakError {
 /// its rank by nearest keyword among the hits of one value that rest on no checksum). `hits` is left
 /// filtered by the policy and sorted, for a second round. A name or an address that lost to an
 /// overlapping value keeps its words outside the winner ([`remainders`]).
-fn resolve(text: &str, hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<scanner::Hit> {
+fn resolve(text: &str, hits: &mut Vec<scan::Hit>, policy: &Policy) -> Vec<scan::Hit> {
     hits.retain(|h| {
         policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start
     });
     hits.sort_by(order);
     // `hits` stays whole for a second round (see `resolved`); this round resolves the uncrossed ones.
     let uncrossed = uncross(hits);
-    let hits: &[scanner::Hit] = uncrossed.as_deref().unwrap_or(hits);
+    let hits: &[scan::Hit] = uncrossed.as_deref().unwrap_or(hits);
     let mut kept = settle(hits, greedy(hits));
     // A remainder may overlap another name or address, which then keeps its own part outside it
     // ("Atatürk Cad. No: 12 - Adres: Hürriyet Mah. ... Kimlik: 10000000146": the label's address loses
@@ -277,7 +277,7 @@ fn resolve(text: &str, hits: &mut Vec<scanner::Hit>, policy: &Policy) -> Vec<sca
 }
 
 /// By start, the longest first, then by priority.
-fn order(a: &scanner::Hit, b: &scanner::Hit) -> std::cmp::Ordering {
+fn order(a: &scan::Hit, b: &scan::Hit) -> std::cmp::Ordering {
     a.start
         .cmp(&b.start)
         .then(b.end.cmp(&a.end))
@@ -285,7 +285,7 @@ fn order(a: &scanner::Hit, b: &scanner::Hit) -> std::cmp::Ordering {
 }
 
 /// Whether a hit is written in words that can be cut: a name, an address, an e-mail address.
-fn cuttable(hit: &scanner::Hit) -> bool {
+fn cuttable(hit: &scan::Hit) -> bool {
     matches!(
         hit.ty,
         PiiType::PersonName | PiiType::Address | PiiType::Email
@@ -306,7 +306,7 @@ fn cuttable(hit: &scanner::Hit) -> bool {
 /// address, which keeps its words on either side (see [`remainders`]): in "Adres: Hürriyet Mah. Akasya
 /// Sok. 0532 123 45 67 Kadıköy" the phone number is a phone number, masked and counted as one, not a
 /// part of the address.
-fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
+fn better(candidate: &scan::Hit, current: &scan::Hit) -> bool {
     if holds_value(current, candidate) {
         return true;
     }
@@ -327,12 +327,12 @@ fn better(candidate: &scanner::Hit, current: &scanner::Hit) -> bool {
     cl > ul || (cl == ul && candidate.priority < current.priority)
 }
 
-fn validated(hit: &scanner::Hit) -> bool {
-    hit.confidence >= scanner::VALIDATED
+fn validated(hit: &scan::Hit) -> bool {
+    hit.confidence >= scan::VALIDATED
 }
 
 /// Whether `address`, an address, holds `value`, a validated value of another kind, inside its span.
-fn holds_value(address: &scanner::Hit, value: &scanner::Hit) -> bool {
+fn holds_value(address: &scan::Hit, value: &scan::Hit) -> bool {
     address.ty == PiiType::Address
         && !cuttable(value)
         && validated(value)
@@ -348,7 +348,7 @@ fn holds_value(address: &scanner::Hit, value: &scanner::Hit) -> bool {
 /// and the phone number pass the SGK workplace check. What lies between the two alone is left (here
 /// "1000"), rather than a part of each. `hits` is sorted by [`order`], and so are the hits returned
 /// (`None`: all of them).
-fn uncross(hits: &[scanner::Hit]) -> Option<Vec<scanner::Hit>> {
+fn uncross(hits: &[scan::Hit]) -> Option<Vec<scan::Hit>> {
     // For each value crossed from the left by one as strong: the least end of those; from the right:
     // the greatest start. Filled only once some value is crossed.
     let mut bounds: Vec<(usize, usize)> = Vec::new();
@@ -392,11 +392,11 @@ fn uncross(hits: &[scanner::Hit]) -> Option<Vec<scanner::Hit>> {
 /// digits "1985 0212 345" pass the PESEL check and beat the date they cross, then lose to the phone
 /// number. Such a hit, overlapping no winner, is resolved again with them (it would otherwise stay in
 /// the output, and the re-scan find it).
-fn settle(hits: &[scanner::Hit], mut kept: Vec<scanner::Hit>) -> Vec<scanner::Hit> {
+fn settle(hits: &[scan::Hit], mut kept: Vec<scan::Hit>) -> Vec<scan::Hit> {
     loop {
         // Both are sorted by start, and the winners do not overlap: one walk over the two.
         let mut winner = 0;
-        let mut clear: Vec<scanner::Hit> = Vec::new();
+        let mut clear: Vec<scan::Hit> = Vec::new();
         for hit in hits {
             while winner < kept.len() && kept[winner].end <= hit.start {
                 winner += 1;
@@ -416,8 +416,8 @@ fn settle(hits: &[scanner::Hit], mut kept: Vec<scanner::Hit>) -> Vec<scanner::Hi
 }
 
 /// The overlap resolution proper over `hits` sorted by [`order`].
-fn greedy(hits: &[scanner::Hit]) -> Vec<scanner::Hit> {
-    let mut kept: Vec<scanner::Hit> = Vec::with_capacity(hits.len());
+fn greedy(hits: &[scan::Hit]) -> Vec<scan::Hit> {
+    let mut kept: Vec<scan::Hit> = Vec::with_capacity(hits.len());
     for &hit in hits {
         match kept.last_mut() {
             Some(last) if hit.start < last.end => {
@@ -450,7 +450,7 @@ fn greedy(hits: &[scanner::Hit]) -> Vec<scanner::Hit> {
 /// it); in "TR59 ... 2221 71/mehmet@ornek.com.tr" the e-mail's local part takes the IBAN's last group
 /// ('/' and digits are allowed there). A part needs a word of two letters, a name's a capital first
 /// and an e-mail's its '@'.
-fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<scanner::Hit> {
+fn remainders(text: &str, hits: &[scan::Hit], kept: &[scan::Hit]) -> Vec<scan::Hit> {
     let mut found = Vec::new();
     // Both are sorted by start, and the winners do not overlap (their ends rise too): the first
     // winner that may overlap a hit only moves forward, one walk over the two instead of two binary
@@ -476,7 +476,7 @@ fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<s
         // The part is cut only by the winners that beat the hit: those it crosses, that hold it, or
         // that are validated values inside an address. Another shorter one inside it it would beat,
         // and does again as a part (one placeholder, as when the hit wins whole).
-        let beaten_by = |k: &&scanner::Hit| {
+        let beaten_by = |k: &&scan::Hit| {
             k.start < hit.start
                 || k.end > hit.end
                 || k.end - k.start >= hit.end - hit.start
@@ -497,9 +497,9 @@ fn remainders(text: &str, hits: &[scanner::Hit], kept: &[scanner::Hit]) -> Vec<s
 /// The parts of `hit` (a name, an address, an e-mail address) outside the spans `cuts` (in order).
 fn parts(
     text: &str,
-    hit: &scanner::Hit,
+    hit: &scan::Hit,
     cuts: impl Iterator<Item = (usize, usize)>,
-) -> Vec<scanner::Hit> {
+) -> Vec<scan::Hit> {
     let mut parts = Vec::new();
     let mut cursor = hit.start;
     for (start, end) in cuts.chain([(hit.end, hit.end)]) {
@@ -514,7 +514,7 @@ fn parts(
 
 /// `text[from..to]` as a part of `hit`, trimmed of punctuation: a word of two letters, a name's with a
 /// capital first, an e-mail's with its '@'.
-fn part(text: &str, hit: &scanner::Hit, from: usize, to: usize) -> Option<scanner::Hit> {
+fn part(text: &str, hit: &scan::Hit, from: usize, to: usize) -> Option<scan::Hit> {
     let b = text.as_bytes();
     // Hits start and end on char boundaries (`resolved` snaps them), and so do the spans cut out.
     let punctuation = |c: char| c.is_ascii() && !c.is_ascii_alphanumeric();
@@ -535,7 +535,7 @@ fn part(text: &str, hit: &scanner::Hit, from: usize, to: usize) -> Option<scanne
         || (hit.ty == PiiType::PersonName && !text::upper_at(b, start))
         || (hit.ty == PiiType::Email && !b[start..end].contains(&b'@'))
         || !has_word(b, start, end);
-    (!fails).then_some(scanner::Hit {
+    (!fails).then_some(scan::Hit {
         start,
         end,
         shortcut: None,
@@ -586,15 +586,15 @@ fn matchable<'a>(values: impl Iterator<Item = (PiiType, &'a str)>) -> Vec<(PiiTy
 const FEW_VALUES: usize = 8;
 
 /// Every further occurrence of a found person name, and of each known value, is personal data too.
-fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scanner::Hit>) {
+fn propagate(text: &str, policy: &Policy, hits: &mut Vec<scan::Hit>) {
     let b = text.as_bytes();
     let letter = text::is_word_byte;
-    let mut found: Vec<scanner::Hit> = Vec::new();
+    let mut found: Vec<scan::Hit> = Vec::new();
     let mut push = |start: usize, end: usize, ty: PiiType| {
         if (start > 0 && letter(b[start - 1])) || b.get(end).is_some_and(|&c| letter(c)) {
             return;
         }
-        found.push(scanner::Hit {
+        found.push(scan::Hit {
             start,
             end,
             ty,
@@ -675,7 +675,7 @@ pub struct Scanned {
     windows: (usize, usize),
     /// The policy's types and least confidence (its bits), which the scanner skips moot spans by.
     keep: (TypeSet, u32),
-    candidates: Vec<scanner::Hit>,
+    candidates: Vec<scan::Hit>,
 }
 
 fn fingerprint(text: &str) -> (usize, u64) {
@@ -683,27 +683,27 @@ fn fingerprint(text: &str) -> (usize, u64) {
     (text.len(), rustc_hash::FxBuildHasher.hash_one(text))
 }
 
-/// A scanner that takes no shortcut (see [`scanner::Scanner::skipping_nothing`]).
-fn scanner_skipping_nothing<'t>(text: &'t str, policy: &Policy) -> scanner::Scanner<'t> {
-    scanner::Scanner::new(text, policy.context_before, policy.context_after).skipping_nothing()
+/// A scanner that takes no shortcut (see [`scan::Scanner::skipping_nothing`]).
+fn scanner_skipping_nothing<'t>(text: &'t str, policy: &Policy) -> scan::Scanner<'t> {
+    scan::Scanner::new(text, policy.context_before, policy.context_after).skipping_nothing()
 }
 
-fn candidates(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
-    scanner::Scanner::new(text, policy.context_before, policy.context_after)
+fn candidates(text: &str, policy: &Policy) -> Vec<scan::Hit> {
+    scan::Scanner::new(text, policy.context_before, policy.context_after)
         .keeping(policy.enabled, policy.min_confidence)
         .run()
 }
 
 /// Candidates plus propagated values, snapped to char boundaries and resolved.
-fn resolved(text: &str, policy: &Policy, mut hits: Vec<scanner::Hit>) -> Vec<scanner::Hit> {
+fn resolved(text: &str, policy: &Policy, mut hits: Vec<scan::Hit>) -> Vec<scan::Hit> {
     propagate(text, policy, &mut hits);
     // Offsets must fall on char boundaries: snap inwards defensively.
-    let snap = |mut h: scanner::Hit| {
+    let snap = |mut h: scan::Hit| {
         h.start = text::ceil_boundary(text, h.start);
         h.end = text::floor_boundary(text, h.end);
         h
     };
-    let mut hits: Vec<scanner::Hit> = hits.into_iter().map(snap).collect();
+    let mut hits: Vec<scan::Hit> = hits.into_iter().map(snap).collect();
     let kept = resolve(text, &mut hits, policy);
     // A whole grouped number whose shorter spans the scanner skipped, beaten after all by a longer hit
     // around it: none of its hits survived, and a span of it outside the winner may be a value. Those
@@ -729,11 +729,11 @@ fn resolved(text: &str, policy: &Policy, mut hits: Vec<scanner::Hit>) -> Vec<sca
     resolve(text, &mut hits, policy)
 }
 
-fn raw_hits(text: &str, policy: &Policy) -> Vec<scanner::Hit> {
+fn raw_hits(text: &str, policy: &Policy) -> Vec<scan::Hit> {
     resolved(text, policy, candidates(text, policy))
 }
 
-fn findings_of(text: &str, hits: &[scanner::Hit]) -> Vec<Finding> {
+fn findings_of(text: &str, hits: &[scan::Hit]) -> Vec<Finding> {
     let mut findings = Vec::with_capacity(hits.len());
     let (mut byte, mut chars) = (0usize, 0usize);
     for hit in hits {
@@ -823,11 +823,7 @@ pub fn with_placeholders(text: &str, from: usize, to: usize, findings: &[Finding
     out
 }
 
-fn masked_by(
-    text: &str,
-    policy: &Policy,
-    mut hits: Vec<scanner::Hit>,
-) -> Result<Masked, LeakError> {
+fn masked_by(text: &str, policy: &Policy, mut hits: Vec<scan::Hit>) -> Result<Masked, LeakError> {
     // A value can become detectable only once its neighbours are masked: a placeholder shorter than
     // the value it replaces brings a keyword within a number's context window ("Sipariş SIP-1234567890
     // ayse.yilmaz@example.com Vergi No: ...": "Vergi" is 25 bytes after the order number, whose
@@ -867,11 +863,7 @@ fn masked_by(
 /// The hits the re-scan found in the masked text (`remaining`, with `findings` replaced in `text`)
 /// at their places in `text`, when each lies wholly between two placeholders; `None` when one
 /// overlaps a placeholder.
-fn in_input(
-    text: &str,
-    findings: &[Finding],
-    remaining: &[scanner::Hit],
-) -> Option<Vec<scanner::Hit>> {
+fn in_input(text: &str, findings: &[Finding], remaining: &[scan::Hit]) -> Option<Vec<scan::Hit>> {
     // The stretches of text the output keeps: (start in the output, end in the output, start in the
     // input), in order.
     let mut kept = Vec::with_capacity(findings.len() + 1);
@@ -887,7 +879,7 @@ fn in_input(
         .map(|hit| {
             let at = kept.partition_point(|stretch| stretch.1 < hit.end);
             let &(start, end, from) = kept.get(at)?;
-            (start <= hit.start && hit.end <= end).then(|| scanner::Hit {
+            (start <= hit.start && hit.end <= end).then(|| scan::Hit {
                 start: from + hit.start - start,
                 end: from + hit.end - start,
                 ..*hit

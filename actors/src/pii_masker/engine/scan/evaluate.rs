@@ -1,0 +1,583 @@
+//! Judging one span of a grouped number: the validators that accept its shape, digits only or with
+//! letters.
+
+use super::*;
+
+impl<'t> Scanner<'t> {
+    pub(super) fn evaluate(
+        &mut self,
+        chain_len: usize,
+        first: usize,
+        last: usize,
+        start: usize,
+        plus: bool,
+        context: &mut Option<TypeSet>,
+    ) {
+        let end = self.groups[last].end;
+        const SPAN_MAX: usize = 48;
+        let mut buffer = [0u8; SPAN_MAX];
+        let from = self.groups[first].norm_start;
+        let len = (self.groups[last].norm_end - from).min(SPAN_MAX);
+        // A copy of fixed length, which compiles to a few moves instead of a call to `memcpy`
+        // (400,000 calls on the benchmark); what lies past the span is never read.
+        if from + SPAN_MAX <= NORM_MAX {
+            buffer.copy_from_slice(&self.norm[from..from + SPAN_MAX]);
+        } else {
+            buffer[..len].copy_from_slice(&self.norm[from..from + len]);
+        }
+        let s = &buffer[..len];
+        let count = last - first + 1;
+        // The span's letters, separators and group lengths in one walk over its groups.
+        let (mut letters, mut seps) = (0usize, 0u8);
+        let mut lens_buffer = [0usize; MAX_GROUPS];
+        for (index, group) in self.groups[first..=last].iter().enumerate() {
+            letters += group.letters;
+            if index > 0 {
+                seps |= group.sep;
+            }
+            lens_buffer[index] = group.len();
+        }
+        let lens = &lens_buffer[..count];
+        let slashed = seps & SEP_SLASH != 0;
+        let span = Span {
+            s,
+            last,
+            len,
+            lens,
+            count,
+            seps,
+            start,
+            end,
+            first,
+            chain_len,
+            plus,
+            slashed,
+            letters,
+        };
+        if letters == 0 {
+            self.digits_span(&span, context);
+        } else {
+            self.lettered_span(&span, context);
+        }
+    }
+
+    /// A span of digits only (separators aside).
+    #[inline(always)]
+    fn digits_span(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
+        let Span {
+            s,
+            len,
+            lens,
+            count,
+            seps,
+            start,
+            end,
+            first,
+            chain_len,
+            plus,
+            slashed,
+            ..
+        } = *span;
+        let grouped = |max: usize| span.grouped(max);
+        match len {
+            7 if s.starts_with(b"444")
+                && ((count >= 2 && lens[0] == 3 && seps == SEP_SPACE)
+                    || self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::PhoneTr)) =>
+            {
+                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+            }
+            9 => {
+                let dashed = count == 3 && lens == [3, 2, 4] && seps == SEP_DASH;
+                let c = self.span_context(context, first, chain_len);
+                if us::itin_us(s) && (dashed || c.contains(PiiType::ItinUs)) {
+                    self.hit(start, end, PiiType::ItinUs, B_FORM, "itin_us");
+                } else if us::ssn_us(s) && (dashed && c.0 != 0 || c.contains(PiiType::SsnUs)) {
+                    self.hit(start, end, PiiType::SsnUs, B_FORM, "ssn_us");
+                } else if us::ssn_us(s) && dashed {
+                    self.hit(start, end, PiiType::SsnUs, B_CONTEXT, "ssn_us");
+                }
+                if us::ein_us(s) && c.contains(PiiType::EinUs) {
+                    self.hit(start, end, PiiType::EinUs, B_CONTEXT, "ein_us");
+                }
+                if us::aba_routing_us(s) && c.contains(PiiType::AbaRoutingUs) {
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::AbaRoutingUs,
+                        B_CONTEXT,
+                        "aba_routing_us",
+                    );
+                }
+                if eu::citizen_id_nl(s) && c.contains(PiiType::CitizenIdNl) {
+                    self.hit(start, end, PiiType::CitizenIdNl, B_CONTEXT, "citizen_id_nl");
+                }
+                if c.contains(PiiType::PassportUs) && count == 1 {
+                    self.hit(start, end, PiiType::PassportUs, C_LABEL, "passport_us");
+                }
+            }
+            10 => {
+                let phone_form =
+                    (count == 4 && lens == [3, 3, 2, 2]) || (count == 3 && lens == [3, 3, 4]);
+                if tr::phone_nsn(s)
+                    && (phone_form
+                        || self
+                            .span_context(context, first, chain_len)
+                            .contains(PiiType::PhoneTr))
+                {
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::PhoneTr,
+                        if phone_form { B_FORM } else { B_CONTEXT },
+                        "phone_tr",
+                    );
+                }
+                if tr::vkn(s)
+                    && self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::TaxIdTr)
+                {
+                    self.hit(start, end, PiiType::TaxIdTr, B_FORM, "tax_id_tr");
+                }
+                if eu::nhs_number_uk(s)
+                    && self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::NhsNumberUk)
+                {
+                    self.hit(start, end, PiiType::NhsNumberUk, B_CONTEXT, "nhs_number_uk");
+                }
+                if us::npi_us(s)
+                    && self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::NpiUs)
+                {
+                    self.hit(start, end, PiiType::NpiUs, B_CONTEXT, "npi_us");
+                }
+                let hyphenated = count == 2
+                    && lens == [6, 4]
+                    && (seps == SEP_DASH || self.b.get(self.groups[first].end) == Some(&b'+'));
+                if eu::personal_id_se(s)
+                    && (hyphenated
+                        || self
+                            .span_context(context, first, chain_len)
+                            .contains(PiiType::PersonalIdSe))
+                {
+                    self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
+                }
+            }
+            // Not across a slash, which joins phone numbers and dates, never an id's groups:
+            // "0531 862 54 13/0212 345 67 89" holds no TCKN "862 54 13/0212".
+            11 if grouped(4) && !slashed => {
+                if tr::tckn(s) {
+                    self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
+                }
+                if tr::phone_with_prefix(s) {
+                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                }
+                if eu::tax_id_de(s) {
+                    self.hit(start, end, PiiType::TaxIdDe, A, "tax_id_de");
+                }
+                if eu::national_id_pl(s) {
+                    self.hit(start, end, PiiType::NationalIdPl, A_MINUS, "national_id_pl");
+                }
+                if eu::national_id_be(s)
+                    && (count > 1
+                        || self
+                            .span_context(context, first, chain_len)
+                            .contains(PiiType::NationalIdBe))
+                {
+                    self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
+                }
+            }
+            12 => {
+                if tr::phone_with_prefix(s)
+                    && (plus
+                        || count > 1
+                        || self
+                            .span_context(context, first, chain_len)
+                            .contains(PiiType::PhoneTr))
+                {
+                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                }
+                if count == 2 && lens == [8, 4] && seps == SEP_DASH && eu::personal_id_se(&s[2..]) {
+                    self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
+                }
+            }
+            14 if tr::phone_with_prefix(s) => {
+                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+            }
+            _ => {}
+        }
+        if (12..=19).contains(&len) && grouped(6) && !slashed && generic::credit_card(s) {
+            // 15, 16 and 19 digits are the usual PAN lengths; the rarer ones need a card word.
+            if matches!(len, 15 | 16 | 19) {
+                self.hit(start, end, PiiType::CreditCard, A, "credit_card");
+            } else if self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::CreditCard)
+            {
+                self.hit(start, end, PiiType::CreditCard, B_CONTEXT, "credit_card");
+            }
+        }
+        if len == 15 && grouped(4) && !slashed {
+            if eu::social_security_fr(s) {
+                self.hit(
+                    start,
+                    end,
+                    PiiType::SocialSecurityFr,
+                    A,
+                    "social_security_fr",
+                );
+            }
+            if generic::imei(s)
+                && self
+                    .span_context(context, first, chain_len)
+                    .contains(PiiType::Imei)
+            {
+                self.hit(start, end, PiiType::Imei, B_CONTEXT, "imei");
+            }
+        }
+        if len == 17
+            && generic::vin(s) == Some(true)
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::Vin)
+        {
+            self.hit(start, end, PiiType::Vin, A_MINUS, "vin");
+        }
+        if len == 26 && grouped(7) && tr::isyeri_sicil(s) {
+            self.hit(
+                start,
+                end,
+                PiiType::IsyeriSicilNo,
+                B_FORM,
+                "isyeri_sicil_no",
+            );
+        }
+        if len == 24
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::IsyeriSicilNo)
+        {
+            self.hit(
+                start,
+                end,
+                PiiType::IsyeriSicilNo,
+                C_LABEL,
+                "isyeri_sicil_no",
+            );
+        }
+        if plus && !s.starts_with(b"90") && (7..=15).contains(&len) && country_code(s).is_some() {
+            self.hit(start, end, PiiType::PhoneIntl, B_FORM, "phone_intl");
+        }
+        if !plus
+            && s.starts_with(b"00")
+            && !s.starts_with(b"0090")
+            && count >= 2
+            && seps & !(SEP_SPACE | SEP_DASH | SEP_PAREN) == 0
+            && (9..=17).contains(&len)
+            && country_code(&s[2..]).is_some()
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::PhoneIntl)
+        {
+            self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+        }
+        // A national number right behind its phone label, without a country code: "Tel. 030
+        // 123456", "tél. 01 23 45 67 89", "móvil 612 345 678" (a Turkish one is `phone_tr` above).
+        if !plus
+            && (7..=13).contains(&len)
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::PhoneIntl)
+        {
+            // One run after a trunk 0; an area code after a trunk 0 and the number ("030
+            // 123456"); or groups of at most four digits. Not a date, not an amount.
+            let phone_shaped = if count == 1 {
+                s[0] == b'0' && (9..=12).contains(&len)
+            } else {
+                seps & !(SEP_SPACE | SEP_DASH | SEP_DOT | SEP_PAREN) == 0
+                    && (lens.iter().all(|&l| l <= 4)
+                        || (count == 2 && s[0] == b'0' && lens[0] <= 5))
+                    && !is_date(s, lens)
+                    && !(seps == SEP_DOT && lens[1..].iter().all(|&l| l == 3))
+            };
+            if phone_shaped
+                && (self.given_context(start).contains(PiiType::PhoneIntl)
+                    || self
+                        .keywords
+                        .types_in_moving(
+                            &mut self.keyword_cursors.2,
+                            start.saturating_sub(PHONE_LABEL_GAP),
+                            start,
+                        )
+                        .contains(PiiType::PhoneIntl))
+            {
+                self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+            }
+        }
+        if (6..=13).contains(&len) {
+            let c = self.span_context(context, first, chain_len);
+            for ty in [
+                PiiType::EmeklilikNo,
+                PiiType::BagkurNo,
+                PiiType::DriverLicenseTr,
+                PiiType::DriverLicenseUs,
+            ] {
+                if c.contains(ty) {
+                    self.hit(start, end, ty, C_LABEL, ty.name());
+                }
+            }
+        }
+        if count == 3
+            && matches!(seps, SEP_DOT | SEP_SLASH | SEP_DASH)
+            && is_date(s, lens)
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::DateOfBirth)
+        {
+            self.hit(start, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
+        }
+        if count == 4
+            && seps == SEP_DOT
+            && lens.iter().all(|&l| l <= 3)
+            && generic::ipv4(&self.b[self.groups[first].start..end])
+        {
+            let before = &self.b[start.saturating_sub(8)..start];
+            let mut folded = Vec::new();
+            text::fold_into(before, &mut folded);
+            if !(folded.ends_with(b"v")
+                || folded.ends_with(b"version ")
+                || folded.ends_with(b"oid ")
+                || folded.ends_with(b"v."))
+            {
+                self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
+            }
+        }
+    }
+
+    /// A span with letters among its digits.
+    #[inline(always)]
+    fn lettered_span(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
+        let Span {
+            s,
+            len,
+            lens,
+            count,
+            start,
+            end,
+            first,
+            last,
+            chain_len,
+            letters,
+            ..
+        } = *span;
+        // Tokens with letters.
+        if len >= 15
+            && s[0].is_ascii_uppercase()
+            && s[1].is_ascii_uppercase()
+            && s[2].is_ascii_digit()
+            && s[3].is_ascii_digit()
+            && generic::iban(s)
+        {
+            let ty = if s.starts_with(b"TR") {
+                PiiType::IbanTr
+            } else {
+                PiiType::Iban
+            };
+            self.hit(start, end, ty, A, ty.name());
+            return;
+        }
+        match len {
+            9 => {
+                if eu::national_insurance_uk(s) {
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::NationalInsuranceUk,
+                        A_MINUS,
+                        "national_insurance_uk",
+                    );
+                }
+                if eu::national_id_es(s) {
+                    self.hit(start, end, PiiType::NationalIdEs, A, "national_id_es");
+                }
+                if eu::foreigner_id_es(s) {
+                    self.hit(start, end, PiiType::ForeignerIdEs, A, "foreigner_id_es");
+                }
+                if tr::passport(s) {
+                    self.hit(start, end, PiiType::PassportTr, B_FORM, "passport_tr");
+                } else if s[0].is_ascii_uppercase()
+                    && s[1..].iter().all(u8::is_ascii_digit)
+                    && self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::PassportUs)
+                {
+                    self.hit(start, end, PiiType::PassportUs, C_LABEL, "passport_us");
+                }
+                if id_card_shape(s)
+                    && self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::IdCardSerialTr)
+                {
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::IdCardSerialTr,
+                        C_LABEL,
+                        "id_card_serial_tr",
+                    );
+                }
+            }
+            11 if us::mbi_us(s) => self.hit(start, end, PiiType::MbiUs, A_MINUS, "mbi_us"),
+            15 if eu::social_security_fr(s) => self.hit(
+                start,
+                end,
+                PiiType::SocialSecurityFr,
+                A,
+                "social_security_fr",
+            ),
+            16 if eu::fiscal_code_it(s) => {
+                self.hit(start, end, PiiType::FiscalCodeIt, A, "fiscal_code_it")
+            }
+            // VINs are written as one unbroken token.
+            17 if count == 1 => match generic::vin(s) {
+                Some(true) => self.hit(start, end, PiiType::Vin, A_MINUS, "vin"),
+                Some(false)
+                    if self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::Vin) =>
+                {
+                    self.hit(start, end, PiiType::Vin, B_CONTEXT, "vin")
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        if (8..=11).contains(&len)
+            && count == 1
+            && generic::bic(s)
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::BicSwift)
+        {
+            self.hit(start, end, PiiType::BicSwift, B_CONTEXT, "bic_swift");
+        }
+        if count == 3
+            && lens[0] == 2
+            && self.groups[first].letters == 0
+            && self.groups[first + 1].digits == 0
+            && self.groups[first + 2].letters == 0
+        {
+            let g = &self.groups[first..=last];
+            let norm = &self.norm;
+            if tr::plate(
+                &norm[g[0].norm_start..g[0].norm_end],
+                &norm[g[1].norm_start..g[1].norm_end],
+                &norm[g[2].norm_start..g[2].norm_end],
+            ) {
+                self.hit(
+                    start,
+                    end,
+                    PiiType::LicensePlateTr,
+                    B_FORM,
+                    "license_plate_tr",
+                );
+            }
+        }
+        if count == 1
+            && (5..=8).contains(&len)
+            && s[0].is_ascii_digit()
+            && s[1].is_ascii_digit()
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::LicensePlateTr)
+        {
+            let letters_at = 2;
+            let digits_at = s[letters_at..]
+                .iter()
+                .position(u8::is_ascii_digit)
+                .map(|p| p + letters_at);
+            if let Some(d) = digits_at {
+                if tr::plate(&s[..2], &s[2..d], &s[d..]) {
+                    self.hit(
+                        start,
+                        end,
+                        PiiType::LicensePlateTr,
+                        B_CONTEXT,
+                        "license_plate_tr",
+                    );
+                }
+            }
+        }
+        let vat_prefix = len >= 10
+            && s[0].is_ascii_uppercase()
+            && s[1].is_ascii_uppercase()
+            && (generic::iban_length(&s[..2]).is_some() || s.starts_with(b"EL"));
+        if vat_prefix && eu::vat_eu(s) {
+            self.hit(start, end, PiiType::VatEu, A, "vat_eu");
+        }
+        if (6..=13).contains(&len) && letters < len && count <= 2 {
+            let c = self.span_context(context, first, chain_len);
+            let labelled = [
+                PiiType::IdCardSerialTr,
+                PiiType::DriverLicenseTr,
+                PiiType::DriverLicenseUs,
+                PiiType::EmeklilikNo,
+                PiiType::BagkurNo,
+            ];
+            // A label is not part of its value: "NPI 1234567893" is not a 13-character licence number.
+            if labelled.iter().any(|&ty| c.contains(ty))
+                && !(self.groups[first].digits == 0 && self.keywords.keyword_at(start))
+            {
+                for ty in labelled {
+                    if c.contains(ty) {
+                        self.hit(start, end, ty, C_LABEL, ty.name());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Lengths at which a span of digits may be a value with no keyword around it (see `evaluate`): 444
+/// numbers (7), dashed US numbers (9), phone forms and Swedish ids (10, 12, 14), checksummed 11-digit
+/// ids, card numbers (15, 16, 19), French social security numbers (15), workplace numbers (26).
+pub(super) const NO_CONTEXT_DIGIT_LENGTHS: u64 =
+    1 << 7 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12 | 1 << 14 | 1 << 15 | 1 << 16 | 1 << 19 | 1 << 26;
+
+/// Bytes between a phone label and a national number without a country code ("Tel.: ", "móvil ").
+pub(super) const PHONE_LABEL_GAP: usize = 16;
+
+/// One span of a grouped number, as `evaluate` hands it to the validators of its kind.
+#[derive(Clone, Copy)]
+struct Span<'s> {
+    /// The span's characters, normalised (digits as ASCII, letters in upper case).
+    s: &'s [u8],
+    len: usize,
+    /// The lengths of its groups.
+    lens: &'s [usize],
+    count: usize,
+    /// The separator kinds between its groups.
+    seps: u8,
+    start: usize,
+    end: usize,
+    /// Its first and last groups, and the length of the chain it is cut from.
+    first: usize,
+    last: usize,
+    chain_len: usize,
+    /// Whether a '+' stands before it.
+    plus: bool,
+    slashed: bool,
+    letters: usize,
+}
+
+impl Span<'_> {
+    /// Written plain, or in groups no longer than `max` characters (e.g. 3-3-3-2, 4-4-4-4): a
+    /// juxtaposition of unrelated numbers ("EAN 8690379742866 11") does not count.
+    fn grouped(&self, max: usize) -> bool {
+        self.count == 1 || (self.count >= 3 && self.lens.iter().all(|&l| l <= max))
+    }
+}

@@ -1,0 +1,269 @@
+//! Byte-level shape helpers: separators, brackets, runs, extensions, dates' digit shapes. Imported by
+//! every other room of the scanner; imports none of them.
+
+use crate::pii_masker::detectors::generic;
+use crate::pii_masker::engine::lexicon;
+use crate::pii_masker::engine::text::{self, letter_at, upper_at};
+use crate::pii_masker::engine::types::PiiType;
+
+pub(super) const SEP_SPACE: u8 = 1;
+pub(super) const SEP_DOT: u8 = 2;
+pub(super) const SEP_DASH: u8 = 4;
+pub(super) const SEP_SLASH: u8 = 8;
+pub(super) const SEP_PAREN: u8 = 16;
+
+pub(super) fn sep_kind(byte: u8) -> u8 {
+    match byte {
+        b' ' | 0xC2 => SEP_SPACE,
+        b'.' => SEP_DOT,
+        b'-' | 0xE2 => SEP_DASH,
+        b'/' => SEP_SLASH,
+        b'(' | b')' => SEP_PAREN,
+        _ => 0,
+    }
+}
+
+/// Moves `at` back over the spaces, tabs and line breaks before it.
+pub(super) fn skip_spaces_back(b: &[u8], at: &mut usize) {
+    while *at > 0 && matches!(b[*at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        *at -= 1;
+    }
+}
+
+/// The opening `open` ('{' or '[') before `at` that no bracket between them closes, no further back
+/// than `floor`.
+pub(super) fn unmatched_open(b: &[u8], mut at: usize, floor: usize, open: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    while at > floor {
+        at -= 1;
+        match b[at] {
+            b'}' | b']' => depth += 1,
+            c if c == open && depth == 0 => return Some(at),
+            b'{' | b'[' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `(word)` or `[word]` at `open`, for one of `words` (ASCII, any case): the position after the closing
+/// bracket.
+pub(super) fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize> {
+    let close = match b.get(open)? {
+        b'(' => b')',
+        b'[' => b']',
+        _ => return None,
+    };
+    words.iter().find_map(|word| {
+        let inner = b.get(open + 1..open + 1 + word.len())?;
+        (inner.eq_ignore_ascii_case(word) && b.get(open + 1 + word.len()) == Some(&close))
+            .then_some(open + 2 + word.len())
+    })
+}
+
+/// Bytes a mask token is looked for in (the longest placeholder has 30).
+pub(super) const MASK_TOKEN_MAX: usize = 48;
+
+/// A mask token `[MASKED_<NAME>]` at `i`, its name one of the 46 types': its end. A text's own
+/// "[MASKED_10000000146]" is no placeholder, and its number is found.
+pub(super) fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
+    if !b[i..].starts_with(b"[MASKED_") {
+        return None;
+    }
+    let rest = &b[i + 8..b.len().min(i + MASK_TOKEN_MAX)];
+    let close = memchr::memchr(b']', rest)?;
+    let name = &rest[..close];
+    PiiType::ALL
+        .iter()
+        .any(|ty| {
+            let placeholder = ty.placeholder().as_bytes();
+            placeholder.len() == name.len() + 9 && &placeholder[8..placeholder.len() - 1] == name
+        })
+        .then_some(i + 8 + close + 1)
+}
+
+/// A cell cut of its spaces and of the quotes or brackets around a column name (`"Doğum Tarihi"`,
+/// `` `first_name` ``, `[Telefon]`).
+pub(super) fn unquoted_name(cell: &str) -> &str {
+    cell.trim_matches(|c| matches!(c, ' ' | '"' | '`' | '[' | ']' | '\n' | '\r' | '\t'))
+}
+
+/// Where the word ending at `last` (before a colon) starts, when it is written as a data file's key:
+/// in snake, kebab, dotted or camel case ("first_name", "customer.vkn", "dateOfBirth"), beginning
+/// with a letter. Most colons in prose end a plain word ("Tarih:"), which this turns away in one walk back.
+#[inline(always)]
+pub(super) fn key_shaped_before(b: &[u8], last: usize) -> Option<usize> {
+    let floor = last.saturating_sub(text::KEY_MAX);
+    let mut at = last;
+    let mut shaped = false;
+    while at > floor {
+        let c = b[at - 1];
+        if c.is_ascii_alphanumeric() || c >= 0x80 {
+            shaped |= c.is_ascii_uppercase() && at >= 2 && b[at - 2].is_ascii_lowercase();
+        } else if matches!(c, b'_' | b'.' | b'-') {
+            shaped = true;
+        } else {
+            break;
+        }
+        at -= 1;
+    }
+    (shaped && at < last && (b[at].is_ascii_alphabetic() || b[at] >= 0x80)).then_some(at)
+}
+
+/// Where a phone number ending at `end`, before an 'x', ends with its extension ("+1-808-617-6467x12895":
+/// one to six digits after the 'x', and no other letter or digit); `end` when none follows.
+#[cold]
+#[inline(never)]
+pub(super) fn extension_end(b: &[u8], end: usize) -> usize {
+    let digits = b[end + 1..]
+        .iter()
+        .take(7)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if (1..=6).contains(&digits)
+        && !b
+            .get(end + 1 + digits)
+            .is_some_and(u8::is_ascii_alphanumeric)
+    {
+        end + 1 + digits
+    } else {
+        end
+    }
+}
+
+/// Where a group of ASCII digits and letters ("6467x12895") reads as digits, a lower-case 'x' and the
+/// digits of an extension: the 'x''s offset.
+pub(super) fn extension_at(group: &[u8]) -> Option<usize> {
+    let x = group.iter().position(|&c| !c.is_ascii_digit())?;
+    (x > 0
+        && group[x] == b'x'
+        && group.len() > x + 1
+        && group[x + 1..].iter().all(u8::is_ascii_digit))
+    .then_some(x)
+}
+
+/// An address that reaches its limit inside a word or a number ("... FTR|000000000") ends with it
+/// instead, up to 100 bytes further: its tail would read as a value of its own in the masked text
+/// ("[MASKED_ADDRESS]000000000" behind an SGK label), where the scan of the whole token saw none.
+pub(super) fn run_end(b: &[u8], mut end: usize) -> usize {
+    if !text::word_before(b, end) {
+        return end;
+    }
+    let cap = end + 100;
+    while end < b.len() && end < cap {
+        let l = if b[end].is_ascii_alphanumeric() {
+            1
+        } else {
+            letter_at(b, end)
+        };
+        if l == 0 {
+            break;
+        }
+        end += l;
+    }
+    end
+}
+
+/// Past up to two name particles, each followed by a space, from `at`; `at` when there are none.
+/// Where the run of letters (ASCII letters and the bytes of non-ASCII characters) that ends at `end`
+/// starts, looking back at most `max` bytes.
+/// Whether a capitalised word stands right before `at`, past spaces, on its line.
+pub(super) fn capitalised_before(b: &[u8], at: usize) -> bool {
+    let before = text::before_spaces(b, at);
+    if before == at || before == 0 {
+        return false;
+    }
+    let word = letters_start(b, before, usize::MAX);
+    word < before && upper_at(b, word)
+}
+
+pub(super) fn letters_start(b: &[u8], end: usize, max: usize) -> usize {
+    let mut start = end;
+    while start > 0
+        && end - start < max
+        && (b[start - 1].is_ascii_alphabetic() || b[start - 1] >= 0x80)
+    {
+        start -= 1;
+    }
+    start
+}
+
+pub(super) fn particles_end(b: &[u8], at: usize) -> usize {
+    let mut i = at;
+    for _ in 0..2 {
+        let word = b[i.min(b.len())..]
+            .iter()
+            .position(|c| !c.is_ascii_lowercase())
+            .unwrap_or(b.len() - i.min(b.len()));
+        if word == 0 || !lexicon::NAME_PARTICLES.contains(&&b[i..i + word]) {
+            break;
+        }
+        let space = text::space_at(b, i + word);
+        if space == 0 {
+            break;
+        }
+        i += word + space;
+    }
+    i
+}
+
+/// Whether the word at `at` has the shape of an id that [`Scanner::token`] checks as a whole word
+/// (a wallet address, a Cisco MAC, the start of an MRZ line) rather than as a chain of groups.
+pub(super) fn whole_word_id_at(b: &[u8], at: usize) -> bool {
+    let rest = &b[at.min(b.len())..];
+    let word = rest
+        .iter()
+        .position(|c| !c.is_ascii_alphanumeric())
+        .unwrap_or(rest.len());
+    word >= 26
+        || rest.get(word) == Some(&b'<')
+        || (word == 4 && rest.get(4) == Some(&b'.') && generic::mac(&rest[..rest.len().min(14)]))
+}
+
+/// Where the line `start..newline` ends before its carriage returns.
+pub(super) fn end_before_crs(b: &[u8], start: usize, newline: usize) -> usize {
+    let mut end = newline;
+    while end > start && b[end - 1] == b'\r' {
+        end -= 1;
+    }
+    end
+}
+
+pub(super) fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// TCKK serial `A12B34567` or old booklet `U21123456`.
+pub(super) fn id_card_shape(s: &[u8]) -> bool {
+    s.len() == 9
+        && s[0].is_ascii_uppercase()
+        && s[1].is_ascii_digit()
+        && s[2].is_ascii_digit()
+        && (s[3].is_ascii_uppercase() || s[3].is_ascii_digit())
+        && s[4..].iter().all(u8::is_ascii_digit)
+}
+
+/// The value of a short run of ASCII digits.
+pub(super) fn decimal(digits: &[u8]) -> u32 {
+    digits
+        .iter()
+        .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'))
+}
+
+/// ITU country calling codes (1–3 digits) at the start of `s`.
+pub(super) fn country_code(s: &[u8]) -> Option<usize> {
+    const CODES: &[&[u8]] = &[
+        b"1", b"7", b"20", b"27", b"30", b"31", b"32", b"33", b"34", b"36", b"39", b"40", b"41",
+        b"43", b"44", b"45", b"46", b"47", b"48", b"49", b"51", b"52", b"53", b"54", b"55", b"56",
+        b"57", b"58", b"60", b"61", b"62", b"63", b"64", b"65", b"66", b"81", b"82", b"84", b"86",
+        b"91", b"92", b"93", b"94", b"95", b"98", b"212", b"213", b"216", b"218", b"220", b"234",
+        b"254", b"255", b"351", b"352", b"353", b"354", b"355", b"356", b"357", b"358", b"359",
+        b"370", b"371", b"372", b"373", b"374", b"375", b"380", b"381", b"382", b"385", b"386",
+        b"387", b"389", b"420", b"421", b"423", b"852", b"886", b"961", b"962", b"963", b"964",
+        b"965", b"966", b"971", b"972", b"973", b"974", b"994", b"995", b"996", b"998",
+    ];
+    CODES
+        .iter()
+        .find(|code| s.starts_with(code))
+        .map(|code| code.len())
+}
