@@ -1,15 +1,22 @@
 //! EU and UK validators.
 
-use super::{all_digits, digits, iso7064_mod11_10, luhn, mod_digits, valid_date};
+pub use super::vat::vat_eu;
+use super::{all_digits, digits, iso7064_mod11_10, luhn, mod_digits, valid_date, Check};
 
 /// German Steuer-IdNr: 11 digits, first not 0; in the first 10 exactly one digit occurs 2 or 3 times;
 /// ISO 7064 MOD 11,10 check digit.
 pub fn tax_id_de(value: &[u8]) -> bool {
+    tax_id_de_check(value) == Check::Valid
+}
+
+/// The Steuer-IdNr's checks: 11 digits whose ISO 7064 MOD 11,10 check digit holds (the checksum); a
+/// first digit other than 0 and the repetition rule (the layout).
+pub fn tax_id_de_check(value: &[u8]) -> Check {
     let Some(d) = digits::<11>(value) else {
-        return false;
+        return Check::Fails;
     };
-    if d[0] == 0 {
-        return false;
+    if !iso7064_mod11_10(value) {
+        return Check::Fails;
     }
     let mut counts = [0u8; 10];
     for &digit in &d[..10] {
@@ -17,7 +24,7 @@ pub fn tax_id_de(value: &[u8]) -> bool {
     }
     let repeated = counts.iter().filter(|&&c| c >= 2).count();
     let too_many = counts.iter().any(|&c| c > 3);
-    repeated == 1 && !too_many && iso7064_mod11_10(value)
+    Check::layout(d[0] != 0 && repeated == 1 && !too_many)
 }
 
 /// French NIR (15 chars; Corsica departments 2A/2B).
@@ -135,8 +142,14 @@ pub fn citizen_id_nl(value: &[u8]) -> bool {
 
 /// Polish PESEL with its date.
 pub fn national_id_pl(value: &[u8]) -> bool {
+    national_id_pl_check(value) == Check::Valid
+}
+
+/// PESEL's checks: 11 digits whose weighted check digit holds (the checksum), and a real date of
+/// birth in them, the century in the month (the layout).
+pub fn national_id_pl_check(value: &[u8]) -> Check {
     let Some(d) = digits::<11>(value) else {
-        return false;
+        return Check::Fails;
     };
     const WEIGHTS: [u32; 10] = [1, 3, 7, 9, 1, 3, 7, 9, 1, 3];
     let sum: u32 = d[..10]
@@ -145,10 +158,10 @@ pub fn national_id_pl(value: &[u8]) -> bool {
         .map(|(&x, w)| u32::from(x) * w)
         .sum();
     if (10 - sum % 10) % 10 != u32::from(d[10]) {
-        return false;
+        return Check::Fails;
     }
     let yy = u32::from(d[0]) * 10 + u32::from(d[1]);
-    let mut month = u32::from(d[2]) * 10 + u32::from(d[3]);
+    let month = u32::from(d[2]) * 10 + u32::from(d[3]);
     let day = u32::from(d[4]) * 10 + u32::from(d[5]);
     let century = match month {
         1..=12 => 1900,
@@ -156,10 +169,9 @@ pub fn national_id_pl(value: &[u8]) -> bool {
         41..=52 => 2100,
         61..=72 => 2200,
         81..=92 => 1800,
-        _ => return false,
+        _ => return Check::ChecksumOnly,
     };
-    month %= 20;
-    valid_date(century + yy, month, day)
+    Check::layout(valid_date(century + yy, month % 20, day))
 }
 
 /// UK National Insurance number: 2 letters + 6 digits + A–D.
@@ -207,163 +219,24 @@ pub fn national_id_be(value: &[u8]) -> bool {
 
 /// Swedish personnummer in its 10-digit form (YYMMDDNNNC), with date sanity (samordningsnummer day+60).
 pub fn personal_id_se(ten: &[u8]) -> bool {
+    personal_id_se_check(ten) == Check::Valid
+}
+
+/// The personnummer's checks: Luhn over the 10-digit form (the checksum), and a real month and day
+/// (a samordningsnummer's day plus 60) in it (the layout).
+pub fn personal_id_se_check(ten: &[u8]) -> Check {
     let Some(d) = digits::<10>(ten) else {
-        return false;
+        return Check::Fails;
     };
+    if !luhn(ten) {
+        return Check::Fails;
+    }
     let month = u32::from(d[2]) * 10 + u32::from(d[3]);
     let mut day = u32::from(d[4]) * 10 + u32::from(d[5]);
     if day > 60 {
         day -= 60;
     }
-    valid_date(2000, month, day) && luhn(ten)
-}
-
-/// EU VAT number (country prefix + national part), for the countries with published check rules.
-pub fn vat_eu(value: &[u8]) -> bool {
-    if value.len() < 4 {
-        return false;
-    }
-    let (country, body) = value.split_at(2);
-    match country {
-        b"DE" => body.len() == 9 && body[0] != b'0' && iso7064_mod11_10(body),
-        b"AT" => {
-            body.len() == 9 && body[0] == b'U' && all_digits(&body[1..]) && {
-                let d: Vec<u32> = body[1..].iter().map(|b| u32::from(b - b'0')).collect();
-                let mut sum = 0;
-                for (i, &x) in d[..7].iter().enumerate() {
-                    sum += if i % 2 == 1 {
-                        let y = x * 2;
-                        y / 10 + y % 10
-                    } else {
-                        x
-                    };
-                }
-                (10 - (sum + 4) % 10) % 10 == d[7]
-            }
-        }
-        b"BE" => {
-            let body = if body.len() == 9 { return false } else { body };
-            body.len() == 10
-                && matches!(body[0], b'0' | b'1')
-                && all_digits(body)
-                && 97 - mod_digits(&body[..8], 97) == mod_digits(&body[8..], 100)
-        }
-        b"FR" => {
-            body.len() == 11 && all_digits(body) && luhn(&body[2..]) && {
-                let siren = mod_digits(&body[2..], 1_000_000_000);
-                (12 + 3 * (siren % 97)) % 97 == mod_digits(&body[..2], 100)
-            }
-        }
-        b"IT" => body.len() == 11 && luhn(body),
-        b"NL" => {
-            body.len() == 12
-                && body[9] == b'B'
-                && all_digits(&body[..9])
-                && all_digits(&body[10..])
-                && {
-                    let number = &body[..9];
-                    let mut sum = 0u32;
-                    for (i, &b) in number[..8].iter().enumerate() {
-                        sum += (9 - i as u32) * u32::from(b - b'0');
-                    }
-                    (sum % 11) % 10 == u32::from(number[8] - b'0') || nl_mod97(body)
-                }
-        }
-        b"ES" => body.len() == 9 && es_vat(body),
-        b"PL" => {
-            body.len() == 10 && all_digits(body) && {
-                const W: [u32; 9] = [6, 5, 7, 2, 3, 4, 5, 6, 7];
-                let sum: u32 = body[..9]
-                    .iter()
-                    .zip(W)
-                    .map(|(&b, w)| u32::from(b - b'0') * w)
-                    .sum();
-                sum % 11 == u32::from(body[9] - b'0')
-            }
-        }
-        b"SE" => body.len() == 12 && body.ends_with(b"01") && luhn(&body[..10]),
-        b"DK" => {
-            body.len() == 8 && all_digits(body) && {
-                const W: [u32; 8] = [2, 7, 6, 5, 4, 3, 2, 1];
-                body.iter()
-                    .zip(W)
-                    .map(|(&b, w)| u32::from(b - b'0') * w)
-                    .sum::<u32>()
-                    % 11
-                    == 0
-            }
-        }
-        b"FI" => {
-            body.len() == 8 && all_digits(body) && {
-                const W: [u32; 7] = [7, 9, 10, 5, 8, 4, 2];
-                let sum: u32 = body[..7]
-                    .iter()
-                    .zip(W)
-                    .map(|(&b, w)| u32::from(b - b'0') * w)
-                    .sum();
-                let check = (11 - sum % 11) % 11;
-                check != 10 && check == u32::from(body[7] - b'0')
-            }
-        }
-        b"PT" => {
-            body.len() == 9 && all_digits(body) && {
-                let sum: u32 = body[..8]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &b)| u32::from(b - b'0') * (9 - i as u32))
-                    .sum();
-                (11 - sum % 11) % 11 % 10 == u32::from(body[8] - b'0')
-            }
-        }
-        b"EL" => {
-            body.len() == 9 && all_digits(body) && {
-                let sum: u64 = body[..8]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &b)| u64::from(b - b'0') << (8 - i))
-                    .sum();
-                sum % 11 % 10 == u64::from(body[8] - b'0')
-            }
-        }
-        _ => false,
-    }
-}
-
-fn nl_mod97(body: &[u8]) -> bool {
-    // "NL" + body with letters as numbers (N=23, L=21, B=11), mod 97 == 1.
-    let mut digits = Vec::with_capacity(20);
-    for &b in b"NL".iter().chain(body) {
-        if b.is_ascii_digit() {
-            digits.push(b);
-        } else {
-            let n = b - b'A' + 10;
-            digits.push(b'0' + n / 10);
-            digits.push(b'0' + n % 10);
-        }
-    }
-    mod_digits(&digits, 97) == 1
-}
-
-fn es_vat(body: &[u8]) -> bool {
-    if national_id_es(body) || foreigner_id_es(body) {
-        return true;
-    }
-    // CIF: letter + 7 digits + control digit or letter.
-    if !body[0].is_ascii_uppercase() || !all_digits(&body[1..8]) {
-        return false;
-    }
-    let mut sum = 0u32;
-    for (i, &b) in body[1..8].iter().enumerate() {
-        let d = u32::from(b - b'0');
-        sum += if i % 2 == 0 {
-            let y = d * 2;
-            y / 10 + y % 10
-        } else {
-            d
-        };
-    }
-    let check = (10 - sum % 10) % 10;
-    body[8] == b'0' + check as u8 || body[8] == b"JABCDEFGHI"[check as usize]
+    Check::layout(valid_date(2000, month, day))
 }
 
 #[cfg(test)]

@@ -5,6 +5,29 @@ pub mod eu;
 pub mod generic;
 pub mod tr;
 pub mod us;
+pub mod vat;
+
+/// What a validator found of a value: its checksum fails, or it holds and so does the rest of what the
+/// catalogue says of the type (its country's length, an issuer's range, a reserved digit, a date), or
+/// the checksum holds and some of the rest does not. The scanner masks a value of the last kind too,
+/// with less confidence: privacy fails closed (see `engine::scan::failing_closed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Fails,
+    ChecksumOnly,
+    Valid,
+}
+
+impl Check {
+    /// `Valid` when `layout` holds as well, `ChecksumOnly` otherwise.
+    pub fn layout(layout: bool) -> Check {
+        if layout {
+            Check::Valid
+        } else {
+            Check::ChecksumOnly
+        }
+    }
+}
 
 /// Digit values of an ASCII string; `None` if any byte is not a digit.
 pub(crate) fn digits<const N: usize>(value: &[u8]) -> Option<[u8; N]> {

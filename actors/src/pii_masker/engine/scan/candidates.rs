@@ -56,7 +56,11 @@ impl<'t> Scanner<'t> {
                 let continues = sep > 0
                     && (digit_at(b, k + sep).is_some()
                         || b.get(k + sep).is_some_and(u8::is_ascii_uppercase)
-                        || separator_at(b, k + sep) > 0);
+                        || separator_at(b, k + sep) > 0
+                        // A Cisco MAC address in lower case: "5272.cabb.48cc".
+                        || (k - at == 4
+                            && b[k] == b'.'
+                            && b.get(k + 1).is_some_and(u8::is_ascii_hexdigit)));
                 if !continues {
                     return k;
                 }
@@ -95,12 +99,29 @@ impl<'t> Scanner<'t> {
                 return end;
             }
         }
-        if word.len() == 14 || word.len() == 4 && b.get(word_end) == Some(&b'.') {
-            // Cisco MAC "001a.2b3c.4d5e"
-            let end = (start + 14).min(b.len());
-            if generic::mac(&b[start..end]) && !b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
-                self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+        // A MAC address in Cisco's dotted form ("001a.2b3c.4d5e", "cfea.a598.3d33") or with hyphens
+        // ("00-1A-2B-3C-4D-5E", "cf-ea-a5-..."), whose letters would cut it into groups of a chain;
+        // the token may start at any of its groups (the walk stops at no lower-case letter).
+        let beside = |c: u8| b.get(word_end) == Some(&c) || (start > 0 && b[start - 1] == c);
+        if (word.len() == 4 && beside(b'.')) || (word.len() == 2 && beside(b'-')) {
+            if let Some(end) = self.mac_around(start, word.len()) {
                 return end;
+            }
+        }
+        // A Swedish personnummer of a person over 100: YYMMDD+NNNC (a '+' joins no chain).
+        if word.len() == 6 && b.get(word_end) == Some(&b'+') {
+            let end = word_end + 5;
+            if end <= b.len()
+                && b[word_end + 1..end].iter().all(u8::is_ascii_digit)
+                && !b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                let mut ten = [0u8; 10];
+                ten[..6].copy_from_slice(word);
+                ten[6..].copy_from_slice(&b[word_end + 1..end]);
+                if eu::personal_id_se(&ten) {
+                    self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
+                    return end;
+                }
             }
         }
         let plus = b[at] == b'+' || (b[at] == b'(' && b.get(at + 1) == Some(&b'+'));
@@ -162,6 +183,36 @@ impl<'t> Scanner<'t> {
         end
     }
 
+    /// A MAC address that holds the group of `width` characters at `group` (2: an octet of the form
+    /// with hyphens; 4: a group of Cisco's dotted form), its first or one after it: where it ends,
+    /// once found.
+    pub(super) fn mac_around(&mut self, group: usize, width: usize) -> Option<usize> {
+        let b = self.b;
+        let (length, groups, separator) = if width == 2 {
+            (17, 6, b'-')
+        } else {
+            (14, 3, b'.')
+        };
+        for k in 0..groups {
+            let Some(start) = group.checked_sub((width + 1) * k) else {
+                break;
+            };
+            if k > 0 && b[start + width] != separator {
+                break;
+            }
+            let end = start + length;
+            if end <= b.len()
+                && generic::mac(&b[start..end])
+                && !(start > 0 && b[start - 1].is_ascii_alphanumeric())
+                && !b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+                return Some(end);
+            }
+        }
+        None
+    }
+
     /// Groups of digits/letters joined by number separators, starting at `start`, into `self.groups`:
     /// their count and the end of the last one.
     pub(super) fn chain(&mut self, start: usize) -> (usize, usize) {
@@ -172,6 +223,7 @@ impl<'t> Scanner<'t> {
         let mut sep = 0u8;
         // A '(' right before the first digit ("(0212) 345 67 89") may be closed inside the chain.
         let mut open_paren = start > 0 && b[start - 1] == b'(' && b[start].is_ascii_digit();
+        let mut lower_seen = false;
         loop {
             let group_start = i;
             let norm_start = self.norm_len;
@@ -188,6 +240,7 @@ impl<'t> Scanner<'t> {
                     (c, 1)
                 } else if c.is_ascii_alphabetic() {
                     letters += 1;
+                    lower_seen |= c.is_ascii_lowercase();
                     (c.to_ascii_uppercase(), 1)
                 } else if let Some(digit) = digit_at(b, i) {
                     digit
@@ -267,9 +320,12 @@ impl<'t> Scanner<'t> {
                 // Yılmaz"): taken into the chain, they would make the scan resume inside that word and
                 // miss what it starts (a name here, found only in the masked text's re-scan, which
                 // then refuses it).
+                // Lower-case groups go on a chain whose letters so far were lower-case too, when
+                // they hold digits ("1eg4-te5-mk73"): a word never does.
+                let lower = lower_seen && mixed && letters.iter().all(u8::is_ascii_lowercase);
                 if letters.is_empty()
                     || text::letter_at(b, k) > 0
-                    || !(letters.iter().all(u8::is_ascii_uppercase)
+                    || !((letters.iter().all(u8::is_ascii_uppercase) || lower)
                         && (letters.len() <= 4 || mixed))
                 {
                     break;
@@ -338,7 +394,8 @@ impl<'t> Scanner<'t> {
                 let last = first + length - 1;
                 // Groups are normalised back to back: the span's length is one subtraction.
                 let total = self.groups[last].norm_end - self.groups[first].norm_start;
-                if !(5..=34).contains(&total) {
+                // (Four groups of one digit: the IPv4 address "0.0.0.0".)
+                if !((5..=34).contains(&total) || (length == 4 && total == 4)) {
                     continue;
                 }
                 if no_context

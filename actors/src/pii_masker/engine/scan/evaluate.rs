@@ -79,6 +79,26 @@ impl<'t> Scanner<'t> {
             ..
         } = *span;
         let grouped = |max: usize| span.grouped(max);
+        // A dotted quad is an IPv4 address (or a version number), never an id whose checks its digits
+        // may pass ("149.115.45.228" is also a PESEL).
+        if count == 4
+            && seps == SEP_DOT
+            && lens.iter().all(|&l| l <= 3)
+            && generic::ipv4(&self.b[self.groups[first].start..end])
+        {
+            let before = &self.b[start.saturating_sub(8)..start];
+            let mut folded = Vec::new();
+            text::fold_into(before, &mut folded);
+            if !(folded.ends_with(b"v")
+                || folded.ends_with(b"version ")
+                || folded.ends_with(b"oid ")
+                || folded.ends_with(b"v."))
+            {
+                let end = prefix_length_end(self.b, end, 32);
+                self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
+            }
+            return;
+        }
         match len {
             7 if s.starts_with(b"444")
                 && ((count >= 2 && lens[0] == 3 && seps == SEP_SPACE)
@@ -158,17 +178,18 @@ impl<'t> Scanner<'t> {
                 let hyphenated = count == 2
                     && lens == [6, 4]
                     && (seps == SEP_DASH || self.b.get(self.groups[first].end) == Some(&b'+'));
-                if eu::personal_id_se(s)
-                    && (hyphenated
-                        || self
-                            .span_context(context, first, chain_len)
-                            .contains(PiiType::PersonalIdSe))
-                {
-                    self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
-                }
+                self.personnummer(span, context, s, hyphenated);
             }
             // Not across a slash, which joins phone numbers and dates, never an id's groups:
             // "0531 862 54 13/0212 345 67 89" holds no TCKN "862 54 13/0212".
+            // The Belgian register's own form, "85.07.30-033.28": of the 11-digit ids whose checks
+            // its digits may also pass, only it is written so.
+            11 if lens == [2, 2, 2, 3, 2]
+                && seps == SEP_DOT | SEP_DASH
+                && eu::national_id_be(s) =>
+            {
+                self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
+            }
             11 if grouped(4) && !slashed => {
                 if tr::tckn(s) {
                     self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
@@ -176,11 +197,31 @@ impl<'t> Scanner<'t> {
                 if tr::phone_with_prefix(s) {
                     self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
-                if eu::tax_id_de(s) {
-                    self.hit(start, end, PiiType::TaxIdDe, A, "tax_id_de");
+                // Without its layout (a leading 0, the repetition rule; a date), only behind a
+                // keyword of its own, as a checksum of one digit needs.
+                let de = eu::tax_id_de_check(s);
+                let pl = eu::national_id_pl_check(s);
+                let checksum_only =
+                    |check: Check, ty: PiiType, this: &mut Self, context: &mut Option<TypeSet>| {
+                        check == Check::Valid
+                            || (check == Check::ChecksumOnly
+                                && this.span_context(context, first, chain_len).contains(ty))
+                    };
+                if checksum_only(de, PiiType::TaxIdDe, self, context) {
+                    if let Some(confidence) = failing_closed(de, A) {
+                        self.hit(start, end, PiiType::TaxIdDe, confidence, "tax_id_de");
+                    }
                 }
-                if eu::national_id_pl(s) {
-                    self.hit(start, end, PiiType::NationalIdPl, A_MINUS, "national_id_pl");
+                if checksum_only(pl, PiiType::NationalIdPl, self, context) {
+                    if let Some(confidence) = failing_closed(pl, A_MINUS) {
+                        self.hit(
+                            start,
+                            end,
+                            PiiType::NationalIdPl,
+                            confidence,
+                            "national_id_pl",
+                        );
+                    }
                 }
                 if eu::national_id_be(s)
                     && (count > 1
@@ -190,6 +231,16 @@ impl<'t> Scanner<'t> {
                 {
                     self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
                 }
+            }
+            // A trunk 0 and the area code in parentheses, the rest in one run: "0 (532) 1234567".
+            11 if !slashed
+                && s[0] == b'0'
+                && lens[0] == 1
+                && seps & SEP_PAREN != 0
+                && seps & !(SEP_SPACE | SEP_PAREN | SEP_DASH) == 0
+                && tr::phone_with_prefix(s) =>
+            {
+                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
             }
             12 => {
                 if tr::phone_with_prefix(s)
@@ -201,8 +252,10 @@ impl<'t> Scanner<'t> {
                 {
                     self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
-                if count == 2 && lens == [8, 4] && seps == SEP_DASH && eu::personal_id_se(&s[2..]) {
-                    self.hit(start, end, PiiType::PersonalIdSe, A_MINUS, "personal_id_se");
+                // YYYYMMDD-NNNC, or the twelve digits in one run behind a keyword.
+                if matches!(&s[..2], b"18" | b"19" | b"20") {
+                    let hyphenated = count == 2 && lens == [8, 4] && seps == SEP_DASH;
+                    self.personnummer(span, context, &s[2..], hyphenated);
                 }
             }
             14 if tr::phone_with_prefix(s) => {
@@ -210,16 +263,41 @@ impl<'t> Scanner<'t> {
             }
             _ => {}
         }
-        if (12..=19).contains(&len) && grouped(6) && !slashed && generic::credit_card(s) {
-            // 15, 16 and 19 digits are the usual PAN lengths; the rarer ones need a card word.
-            if matches!(len, 15 | 16 | 19) {
-                self.hit(start, end, PiiType::CreditCard, A, "credit_card");
-            } else if self
-                .span_context(context, first, chain_len)
-                .contains(PiiType::CreditCard)
-            {
-                self.hit(start, end, PiiType::CreditCard, B_CONTEXT, "credit_card");
+        if (12..=19).contains(&len) && grouped(6) && !slashed {
+            match generic::credit_card_check(s) {
+                // 15, 16 and 19 digits are the usual PAN lengths; the rarer ones need a card word.
+                Check::Valid if matches!(len, 15 | 16 | 19) => {
+                    self.hit(start, end, PiiType::CreditCard, A, "credit_card");
+                }
+                Check::Fails => {}
+                check => {
+                    // An issuer our table lacks (a 15-digit 2131 or 1800, a 14-digit 30x): a card
+                    // still, behind a card word or written as cards are (4-4-4-4, 4-6-5, 4-6-4).
+                    let card_form = matches!(lens, [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4]);
+                    let confidence = if check == Check::Valid { B_CONTEXT } else { A };
+                    if card_form
+                        || self
+                            .span_context(context, first, chain_len)
+                            .contains(PiiType::CreditCard)
+                    {
+                        if let Some(confidence) = failing_closed(check, confidence) {
+                            self.hit(start, end, PiiType::CreditCard, confidence, "credit_card");
+                        }
+                    }
+                }
             }
+        }
+        // The IMEI's own groupings: TAC, serial and check digit ("35-209900-176148-1", "35209900
+        // 176148 1").
+        if len == 15
+            && !slashed
+            && matches!(lens, [2, 6, 6, 1] | [8, 6, 1])
+            && generic::imei(s)
+            && self
+                .span_context(context, first, chain_len)
+                .contains(PiiType::Imei)
+        {
+            self.hit(start, end, PiiType::Imei, B_CONTEXT, "imei");
         }
         if len == 15 && grouped(4) && !slashed {
             if eu::social_security_fr(s) {
@@ -340,20 +418,33 @@ impl<'t> Scanner<'t> {
         {
             self.hit(start, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
         }
-        if count == 4
-            && seps == SEP_DOT
-            && lens.iter().all(|&l| l <= 3)
-            && generic::ipv4(&self.b[self.groups[first].start..end])
-        {
-            let before = &self.b[start.saturating_sub(8)..start];
-            let mut folded = Vec::new();
-            text::fold_into(before, &mut folded);
-            if !(folded.ends_with(b"v")
-                || folded.ends_with(b"version ")
-                || folded.ends_with(b"oid ")
-                || folded.ends_with(b"v."))
-            {
-                self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
+    }
+
+    /// A Swedish personnummer whose 10-digit form is `ten`: hyphenated (or with the '+' of a person
+    /// over 100), or behind a keyword; without a real date in it, only behind a keyword.
+    fn personnummer(
+        &mut self,
+        span: &Span<'_>,
+        context: &mut Option<TypeSet>,
+        ten: &[u8],
+        hyphenated: bool,
+    ) {
+        let check = eu::personal_id_se_check(ten);
+        if check == Check::Fails {
+            return;
+        }
+        let labelled = self
+            .span_context(context, span.first, span.chain_len)
+            .contains(PiiType::PersonalIdSe);
+        if labelled || (hyphenated && check == Check::Valid) {
+            if let Some(confidence) = failing_closed(check, A_MINUS) {
+                self.hit(
+                    span.start,
+                    span.end,
+                    PiiType::PersonalIdSe,
+                    confidence,
+                    "personal_id_se",
+                );
             }
         }
     }
@@ -366,6 +457,7 @@ impl<'t> Scanner<'t> {
             len,
             lens,
             count,
+            seps,
             start,
             end,
             first,
@@ -380,19 +472,27 @@ impl<'t> Scanner<'t> {
             && s[1].is_ascii_uppercase()
             && s[2].is_ascii_digit()
             && s[3].is_ascii_digit()
-            && generic::iban(s)
         {
-            let ty = if s.starts_with(b"TR") {
-                PiiType::IbanTr
-            } else {
-                PiiType::Iban
-            };
-            self.hit(start, end, ty, A, ty.name());
-            return;
+            // mod 97 alone: a length its country does not use, or a Turkish reserve digit other than
+            // 0, lowers the confidence.
+            if let Some(confidence) = failing_closed(generic::iban_check(s), A) {
+                let ty = if s.starts_with(b"TR") {
+                    PiiType::IbanTr
+                } else {
+                    PiiType::Iban
+                };
+                self.hit(start, end, ty, confidence, ty.name());
+                return;
+            }
         }
         match len {
             9 => {
-                if eu::national_insurance_uk(s) {
+                // A NINO written plain or in its own groups ("AB 12 34 56 C", "AB123456 C"), not a
+                // product code of the same characters in groups of its own ("AB48-7989-A").
+                let nino_form = count == 1
+                    || (matches!(lens, [2, 2, 2, 2, 1] | [2, 6, 1] | [8, 1] | [2, 7])
+                        && seps & !(SEP_SPACE | SEP_DASH) == 0);
+                if nino_form && eu::national_insurance_uk(s) {
                     self.hit(
                         start,
                         end,
@@ -512,11 +612,7 @@ impl<'t> Scanner<'t> {
                 }
             }
         }
-        let vat_prefix = len >= 10
-            && s[0].is_ascii_uppercase()
-            && s[1].is_ascii_uppercase()
-            && (generic::iban_length(&s[..2]).is_some() || s.starts_with(b"EL"));
-        if vat_prefix && eu::vat_eu(s) {
+        if len >= 7 && vat::vat_prefix(&s[..2]) && vat::vat_eu(s) {
             self.hit(start, end, PiiType::VatEu, A, "vat_eu");
         }
         if (6..=13).contains(&len) && letters < len && count <= 2 {

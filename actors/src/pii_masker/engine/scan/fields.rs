@@ -17,6 +17,9 @@ impl<'t> Scanner<'t> {
                 return end;
             }
         }
+        if let Some(end) = self.mac_after(i) {
+            return end;
+        }
         // An XML tag's namespace prefix ("<cbc:CityName>", "</cac:Party>"): neither it nor the tag's
         // name is a label or a value, and the name is skipped whole (an e-invoice has a few on every
         // line, each a capitalised word for `word` otherwise).
@@ -405,9 +408,37 @@ impl<'t> Scanner<'t> {
     }
 
     /// A hex/colon token (IPv6, MAC with ':') around the colon at `i`.
+    /// A MAC address right after a label's colon that starts with a letter, in any case and form
+    /// ("MAC: aabb.ccdd.eeff", "Hardware address: AA-BB-CC-DD-EE-FF"): the walk stops at no letter of
+    /// a lower-case one, and one in capitals is no word. One that starts with a digit is a token's.
+    fn mac_after(&mut self, colon: usize) -> Option<usize> {
+        let b = self.b;
+        let mut start = colon + 1;
+        while b.get(start) == Some(&b' ') && start - colon <= 3 {
+            start += 1;
+        }
+        if !b
+            .get(start)
+            .is_some_and(|c| matches!(c, b'a'..=b'f' | b'A'..=b'F'))
+        {
+            return None;
+        }
+        for len in [17, 14] {
+            let end = start + len;
+            if end <= b.len()
+                && generic::mac(&b[start..end])
+                && !b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+            {
+                self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+                return Some(end);
+            }
+        }
+        None
+    }
+
     pub(super) fn hex_colon(&mut self, i: usize) -> Option<usize> {
         let b = self.b;
-        let token = |c: u8| c.is_ascii_hexdigit() || c == b':' || c == b'.' || c == b'%';
+        let token = |c: u8| c.is_ascii_hexdigit() || c == b':' || c == b'.';
         let mut start = i;
         while start > 0 && token(b[start - 1]) && i - start < 45 {
             start -= 1;
@@ -420,17 +451,30 @@ impl<'t> Scanner<'t> {
         {
             end -= 1;
         }
+        // A link-local address's zone ("fe80::1%eth0", "%25"), and a network's prefix length
+        // ("2001:db8::/32") are the address's.
+        let mut zone_end = end;
+        if b.get(end) == Some(&b'%') {
+            zone_end = end + 1;
+            while zone_end < b.len()
+                && zone_end - end <= 16
+                && (b[zone_end].is_ascii_alphanumeric() || matches!(b[zone_end], b'_' | b'-'))
+            {
+                zone_end += 1;
+            }
+        }
         if (start > 0 && b[start - 1].is_ascii_alphanumeric())
-            || b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+            || b.get(zone_end).is_some_and(u8::is_ascii_alphanumeric)
         {
             return None;
         }
         let candidate = &b[start..end];
-        if generic::mac(candidate) {
+        if zone_end == end && generic::mac(candidate) {
             self.hit(start, end, PiiType::MacAddress, A, "mac_address");
             return Some(end);
         }
         if candidate.iter().filter(|&&c| c == b':').count() >= 2 && generic::ipv6(candidate) {
+            let end = prefix_length_end(b, zone_end, 128);
             self.hit(start, end, PiiType::Ipv6, A, "ipv6");
             return Some(end);
         }

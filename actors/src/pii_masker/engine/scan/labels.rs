@@ -99,6 +99,11 @@ impl<'t> Scanner<'t> {
                 if matches!(b.get(start), Some(b'"' | b'\'')) {
                     start += 1;
                 }
+                // "IP adresi: 192.0.2.1", "Hardware address: 00:1A:...": a network address, found as
+                // what it is; the label names no postal address.
+                if network_address_at(b, start) {
+                    return None;
+                }
                 let mut end = start;
                 // To the end of its line or of its field (a tab, ';' or '|', which no address holds),
                 // at most 200 bytes; a quoted one to its closing quote.

@@ -135,7 +135,48 @@ impl<'t> Scanner<'t> {
                     self.hits[index].priority = slot;
                 }
             }
+            if next - run >= 2 {
+                self.label_decides(run, next);
+            }
             run = next;
+        }
+    }
+
+    /// The label decides the type: of the hits of one span (`self.hits[run..next]`) that validate as
+    /// their type, those whose own label stands right before the value (at most `LABEL_GAP` bytes before it, or its column's header
+    /// or its field's key) take the best priorities, whatever the others' checksums: "PESEL:
+    /// 02122401358" is a PESEL, although its digits are also an Istanbul phone number. Without such a
+    /// label, or when every hit has one, the priorities stay.
+    fn label_decides(&mut self, run: usize, next: usize) {
+        const LABEL_GAP: usize = 12;
+        let mut labelled = [false; 16];
+        let count = (next - run).min(labelled.len());
+        for (k, slot) in labelled.iter_mut().enumerate().take(count) {
+            let hit = self.hits[run + k];
+            // Only a hit that validates as its type (a checksum or a form of its own, not the
+            // label alone): a valid TCKN behind "Bağ-Kur No" stays a national id.
+            *slot = hit.confidence > C_LABEL
+                && (self.given_context(hit.start).contains(hit.ty)
+                    || self
+                        .keywords
+                        .distance(hit.ty, hit.start, hit.end, self.window_before, 0)
+                        .is_some_and(|gap| gap <= LABEL_GAP));
+        }
+        let labelled = &labelled[..count];
+        if labelled.iter().all(|&l| l) || !labelled.iter().any(|&l| l) {
+            return;
+        }
+        let mut slots: Vec<u8> = self.hits[run..run + count]
+            .iter()
+            .map(|h| h.priority)
+            .collect();
+        slots.sort_unstable();
+        let mut order: Vec<(bool, u8, usize)> = (0..count)
+            .map(|k| (!labelled[k], self.hits[run + k].priority, run + k))
+            .collect();
+        order.sort_unstable();
+        for (&(_, _, index), slot) in order.iter().zip(slots) {
+            self.hits[index].priority = slot;
         }
     }
 

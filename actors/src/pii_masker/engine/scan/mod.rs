@@ -7,7 +7,7 @@ use super::context::KeywordIndex;
 use super::lexicon::{self, Word};
 use super::text::{self, digit_at, letter_at, separator_at, upper_at, CLASS};
 use super::types::{PiiType, TypeSet};
-use crate::pii_masker::detectors::{eu, generic, tr, us};
+use crate::pii_masker::detectors::{eu, generic, tr, us, vat, Check};
 
 mod address;
 mod candidates;
@@ -66,6 +66,27 @@ const D_GIVEN: f32 = 0.4;
 /// The least confidence of a value validated by a checksum or a distinctive form, rather than by a
 /// keyword or a label alone.
 pub const VALIDATED: f32 = B_FORM;
+
+/// Privacy fails closed, and this is the one place that says how: a value whose type's checksum holds
+/// (mod 97, Luhn, the TCKN and VKN sums, the catalogue's other check digits) is found, whatever else
+/// about it is odd. What the catalogue adds to the checksum (an IBAN's length in its country, the
+/// Turkish reserve digit, a card issuer's range, a date inside an id, a repetition rule) only lowers
+/// its confidence by one step from `confidence`, the type's own; it never leaves the value in clear.
+/// Whether a type needs a keyword or a distinctive form before its checksum is trusted (the catalogue's
+/// tiers B and C) is the caller's, and stays as the catalogue says.
+fn failing_closed(check: Check, confidence: f32) -> Option<f32> {
+    match check {
+        Check::Valid => Some(confidence),
+        Check::ChecksumOnly => Some(if confidence >= A {
+            A_MINUS
+        } else if confidence >= A_MINUS {
+            B_FORM
+        } else {
+            B_CONTEXT
+        }),
+        Check::Fails => None,
+    }
+}
 
 const MAX_GROUPS: usize = 12;
 

@@ -130,6 +130,12 @@ impl<'t> Scanner<'t> {
             return self.word_end(i);
         }
         let (end, ascii, ascii_caps) = self.word_shape(i);
+        // A MAC address with hyphens that starts with a letter: "CF-EA-A5-98-3D-33".
+        if end - i == 2 && b.get(end) == Some(&b'-') {
+            if let Some(end) = self.mac_around(i, 2) {
+                return end;
+            }
+        }
         // Letters followed by digits: an alphanumeric token (IBAN, passport, NINO, VIN...).
         if ascii && digit_at(b, end).is_some() {
             return self.token(i);

@@ -267,3 +267,47 @@ pub(super) fn country_code(s: &[u8]) -> Option<usize> {
         .find(|code| s.starts_with(code))
         .map(|code| code.len())
 }
+
+/// Where an address ending at `end` ends with its prefix length ("/24" up to `max`), if one follows:
+/// a network's prefix is part of the address written.
+pub(super) fn prefix_length_end(b: &[u8], end: usize, max: u32) -> usize {
+    if b.get(end) != Some(&b'/') {
+        return end;
+    }
+    let mut k = end + 1;
+    while k < b.len() && k - end <= 3 && b[k].is_ascii_digit() {
+        k += 1;
+    }
+    let digits = &b[end + 1..k];
+    let value = digits
+        .iter()
+        .fold(0u32, |acc, &c| acc * 10 + u32::from(c - b'0'));
+    // Not a path or a fraction going on ("/24/7", "/24.5"); a sentence's full stop may follow.
+    let whole = !b.get(k).is_some_and(|&c| {
+        c.is_ascii_alphanumeric()
+            || c == b'/'
+            || (c == b'.' && b.get(k + 1).is_some_and(u8::is_ascii_alphanumeric))
+    });
+    if (1..=3).contains(&digits.len()) && value <= max && whole {
+        k
+    } else {
+        end
+    }
+}
+
+/// Whether a network address (IPv4, IPv6, MAC) starts at `start`: the value of "IP adresi:", "MAC
+/// address:", "Hardware address:", labels that name no postal address.
+pub(super) fn network_address_at(b: &[u8], start: usize) -> bool {
+    let mut end = start;
+    while end < b.len()
+        && end - start < 64
+        && (b[end].is_ascii_hexdigit() || matches!(b[end], b'.' | b':' | b'-' | b'%'))
+    {
+        end += 1;
+    }
+    while end > start && matches!(b[end - 1], b'.' | b':' | b'-') && !b[..end].ends_with(b"::") {
+        end -= 1;
+    }
+    let run = &b[start..end];
+    run.len() >= 7 && (generic::ipv4(run) || generic::ipv6(run) || generic::mac(run))
+}
