@@ -424,3 +424,52 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
     assert_eq!(summary["date_of_birth"], 8, "{summary}");
     assert_eq!(summary["tax_id_tr"], 8, "{summary}");
 }
+
+/// Generated values of 29 types in every layout the catalogue claims, each behind one of its labels
+/// (Turkish, English, its own language), and values whose checksum holds while their layout does not (a
+/// Turkish IBAN whose reserve digit is not 0, a card whose issuer the table lacks, a PESEL that is also
+/// a phone number behind its label): a masked preview leaves none of them in clear and counts each as
+/// its type.
+#[tokio::test]
+async fn masked_preview_fails_closed_and_the_label_decides_the_type() {
+    use docsieve_actors::pii_masker::engine::{planted, synthetic::Rng};
+    let server = TestServer::start().await;
+    let (login, _, _) = server
+        .verified_account("preview-forms@example.com", "password-1")
+        .await;
+    let token = login["access_token"].as_str().expect("token");
+    let mut rng = Rng::new(2026);
+    let mut text = String::new();
+    let mut written_values = Vec::new();
+    let mut expected: std::collections::BTreeMap<&str, u64> = Default::default();
+    for round in 0..3 {
+        for ty in planted::GENERATED {
+            let value = planted::compact(ty, &mut rng).expect("generated");
+            for (_, written) in planted::layouts(ty, &value) {
+                text.push_str(&format!("{} {written}\n", planted::labels(ty)[round]));
+                written_values.push(written);
+                *expected.entry(ty.name()).or_default() += 1;
+            }
+        }
+    }
+    for (line, ty) in [
+        ("Hesap: TR52 0006 1705 1978 6457 8413 26", "iban_tr"),
+        ("Kart: 213100000000001", "credit_card"),
+        ("Kart: 3500 0000 0000 0009", "credit_card"),
+        ("PESEL: 02122401358", "national_id_pl"),
+    ] {
+        text.push_str(line);
+        text.push('\n');
+        written_values.push(line.split_once(": ").expect("label").1.to_string());
+        *expected.entry(ty).or_default() += 1;
+    }
+    let body = masked_preview(&server, token, "forms.txt", text.into_bytes()).await;
+    let masked = body["data"]["text"].as_str().expect("text");
+    for raw in &written_values {
+        assert!(!masked.contains(raw.as_str()), "{raw} is left: {masked}");
+    }
+    let summary = &body["data"]["pii"]["pii_type_summary"];
+    for (ty, count) in expected {
+        assert_eq!(summary[ty], count, "{ty}: {summary}");
+    }
+}

@@ -118,6 +118,11 @@ pub fn credit_card_check(value: &[u8]) -> Check {
     Check::layout(issuer(value, value.len()))
 }
 
+/// Whether a card number's digits start with an issuer's prefix at a length it uses.
+pub fn card_issuer(value: &[u8]) -> bool {
+    (12..=19).contains(&value.len()) && all_digits(value) && issuer(value, value.len())
+}
+
 /// Whether a number of digits of `length` starts with a card issuer's prefix at a length it uses.
 fn issuer(value: &[u8], length: usize) -> bool {
     let prefix = |n: usize| -> u32 {
@@ -329,26 +334,19 @@ pub fn ipv6(text: &[u8]) -> bool {
     address.len() >= 3 && address.parse::<std::net::Ipv6Addr>().is_ok()
 }
 
-/// MAC address: six hex octets with one consistent `:` or `-` separator, or Cisco dotted form.
+/// MAC address: six hex octets with one consistent `:` or `-` separator, or Cisco dotted form. No
+/// allocation: the scan asks it of every dashed pair of digits.
 pub fn mac(text: &[u8]) -> bool {
-    let hex = |part: &[u8]| part.iter().all(u8::is_ascii_hexdigit);
-    if text.len() == 17 {
-        let separator = text[2];
-        if separator != b':' && separator != b'-' {
-            return false;
+    let hex = |at: usize, n: usize| text[at..at + n].iter().all(u8::is_ascii_hexdigit);
+    match text.len() {
+        17 => {
+            let separator = text[2];
+            (separator == b':' || separator == b'-')
+                && (0..6).all(|k| hex(3 * k, 2) && (k == 5 || text[3 * k + 2] == separator))
         }
-        let parts: Vec<&[u8]> = text.split(|&b| b == separator).collect();
-        return parts.len() == 6
-            && parts.iter().all(|p| p.len() == 2 && hex(p))
-            && !text
-                .iter()
-                .any(|&b| (b == b':' || b == b'-') && b != separator);
+        14 => (0..3).all(|k| hex(5 * k, 4) && (k == 2 || text[5 * k + 4] == b'.')),
+        _ => false,
     }
-    if text.len() == 14 {
-        let parts: Vec<&[u8]> = text.split(|&b| b == b'.').collect();
-        return parts.len() == 3 && parts.iter().all(|p| p.len() == 4 && hex(p));
-    }
-    false
 }
 
 /// IMEI: 15 digits, Luhn (the 16-digit IMEISV has no check digit).

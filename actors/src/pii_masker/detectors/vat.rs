@@ -12,10 +12,27 @@ pub const VAT_PREFIXES: [&[u8; 2]; 28] = [
     b"SK", b"XI",
 ];
 
-/// Whether `code` is a VIES prefix.
+/// Whether `code` is a VIES prefix (one look-up: the scan asks it of every lettered token).
 pub fn vat_prefix(code: &[u8]) -> bool {
-    VAT_PREFIXES.iter().any(|prefix| prefix.as_slice() == code)
+    match code {
+        [a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => {
+            PREFIX_BY_CODE[usize::from(a - b'A') * 26 + usize::from(b - b'A')]
+        }
+        _ => false,
+    }
 }
+
+/// [`VAT_PREFIXES`] indexed by the two capitals of a code.
+static PREFIX_BY_CODE: [bool; 26 * 26] = {
+    let mut table = [false; 26 * 26];
+    let mut i = 0;
+    while i < VAT_PREFIXES.len() {
+        let code = VAT_PREFIXES[i];
+        table[(code[0] - b'A') as usize * 26 + (code[1] - b'A') as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// EU VAT number: a VIES prefix and a national part that passes its country's check (normalised:
 /// separators removed, letters in upper case).

@@ -6,6 +6,7 @@
 mod automaton;
 mod context;
 mod lexicon;
+pub mod planted;
 mod scan;
 pub mod synthetic;
 pub mod text;

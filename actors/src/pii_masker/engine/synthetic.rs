@@ -23,13 +23,13 @@ impl Rng {
         self.next_u64() % n.max(1)
     }
 
-    fn digits(&mut self, n: usize) -> String {
+    pub fn digits(&mut self, n: usize) -> String {
         (0..n)
             .map(|_| char::from(b'0' + self.below(10) as u8))
             .collect()
     }
 
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
         items[self.below(items.len() as u64) as usize]
     }
 }

@@ -197,7 +197,7 @@ impl<'t> Scanner<'t> {
             let Some(start) = group.checked_sub((width + 1) * k) else {
                 break;
             };
-            if k > 0 && b[start + width] != separator {
+            if k > 0 && b.get(start + width) != Some(&separator) {
                 break;
             }
             let end = start + length;
@@ -336,7 +336,15 @@ impl<'t> Scanner<'t> {
                 // Nor a keyword ("00.00.2000 SGK Sicil No: ..."): taken into the chain, it would stand
                 // in no span's context window, and the same span would be judged without it here and
                 // with it in the masked text's re-scan, where the chain ends earlier.
-                if self.keywords.keyword_at(j) {
+                // A plate's letters may spell one ("54-GSM-65", "51 BIC 28"): between a province's
+                // two digits and the plate's number they stay.
+                let plate_letters = count == 1
+                    && self.groups[0].digits == 2
+                    && self.groups[0].letters == 0
+                    && letters.len() <= 3
+                    && separator_at(b, k) > 0
+                    && digit_at(b, k + separator_at(b, k)).is_some();
+                if !plate_letters && self.keywords.keyword_at(j) {
                     break;
                 }
             }

@@ -198,21 +198,25 @@ impl<'t> Scanner<'t> {
                     self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
                 // Without its layout (a leading 0, the repetition rule; a date), only behind a
-                // keyword of its own, as a checksum of one digit needs.
-                let de = eu::tax_id_de_check(s);
-                let pl = eu::national_id_pl_check(s);
-                let checksum_only =
-                    |check: Check, ty: PiiType, this: &mut Self, context: &mut Option<TypeSet>| {
-                        check == Check::Valid
-                            || (check == Check::ChecksumOnly
-                                && this.span_context(context, first, chain_len).contains(ty))
-                    };
-                if checksum_only(de, PiiType::TaxIdDe, self, context) {
-                    if let Some(confidence) = failing_closed(de, A) {
+                // keyword of its own, as a checksum of one digit needs: the full check first, which
+                // turns most numbers away cheaply, then the checksum alone where the keyword stands.
+                if eu::tax_id_de(s) {
+                    self.hit(start, end, PiiType::TaxIdDe, A, "tax_id_de");
+                } else if self
+                    .span_context(context, first, chain_len)
+                    .contains(PiiType::TaxIdDe)
+                {
+                    if let Some(confidence) = failing_closed(eu::tax_id_de_check(s), A) {
                         self.hit(start, end, PiiType::TaxIdDe, confidence, "tax_id_de");
                     }
                 }
-                if checksum_only(pl, PiiType::NationalIdPl, self, context) {
+                let pl = eu::national_id_pl_check(s);
+                if pl == Check::Valid
+                    || (pl == Check::ChecksumOnly
+                        && self
+                            .span_context(context, first, chain_len)
+                            .contains(PiiType::NationalIdPl))
+                {
                     if let Some(confidence) = failing_closed(pl, A_MINUS) {
                         self.hit(
                             start,
@@ -264,26 +268,29 @@ impl<'t> Scanner<'t> {
             _ => {}
         }
         if (12..=19).contains(&len) && grouped(6) && !slashed {
-            match generic::credit_card_check(s) {
-                // 15, 16 and 19 digits are the usual PAN lengths; the rarer ones need a card word.
-                Check::Valid if matches!(len, 15 | 16 | 19) => {
+            // The issuer's prefix first: most numbers of a card's length (an EAN, an order number)
+            // have none, and the usual lengths need nothing more than the checksum.
+            let issuer = generic::card_issuer(s);
+            if issuer && matches!(len, 15 | 16 | 19) {
+                if luhn(s) {
                     self.hit(start, end, PiiType::CreditCard, A, "credit_card");
                 }
-                Check::Fails => {}
-                check => {
-                    // An issuer our table lacks (a 15-digit 2131 or 1800, a 14-digit 30x): a card
-                    // still, behind a card word or written as cards are (4-4-4-4, 4-6-5, 4-6-4).
-                    let card_form = matches!(lens, [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4]);
-                    let confidence = if check == Check::Valid { B_CONTEXT } else { A };
-                    if card_form
-                        || self
-                            .span_context(context, first, chain_len)
-                            .contains(PiiType::CreditCard)
-                    {
-                        if let Some(confidence) = failing_closed(check, confidence) {
-                            self.hit(start, end, PiiType::CreditCard, confidence, "credit_card");
-                        }
-                    }
+            } else if (matches!(lens, [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4])
+                || self
+                    .span_context(context, first, chain_len)
+                    .contains(PiiType::CreditCard))
+                && luhn(s)
+            {
+                // A rarer length, or an issuer our table lacks (a 15-digit 2131 or 1800, a 14-digit
+                // 30x): a card still, behind a card word or written as cards are (4-4-4-4, 4-6-5,
+                // 4-6-4).
+                let (check, confidence) = if issuer {
+                    (Check::Valid, B_CONTEXT)
+                } else {
+                    (Check::ChecksumOnly, A)
+                };
+                if let Some(confidence) = failing_closed(check, confidence) {
+                    self.hit(start, end, PiiType::CreditCard, confidence, "credit_card");
                 }
             }
         }

@@ -417,9 +417,11 @@ impl<'t> Scanner<'t> {
         while b.get(start) == Some(&b' ') && start - colon <= 3 {
             start += 1;
         }
+        // Its first letter, and the separator after its first octet or group.
         if !b
             .get(start)
             .is_some_and(|c| matches!(c, b'a'..=b'f' | b'A'..=b'F'))
+            || !(matches!(b.get(start + 2), Some(b':' | b'-')) || b.get(start + 4) == Some(&b'.'))
         {
             return None;
         }

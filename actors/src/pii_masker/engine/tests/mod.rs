@@ -7,6 +7,7 @@ mod keys_and_rows;
 mod labels_and_addresses;
 mod names;
 mod no_panics;
+mod properties;
 mod shortcuts_and_corpus;
 mod tables_and_resolution;
 
