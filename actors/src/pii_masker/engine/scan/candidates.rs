@@ -201,10 +201,18 @@ impl<'t> Scanner<'t> {
                 break;
             }
             let end = start + length;
+            // Not six pairs inside a longer run of them ("96-96-42-60-71-91-91-0"): no letter or digit
+            // touches it, nor a separator that goes on into another group.
+            let goes_on = |at: usize, step: isize| {
+                let next = |k: isize| b.get(at.wrapping_add_signed(k));
+                next(0).is_some_and(u8::is_ascii_alphanumeric)
+                    || (next(0) == Some(&separator)
+                        && next(step).is_some_and(u8::is_ascii_hexdigit))
+            };
             if end <= b.len()
                 && generic::mac(&b[start..end])
-                && !(start > 0 && b[start - 1].is_ascii_alphanumeric())
-                && !b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+                && !(start > 0 && goes_on(start - 1, -1))
+                && !goes_on(end, 1)
             {
                 self.hit(start, end, PiiType::MacAddress, A, "mac_address");
                 return Some(end);

@@ -276,14 +276,16 @@ impl<'t> Scanner<'t> {
                     self.hit(start, end, PiiType::CreditCard, A, "credit_card");
                 }
             } else if (matches!(lens, [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4])
-                || self
-                    .span_context(context, first, chain_len)
-                    .contains(PiiType::CreditCard))
+                || ((issuer || count == 1)
+                    && self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::CreditCard)))
                 && luhn(s)
             {
-                // A rarer length, or an issuer our table lacks (a 15-digit 2131 or 1800, a 14-digit
-                // 30x): a card still, behind a card word or written as cards are (4-4-4-4, 4-6-5,
-                // 4-6-4).
+                // A rarer length behind a card word; or an issuer our table lacks (a 15-digit 2131
+                // or 1800, a 14-digit 30x), a card still when written as cards are (4-4-4-4, 4-6-5,
+                // 4-6-4) or in one run behind a card word: not any run of groups that a card word
+                // stands near ("000-12-3456 444", "06.95.24.40.69.93").
                 let (check, confidence) = if issuer {
                     (Check::Valid, B_CONTEXT)
                 } else {
@@ -436,8 +438,9 @@ impl<'t> Scanner<'t> {
         ten: &[u8],
         hyphenated: bool,
     ) {
+        // No id is written with slashes, which join dates and phone numbers.
         let check = eu::personal_id_se_check(ten);
-        if check == Check::Fails {
+        if check == Check::Fails || span.slashed {
             return;
         }
         let labelled = self
@@ -481,8 +484,14 @@ impl<'t> Scanner<'t> {
             && s[3].is_ascii_digit()
         {
             // mod 97 alone: a length its country does not use, or a Turkish reserve digit other than
-            // 0, lowers the confidence.
-            if let Some(confidence) = failing_closed(generic::iban_check(s), A) {
+            // 0, lowers the confidence; for a country of the registry written as IBANs are (one run,
+            // or in fours), not any run of groups that begins with two letters ("AB 1234 FR14...").
+            let check = generic::iban_check(s);
+            let iban_form = generic::iban_length(&s[..2]).is_some()
+                && (count == 1 || lens.iter().all(|&l| l <= 4));
+            if let Some(confidence) =
+                failing_closed(check, A).filter(|_| check == Check::Valid || iban_form)
+            {
                 let ty = if s.starts_with(b"TR") {
                     PiiType::IbanTr
                 } else {
