@@ -425,7 +425,7 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
     assert_eq!(summary["tax_id_tr"], 8, "{summary}");
 }
 
-/// Generated values of 29 types in every layout the catalogue claims, each behind one of its labels
+/// Generated values of 36 types in every layout the catalogue claims, each behind one of its labels
 /// (Turkish, English, its own language), and values whose checksum holds while their layout does not (a
 /// Turkish IBAN whose reserve digit is not 0, a card whose issuer the table lacks, a PESEL that is also
 /// a phone number behind its label): a masked preview leaves none of them in clear and counts each as

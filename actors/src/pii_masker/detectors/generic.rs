@@ -492,7 +492,14 @@ pub fn btc_bech32(value: &[u8]) -> bool {
     values.push(0);
     values.extend(value[..separator].iter().map(|&b| u32::from(b) & 31));
     values.extend(&data);
-    let mut checksum = 1u32;
+    let checksum = bech32_polymod(&values);
+    checksum == 1 || checksum == 0x2bc8_30a3
+}
+
+/// Ethereum address shape: `0x` + 40 hex digits.
+/// BIP 173's checksum over 5-bit values (the human-readable part expanded, then the data): 1 for a
+/// valid bech32 string, 0x2bc830a3 for bech32m.
+pub fn bech32_polymod(values: &[u32]) -> u32 {
     const GEN: [u32; 5] = [
         0x3b6a_57b2,
         0x2650_8e6d,
@@ -500,7 +507,8 @@ pub fn btc_bech32(value: &[u8]) -> bool {
         0x3d42_33dd,
         0x2a14_62b3,
     ];
-    for v in values {
+    let mut checksum = 1u32;
+    for &v in values {
         let top = checksum >> 25;
         checksum = ((checksum & 0x1ff_ffff) << 5) ^ v;
         for (i, g) in GEN.iter().enumerate() {
@@ -509,10 +517,9 @@ pub fn btc_bech32(value: &[u8]) -> bool {
             }
         }
     }
-    checksum == 1 || checksum == 0x2bc8_30a3
+    checksum
 }
 
-/// Ethereum address shape: `0x` + 40 hex digits.
 pub fn eth_address(value: &[u8]) -> bool {
     value.len() == 42 && value.starts_with(b"0x") && value[2..].iter().all(u8::is_ascii_hexdigit)
 }

@@ -23,7 +23,7 @@ pub struct Generated {
 }
 
 /// The types generated here.
-pub const GENERATED: [PiiType; 29] = [
+pub const GENERATED: [PiiType; 36] = [
     PiiType::NationalIdTr,
     PiiType::TaxIdTr,
     PiiType::PhoneTr,
@@ -53,6 +53,13 @@ pub const GENERATED: [PiiType; 29] = [
     PiiType::Email,
     PiiType::SsnUs,
     PiiType::LicensePlateTr,
+    PiiType::CryptoWallet,
+    PiiType::PhoneIntl,
+    PiiType::ItinUs,
+    PiiType::EinUs,
+    PiiType::IsyeriSicilNo,
+    PiiType::PassportTr,
+    PiiType::BicSwift,
 ];
 
 /// Whether the catalogue says the type, written in `layout`, is found only near a keyword or a label
@@ -67,6 +74,8 @@ pub fn needs_label(ty: PiiType, layout: &str) -> bool {
             | PiiType::AbaRoutingUs
             | PiiType::CitizenIdNl
             | PiiType::NhsNumberUk
+            | PiiType::EinUs
+            | PiiType::BicSwift
     ) || (layout == "plain" && matches!(ty, PiiType::NationalIdBe | PiiType::LicensePlateTr))
 }
 
@@ -129,6 +138,17 @@ pub fn labels(ty: PiiType) -> [&'static str; 3] {
         PiiType::Email => ["E-posta:", "Email:", "Mail:"],
         PiiType::SsnUs => ["SSN numarası:", "Social Security Number:", "SSN:"],
         PiiType::LicensePlateTr => ["Plaka:", "Plate:", "Araç plakası:"],
+        PiiType::CryptoWallet => ["Bitcoin cüzdanı:", "BTC wallet:", "Wallet:"],
+        PiiType::PhoneIntl => ["Yurt dışı tel:", "Phone:", "Tel:"],
+        PiiType::ItinUs => ["ITIN numarası:", "ITIN:", "Taxpayer ID (ITIN):"],
+        PiiType::EinUs => ["EIN numarası:", "Employer Identification Number:", "EIN:"],
+        PiiType::IsyeriSicilNo => [
+            "SGK İşyeri Sicil No:",
+            "SGK workplace number (işyeri sicil):",
+            "İşyeri sicil numarası:",
+        ],
+        PiiType::PassportTr => ["Pasaport No:", "Passport number:", "Pasaport numarası:"],
+        PiiType::BicSwift => ["Banka BIC kodu:", "SWIFT code:", "BIC:"],
         _ => ["", "", ""],
     }
 }
@@ -550,8 +570,120 @@ pub fn compact(ty: PiiType, rng: &mut Rng) -> Option<String> {
                 ),
             }
         }
+        PiiType::CryptoWallet => {
+            if rng.below(2) == 0 {
+                base58_address(rng)
+            } else {
+                bech32_address(rng)
+            }
+        }
+        PiiType::PhoneIntl => {
+            let (code, national) = *rng_pick(
+                rng,
+                &[
+                    ("44", "20"),
+                    ("49", "30"),
+                    ("33", "1"),
+                    ("1", "212"),
+                    ("39", "06"),
+                    ("31", "20"),
+                    ("34", "91"),
+                ],
+            );
+            format!("+{code}{national}{}", rng.digits(8))
+        }
+        PiiType::ItinUs => {
+            let group = *rng_pick(rng, &[50, 57, 65, 70, 78, 88, 90, 92, 94, 99]);
+            format!("9{:02}{group:02}{:04}", rng.below(100), rng.below(10_000))
+        }
+        PiiType::EinUs => {
+            let prefix = rng.pick(&[
+                "01", "04", "12", "20", "35", "46", "54", "61", "72", "83", "91", "98",
+            ]);
+            format!("{prefix}{}", rng.digits(7))
+        }
+        PiiType::IsyeriSicilNo => format!(
+            "{}{}{}{}{:03}{}{}{:03}",
+            1 + rng.below(2),
+            rng.digits(4),
+            rng.digits(4),
+            rng.digits(7),
+            1 + rng.below(81),
+            rng.digits(2),
+            rng.digits(2),
+            rng.below(1000)
+        ),
+        PiiType::PassportTr => format!("U{}", rng.digits(8)),
+        PiiType::BicSwift => {
+            let mut code = String::new();
+            for _ in 0..4 {
+                code.push(letter(rng, CAPITALS));
+            }
+            code.push_str(rng.pick(&[
+                "TR", "DE", "FR", "GB", "NL", "IT", "ES", "PL", "AT", "RO", "BG", "US",
+            ]));
+            code.push(letter(rng, CAPITALS));
+            code.push(letter(rng, b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789"));
+            if rng.below(2) == 0 {
+                code.push_str("XXX");
+            }
+            code
+        }
         _ => return None,
     })
+}
+
+/// A Bitcoin address in base58 (P2PKH `1...` or P2SH `3...`): a version byte, 20 random bytes and the
+/// first four bytes of their double SHA-256.
+fn base58_address(rng: &mut Rng) -> String {
+    const BASE58: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    let mut bytes = vec![if rng.below(2) == 0 { 0u8 } else { 5u8 }];
+    bytes.extend((0..20).map(|_| rng.below(256) as u8));
+    let first = ring::digest::digest(&ring::digest::SHA256, &bytes);
+    let second = ring::digest::digest(&ring::digest::SHA256, first.as_ref());
+    bytes.extend_from_slice(&second.as_ref()[..4]);
+    // Base 58 by repeated division of the big-endian number.
+    let mut number = bytes.clone();
+    let mut out = Vec::new();
+    while number.iter().any(|&b| b != 0) {
+        let mut remainder = 0u32;
+        for byte in number.iter_mut() {
+            let value = remainder * 256 + u32::from(*byte);
+            *byte = (value / 58) as u8;
+            remainder = value % 58;
+        }
+        out.push(BASE58[remainder as usize]);
+    }
+    out.extend(bytes.iter().take_while(|&&b| b == 0).map(|_| b'1'));
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A native SegWit address (bech32, witness version 0, a 20-byte program): `bc1q...`.
+fn bech32_address(rng: &mut Rng) -> String {
+    const CHARSET: &[u8] = b"qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+    let program: Vec<u8> = (0..20).map(|_| rng.below(256) as u8).collect();
+    let mut data = vec![0u32];
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for byte in program {
+        acc = (acc << 8) | u32::from(byte);
+        bits += 8;
+        while bits >= 5 {
+            bits -= 5;
+            data.push((acc >> bits) & 31);
+        }
+    }
+    if bits > 0 {
+        data.push((acc << (5 - bits)) & 31);
+    }
+    let mut values = vec![3, 3, 0, 2, 3];
+    values.extend(&data);
+    values.extend([0; 6]);
+    let checksum = generic::bech32_polymod(&values) ^ 1;
+    data.extend((0..6).map(|k| (checksum >> (5 * (5 - k))) & 31));
+    let mut out = String::from("bc1");
+    out.extend(data.iter().map(|&d| char::from(CHARSET[d as usize])));
+    out
 }
 
 fn rng_pick<'a, T>(rng: &mut Rng, items: &'a [T]) -> &'a T {
@@ -650,6 +782,7 @@ pub fn checksum_holds(ty: PiiType, value: &str) -> bool {
         PiiType::VatEu => vat::vat_eu(v),
         // A VIN without the North American check digit is a VIN behind its label all the same.
         PiiType::Vin => generic::vin(v).is_some(),
+        PiiType::CryptoWallet => generic::btc_base58(v) || generic::btc_bech32(v),
         // No checksum: a changed digit leaves a value of the same shape.
         _ => true,
     }
@@ -766,9 +899,25 @@ pub fn layouts(ty: PiiType, value: &str) -> Vec<(&'static str, String)> {
         }
         PiiType::Ipv4 => out.push(("with a prefix length", format!("{value}/24"))),
         PiiType::Ipv6 => out.push(("with a prefix length", format!("{value}/64"))),
-        PiiType::SsnUs => {
+        PiiType::SsnUs | PiiType::ItinUs => {
             out.clear();
             out.push(("3-2-4 dashed", groups(&[3, 2, 4], "-")));
+        }
+        PiiType::EinUs => {
+            out.clear();
+            out.push(("2-7 dashed", groups(&[2, 7], "-")));
+        }
+        PiiType::IsyeriSicilNo => {
+            out.push(("grouped", groups(&[1, 4, 2, 2, 7, 3, 2, 2, 3], " ")));
+        }
+        PiiType::PhoneIntl => {
+            out.clear();
+            let (number, rest) = value.split_at(value.len() - 8);
+            out.push((
+                "+ spaced",
+                format!("{number} {} {}", &rest[..4], &rest[4..]),
+            ));
+            out.push(("+ one run", value.to_string()));
         }
         PiiType::LicensePlateTr => {
             let letters_at = 2;

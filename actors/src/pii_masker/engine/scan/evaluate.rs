@@ -247,7 +247,9 @@ impl<'t> Scanner<'t> {
                 self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
             }
             12 => {
+                // Not across a slash ("90.31.217.189/24" is an address and its prefix).
                 if tr::phone_with_prefix(s)
+                    && !slashed
                     && (plus
                         || count > 1
                         || self

@@ -124,8 +124,27 @@ fn a_changed_digit_is_not_the_type(seed: u64) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// 48 cases from a fixed seed, so that CI runs the same values each time (the generators were run
+/// over thousands of random seeds when written); `PROPTEST_RNG_SEED` and `PROPTEST_CASES` explore
+/// further.
+fn config() -> ProptestConfig {
+    let default = ProptestConfig::default();
+    ProptestConfig {
+        cases: if std::env::var_os("PROPTEST_CASES").is_some() {
+            default.cases
+        } else {
+            48
+        },
+        rng_seed: match default.rng_seed {
+            proptest::test_runner::RngSeed::Random => proptest::test_runner::RngSeed::Fixed(2026),
+            seed => seed,
+        },
+        ..default
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     #[test]
     fn generated_values_are_masked_with_their_type_in_every_layout(seed in any::<u64>()) {
