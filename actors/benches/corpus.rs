@@ -1,6 +1,6 @@
 //! `cargo bench -p docsieve-actors --bench corpus`: mask recall, typed recall and precision of the PII
 //! engine on its generated multilingual corpus (Turkish, English, German, Spanish, Polish, Italian,
-//! Dutch, French business sentences with planted values of 36 types in every layout the catalogue
+//! Dutch, French business sentences with planted values of 37 types in every layout the catalogue
 //! claims, among look-alike order numbers, amounts, dates and product codes). `CORPUS_DOCUMENTS` sets
 //! the size (default 2,000 documents), `CORPUS_SEED` the seed; `CORPUS_SHOW=1` lists what was missed.
 

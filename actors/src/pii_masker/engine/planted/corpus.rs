@@ -163,6 +163,11 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
                         text.push_str(labels(ty)[rng.below(3) as usize]);
                         text.push(' ');
                     }
+                    // A machine-readable zone stands on lines of its own.
+                    let own_lines = ty == PiiType::Mrz;
+                    if own_lines {
+                        text.push('\n');
+                    }
                     planted.push(Planted {
                         start: text.len(),
                         end: text.len() + value.written.len(),
@@ -170,6 +175,9 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
                         layout: value.layout,
                     });
                     text.push_str(&value.written);
+                    if own_lines {
+                        text.push('\n');
+                    }
                     text.push_str(frame.1);
                 }
                 text.push(if rng.below(3) == 0 { '\n' } else { ' ' });

@@ -23,7 +23,7 @@ pub struct Generated {
 }
 
 /// The types generated here.
-pub const GENERATED: [PiiType; 36] = [
+pub const GENERATED: [PiiType; 37] = [
     PiiType::NationalIdTr,
     PiiType::TaxIdTr,
     PiiType::PhoneTr,
@@ -60,6 +60,7 @@ pub const GENERATED: [PiiType; 36] = [
     PiiType::IsyeriSicilNo,
     PiiType::PassportTr,
     PiiType::BicSwift,
+    PiiType::Mrz,
 ];
 
 /// Whether the catalogue says the type, written in `layout`, is found only near a keyword or a label
@@ -149,6 +150,7 @@ pub fn labels(ty: PiiType) -> [&'static str; 3] {
         ],
         PiiType::PassportTr => ["Pasaport No:", "Passport number:", "Pasaport numarası:"],
         PiiType::BicSwift => ["Banka BIC kodu:", "SWIFT code:", "BIC:"],
+        PiiType::Mrz => ["Pasaport MRZ:", "Machine-readable zone:", "MRZ:"],
         _ => ["", "", ""],
     }
 }
@@ -629,8 +631,54 @@ pub fn compact(ty: PiiType, rng: &mut Rng) -> Option<String> {
             }
             code
         }
+        PiiType::Mrz => mrz_td3_line2(rng),
         _ => return None,
     })
+}
+
+/// The ICAO 9303 check digit of an MRZ field (weights 7, 3, 1; `<` is 0, A is 10 ... Z is 35).
+fn mrz_digit(field: &str) -> char {
+    let sum: u32 = field
+        .bytes()
+        .zip([7, 3, 1].into_iter().cycle())
+        .map(|(c, w)| {
+            w * match c {
+                b'0'..=b'9' => u32::from(c - b'0'),
+                b'A'..=b'Z' => u32::from(c - b'A') + 10,
+                _ => 0,
+            }
+        })
+        .sum();
+    char::from(b'0' + (sum % 10) as u8)
+}
+
+/// The second line of a passport's machine-readable zone (TD3, 44 characters): document number,
+/// nationality, birth date, sex, expiry, a personal number (a TCKN-like 11 digits) and their check
+/// digits, then the composite check.
+fn mrz_td3_line2(rng: &mut Rng) -> String {
+    let document: String = (0..9)
+        .map(|_| letter(rng, b"ABCDEFGHJKLMNPRSTUVWXYZ0123456789"))
+        .collect();
+    let nationality = rng.pick(&["TUR", "DEU", "FRA", "NLD", "GBR", "UTO", "ITA", "POL"]);
+    let birth = yymmdd(rng);
+    let sex = rng.pick(&["M", "F"]);
+    let expiry = format!(
+        "{:02}{:02}{:02}",
+        26 + rng.below(10),
+        1 + rng.below(12),
+        1 + rng.below(28)
+    );
+    let personal = format!("{}<<<", rng.digits(11));
+    let mut line = format!(
+        "{document}{}{nationality}{birth}{}{sex}{expiry}{}{personal}{}",
+        mrz_digit(&document),
+        mrz_digit(&birth),
+        mrz_digit(&expiry),
+        mrz_digit(&personal)
+    );
+    let composite = format!("{}{}{}", &line[0..10], &line[13..20], &line[21..43]);
+    line.push(mrz_digit(&composite));
+    line
 }
 
 /// A Bitcoin address in base58 (P2PKH `1...` or P2SH `3...`): a version byte, 20 random bytes and the
@@ -783,6 +831,7 @@ pub fn checksum_holds(ty: PiiType, value: &str) -> bool {
         // A VIN without the North American check digit is a VIN behind its label all the same.
         PiiType::Vin => generic::vin(v).is_some(),
         PiiType::CryptoWallet => generic::btc_base58(v) || generic::btc_bech32(v),
+        PiiType::Mrz => generic::mrz_td3_line2(v),
         // No checksum: a changed digit leaves a value of the same shape.
         _ => true,
     }
@@ -902,6 +951,12 @@ pub fn layouts(ty: PiiType, value: &str) -> Vec<(&'static str, String)> {
         PiiType::SsnUs | PiiType::ItinUs => {
             out.clear();
             out.push(("3-2-4 dashed", groups(&[3, 2, 4], "-")));
+        }
+        PiiType::Mrz => {
+            out.clear();
+            let surname = format!("P<{}YILMAZ<<AYSE<NUR", &value[10..13]);
+            out.push(("TD3 line 2", value.to_string()));
+            out.push(("TD3 two lines", format!("{surname:<<44}\n{value}")));
         }
         PiiType::EinUs => {
             out.clear();

@@ -53,14 +53,16 @@ impl<'t> Scanner<'t> {
             }
             if k - at < 6 && !attached {
                 let sep = separator_at(b, k);
-                let continues = sep > 0
+                let continues = (sep > 0
                     && (digit_at(b, k + sep).is_some()
                         || b.get(k + sep).is_some_and(u8::is_ascii_uppercase)
-                        || separator_at(b, k + sep) > 0
-                        // A Cisco MAC address in lower case: "5272.cabb.48cc".
-                        || (k - at == 4
-                            && b[k] == b'.'
-                            && b.get(k + 1).is_some_and(u8::is_ascii_hexdigit)));
+                        || separator_at(b, k + sep) > 0))
+                    // A group of a Cisco MAC address in lower case: "5272.cabb.48cc",
+                    // "bbec.adfc.8734".
+                    || (k - at == 4
+                        && ((b.get(k) == Some(&b'.')
+                            && b.get(k + 1).is_some_and(u8::is_ascii_hexdigit))
+                            || (at >= 2 && b[at - 1] == b'.' && b[at - 2].is_ascii_hexdigit())));
                 if !continues {
                     return k;
                 }
@@ -124,6 +126,24 @@ impl<'t> Scanner<'t> {
                 }
             }
         }
+        // A VAT number's country written apart and in lower case ("VAT: de 136 695 976"), behind a
+        // VAT keyword: the chain starts at the prefix, which the walk does not stop at.
+        let start = if start == at
+            && at >= 3
+            && b[at - 1] == b' '
+            && b[at - 3].is_ascii_lowercase()
+            && b[at - 2].is_ascii_lowercase()
+            && (at == 3 || !b[at - 4].is_ascii_alphanumeric())
+            && vat::vat_prefix(&[
+                b[at - 3].to_ascii_uppercase(),
+                b[at - 2].to_ascii_uppercase(),
+            ])
+            && self.context(at - 3, at).contains(PiiType::VatEu)
+        {
+            at - 3
+        } else {
+            start
+        };
         let plus = b[at] == b'+' || (b[at] == b'(' && b.get(at + 1) == Some(&b'+'));
         let chain_start = if b[at] == b'+' || b[at] == b'(' {
             at + 1 + usize::from(b.get(at + 1) == Some(&b'+'))

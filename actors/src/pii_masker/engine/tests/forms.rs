@@ -467,3 +467,69 @@ fn names_and_addresses() {
         "Paket bugün [MASKED_ADDRESS] adresine gidecek"
     );
 }
+
+/// The forms and rules of the second wave (issue #42): values whose checksum holds but whose layout
+/// does not are masked; the label decides the type; every form the catalogue claims.
+#[test]
+fn checksummed_values_fail_closed_and_every_catalogued_form_is_found() {
+    masks_as(&[
+        // A Turkish IBAN whose reserve digit is not 0; cards of issuers the table lacks.
+        (
+            "Hesap: TR520006170519786457841326",
+            "Hesap: [MASKED_IBAN_TR]",
+        ),
+        ("Kart: 213100000000001", "Kart: [MASKED_CREDIT_CARD]"),
+        (
+            "3500 0000 0000 0009 ile ödendi",
+            "[MASKED_CREDIT_CARD] ile ödendi",
+        ),
+        // The label decides the type.
+        ("PESEL: 02122401358", "PESEL: [MASKED_NATIONAL_ID_PL]"),
+        // VAT numbers of the prefixes added, and one written apart in lower case behind its keyword.
+        (
+            "VAT: CY10259033P, LV40003521600, XIGD001",
+            "VAT: [MASKED_VAT_EU], [MASKED_VAT_EU], [MASKED_VAT_EU]",
+        ),
+        ("VAT: de 136 695 976", "VAT: [MASKED_VAT_EU]"),
+        // MAC addresses in every form, also behind an address-like label.
+        (
+            "Hardware address: 00-1A-2B-3C-4D-5E",
+            "Hardware address: [MASKED_MAC_ADDRESS]",
+        ),
+        ("MAC: aabb.ccdd.eeff", "MAC: [MASKED_MAC_ADDRESS]"),
+        ("x cf-ea-a5-98-3d-33 y", "x [MASKED_MAC_ADDRESS] y"),
+        // IMEI in its own groups, Swedish personnummer with '+' and in 12 digits, a phone's trunk 0
+        // apart from its area code in parentheses.
+        ("IMEI: 35-209900-176148-1", "IMEI: [MASKED_IMEI]"),
+        (
+            "personnummer: 811228+9874",
+            "personnummer: [MASKED_PERSONAL_ID_SE]",
+        ),
+        (
+            "personnummer: 198112289874",
+            "personnummer: [MASKED_PERSONAL_ID_SE]",
+        ),
+        ("Tel: 0 (532) 1234567", "Tel: [MASKED_PHONE_TR]"),
+        // Network addresses with their prefix length and zone, and 0.0.0.0.
+        ("IP: 192.168.1.0/24.", "IP: [MASKED_IPV4]."),
+        ("IP: fe80::1%eth0", "IP: [MASKED_IPV6]"),
+        ("IP: 2001:db8::/32", "IP: [MASKED_IPV6]"),
+        ("IP: 0.0.0.0", "IP: [MASKED_IPV4]"),
+        // Lower-case letter-bearing ids.
+        ("MBI: 1eg4-te5-mk73", "MBI: [MASKED_MBI_US]"),
+        ("NINO: ab123456c", "NINO: [MASKED_NATIONAL_INSURANCE_UK]"),
+        // A plate whose letters spell a keyword.
+        ("Plaka: 54-GSM-65", "Plaka: [MASKED_LICENSE_PLATE_TR]"),
+    ]);
+    keeps(&[
+        // A product code of a NINO's characters in groups of its own; a Spanish "de" before a number,
+        // without a VAT keyword.
+        "Ürün AB48-7989-A stokta.",
+        "pedido de 136 695 976 unidades",
+    ]);
+    // Six pairs inside a longer run of them are no MAC address (its digits are a TCKN here).
+    assert_eq!(
+        types_in("Seri 96-96-42-60-71-91-91-0 bitti."),
+        ["national_id_tr"]
+    );
+}
