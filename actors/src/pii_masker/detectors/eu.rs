@@ -69,7 +69,8 @@ pub fn social_security_fr(value: &[u8]) -> bool {
     97 - rest == key
 }
 
-const DNI_LETTERS: &[u8; 23] = b"TRWAGMYFPDXBNJZSQVHLCKE";
+/// The control letters of Spanish DNIs, NIEs and NIFs, by the number mod 23.
+pub const DNI_LETTERS: &[u8; 23] = b"TRWAGMYFPDXBNJZSQVHLCKE";
 
 /// Spanish DNI: 8 digits + control letter.
 pub fn national_id_es(value: &[u8]) -> bool {

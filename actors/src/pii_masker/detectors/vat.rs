@@ -270,7 +270,7 @@ fn es(body: &[u8]) -> bool {
     // the DNI letter rule over their seven digits.
     if matches!(body[0], b'K' | b'L' | b'M') {
         let number = mod_digits(&body[1..8], 23) as usize;
-        return body[8] == b"TRWAGMYFPDXBNJZSQVHLCKE"[number];
+        return body[8] == super::eu::DNI_LETTERS[number];
     }
     let mut sum = 0u32;
     for (i, &b) in body[1..8].iter().enumerate() {

@@ -281,7 +281,7 @@ pub fn compact(ty: PiiType, rng: &mut Rng) -> Option<String> {
         PiiType::NationalIdEs => {
             let number = rng.digits(8);
             let index = residue(&number, 23) as usize;
-            format!("{number}{}", char::from(b"TRWAGMYFPDXBNJZSQVHLCKE"[index]))
+            format!("{number}{}", char::from(eu::DNI_LETTERS[index]))
         }
         PiiType::ForeignerIdEs => {
             let first = rng.below(3);
@@ -290,7 +290,7 @@ pub fn compact(ty: PiiType, rng: &mut Rng) -> Option<String> {
             format!(
                 "{}{number}{}",
                 char::from(b"XYZ"[first as usize]),
-                char::from(b"TRWAGMYFPDXBNJZSQVHLCKE"[index])
+                char::from(eu::DNI_LETTERS[index])
             )
         }
         PiiType::FiscalCodeIt => {

@@ -408,34 +408,29 @@ impl<'t> Scanner<'t> {
     }
 
     /// A hex/colon token (IPv6, MAC with ':') around the colon at `i`.
-    /// A MAC address right after a label's colon that starts with a letter, in any case and form
-    /// ("MAC: aabb.ccdd.eeff", "Hardware address: AA-BB-CC-DD-EE-FF"): the walk stops at no letter of
-    /// a lower-case one, and one in capitals is no word. One that starts with a digit is a token's.
+    /// A MAC address right after a label's colon that starts with a letter ("MAC: aabb.ccdd.eeff",
+    /// "Hardware address: AA-BB-CC-DD-EE-FF"): the walk stops at no letter of a lower-case one, and one
+    /// in capitals is no word. One that starts with a digit is a token's; one with colons is
+    /// `hex_colon`'s, at its own colons.
     fn mac_after(&mut self, colon: usize) -> Option<usize> {
         let b = self.b;
         let mut start = colon + 1;
         while b.get(start) == Some(&b' ') && start - colon <= 3 {
             start += 1;
         }
-        // Its first letter, and the separator after its first octet or group.
         if !b
             .get(start)
             .is_some_and(|c| matches!(c, b'a'..=b'f' | b'A'..=b'F'))
-            || !(matches!(b.get(start + 2), Some(b':' | b'-')) || b.get(start + 4) == Some(&b'.'))
         {
             return None;
         }
-        for len in [17, 14] {
-            let end = start + len;
-            if end <= b.len()
-                && generic::mac(&b[start..end])
-                && !b.get(end).is_some_and(u8::is_ascii_alphanumeric)
-            {
-                self.hit(start, end, PiiType::MacAddress, A, "mac_address");
-                return Some(end);
-            }
+        if b.get(start + 2) == Some(&b'-') {
+            self.mac_around(start, 2)
+        } else if b.get(start + 4) == Some(&b'.') {
+            self.mac_around(start, 4)
+        } else {
+            None
         }
-        None
     }
 
     pub(super) fn hex_colon(&mut self, i: usize) -> Option<usize> {
