@@ -113,6 +113,37 @@ pub struct TestingSettings {
     pub enabled: bool,
 }
 
+/// The `[extraction]` section: where documents are read, and the bounds of one document.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractionSettings {
+    /// "process": in worker processes (`docsieve extract-worker`); "thread": in the server's own.
+    pub isolation: String,
+    /// Address space of one worker process in MiB; 0: no limit.
+    pub worker_memory_mb: u64,
+    /// Documents one worker reads before a fresh one replaces it.
+    pub worker_max_documents: u64,
+    /// Largest answer of a synchronous preview or CSV export, in bytes.
+    pub preview_max_bytes: u64,
+    /// The bounds of one document (every reader, previews and jobs alike).
+    pub limits: docsieve_actors::extractor_pool::limits::Limits,
+}
+
+impl ExtractionSettings {
+    /// The limits of a synchronous preview: the document's own, its text bounded by what the answer
+    /// may hold (the text comes back about twice, whole and in its elements), and its time by what the
+    /// caller waits for an actor.
+    pub fn preview_limits(
+        &self,
+        call_timeout_ms: u64,
+    ) -> docsieve_actors::extractor_pool::limits::Limits {
+        let mut limits = self.limits.clone();
+        limits.max_text_bytes = Some(self.preview_max_bytes / 2);
+        limits.max_seconds = limits.max_seconds.min((call_timeout_ms / 1000).max(2) - 1);
+        limits
+    }
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -129,6 +160,7 @@ pub struct Settings {
     pub jobs: JobsSettings,
     pub datasets: DatasetsSettings,
     pub webhooks: WebhooksSettings,
+    pub extraction: ExtractionSettings,
     pub actors: ActorsSettings,
 }
 
@@ -309,6 +341,43 @@ impl Settings {
             return Err(invalid(
                 "metrics.upkeep_interval_seconds must be greater than 0".to_string(),
             ));
+        }
+        if !["process", "thread"].contains(&self.extraction.isolation.as_str()) {
+            return Err(invalid(format!(
+                "extraction.isolation must be \"process\" or \"thread\", got \"{}\"",
+                self.extraction.isolation
+            )));
+        }
+        if self.extraction.worker_max_documents == 0 {
+            return Err(invalid(
+                "extraction.worker_max_documents must be greater than 0".to_string(),
+            ));
+        }
+        if self.extraction.worker_memory_mb != 0 && self.extraction.worker_memory_mb < 256 {
+            return Err(invalid(format!(
+                "extraction.worker_memory_mb must be 0 (no limit) or at least 256, got {}",
+                self.extraction.worker_memory_mb
+            )));
+        }
+        if self.extraction.preview_max_bytes < 1024 {
+            return Err(invalid(
+                "extraction.preview_max_bytes must be at least 1024".to_string(),
+            ));
+        }
+        let limits = &self.extraction.limits;
+        for (key, value) in [
+            ("max_bytes", limits.max_bytes),
+            ("max_pages", u64::from(limits.max_pages)),
+            ("max_decompressed_bytes", limits.max_decompressed_bytes),
+            ("max_xml_depth", limits.max_xml_depth as u64),
+            ("max_rows", limits.max_rows as u64),
+            ("max_seconds", limits.max_seconds),
+        ] {
+            if value == 0 {
+                return Err(invalid(format!(
+                    "extraction.limits.{key} must be greater than 0"
+                )));
+            }
         }
         self.actors.validate().map_err(invalid)?;
         self.jobs.validate().map_err(invalid)?;

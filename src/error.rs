@@ -51,10 +51,19 @@ impl ErrorKind {
     }
 }
 
+/// One step of a 422's `loc`: a place (`"query"`, `"body"`), a field name, or an index into a list.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum LocItem {
+    Name(String),
+    Index(u64),
+}
+
 /// One entry of a 422 body: where (`["query", "page_size"]`), what, and a machine-readable type.
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct ValidationDetail {
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<LocItem>)]
     pub loc: Vec<serde_json::Value>,
     pub msg: String,
     #[serde(rename = "type")]

@@ -1,4 +1,5 @@
-//! Middleware of the HTTP front: request size guard, tracing span, and the request metrics.
+//! Middleware of the HTTP front: request size guard, tracing span (with the request's id, also sent
+//! back as `X-Request-Id`), and the request metrics.
 
 use std::time::Instant;
 
@@ -23,6 +24,24 @@ fn declared_length(request: &ServiceRequest) -> Option<usize> {
         .ok()
 }
 
+/// The caller's `X-Request-Id` when it is a plain token (letters, digits, `-`, `_`, `.`, at most 64),
+/// otherwise a new random one: the id that ties a request's log lines together.
+fn request_id(request: &ServiceRequest) -> String {
+    request
+        .headers()
+        .get("x-request-id")
+        .and_then(|value| value.to_str().ok())
+        .filter(|value| {
+            !value.is_empty()
+                && value.len() <= 64
+                && value
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        })
+        .map(str::to_string)
+        .unwrap_or_else(|| crate::auth::tokens::random_hex(8))
+}
+
 /// Wraps every request: refuses bodies over `server.max_request_bytes` before reading them, and
 /// records `docsieve_http_requests_total` and `docsieve_http_request_duration_seconds` by route
 /// template (never by raw path, which would carry ids).
@@ -42,8 +61,12 @@ pub async fn observe(
             return Ok(request.into_response(response).map_into_right_body());
         }
     }
-    let span = tracing::info_span!(
+    let id = request_id(&request);
+    // At ERROR level so that the span (and the request id in every line logged under it) exists at
+    // any log level that lets a warning through; a span below the filter's level would be dropped.
+    let span = tracing::error_span!(
         "http",
+        request_id = %id,
         method = %method,
         path = %request.path(),
         status = tracing::field::Empty
@@ -60,6 +83,13 @@ pub async fn observe(
             let status = response.status().as_u16();
             span.record("status", status);
             record(&method, &route, status, started);
+            let mut response = response;
+            if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&id) {
+                response.headers_mut().insert(
+                    actix_web::http::header::HeaderName::from_static("x-request-id"),
+                    value,
+                );
+            }
             Ok(response.map_into_left_body())
         }
         Err(error) => {

@@ -40,6 +40,37 @@ enum Command {
     Mask(docsieve::cli_mask::MaskArgs),
     /// Extract the document model from a file (offline).
     Extract(docsieve::cli_extract::ExtractArgs),
+    /// An extraction worker: reads documents from stdin, answers on stdout (started by `serve`).
+    #[command(hide = true)]
+    ExtractWorker(WorkerArgs),
+}
+
+#[derive(clap::Args)]
+struct WorkerArgs {
+    /// Address space limit in MiB (0: none).
+    #[arg(long, default_value_t = 0)]
+    memory_mb: u64,
+    /// Log format of the server that started the worker ("text" or "json").
+    #[arg(long, default_value = "text")]
+    log_format: String,
+}
+
+/// `docsieve extract-worker`: the worker's own logging (to stderr, warnings and worse), then the loop.
+fn extract_worker(args: WorkerArgs) -> ExitCode {
+    telemetry::init_logging(&docsieve::config::LogSettings {
+        format: args.log_format,
+        level: "warn".to_string(),
+    });
+    let options = docsieve_actors::extractor_pool::worker::WorkerOptions {
+        memory_mb: args.memory_mb,
+    };
+    match docsieve_actors::extractor_pool::worker::serve(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "the extraction worker stops");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -52,6 +83,7 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Mask(args)) => return docsieve::cli_mask::run(args),
         Some(Command::Extract(args)) => return docsieve::cli_extract::run(args),
+        Some(Command::ExtractWorker(args)) => return extract_worker(args),
         _ => {}
     }
     let settings = match Settings::load(cli.config.as_deref()) {
@@ -62,7 +94,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command.unwrap_or(Command::Serve) {
-        Command::Mask(_) | Command::Extract(_) => ExitCode::SUCCESS,
+        Command::Mask(_) | Command::Extract(_) | Command::ExtractWorker(_) => ExitCode::SUCCESS,
         Command::PrintConfig => match toml::to_string_pretty(&settings.redacted()) {
             Ok(text) => {
                 print!("{text}");

@@ -45,6 +45,31 @@ pub fn store_settings(settings: &Settings) -> StoreSettings {
     }
 }
 
+/// How extraction workers start: this executable in its `extract-worker` mode. None with
+/// `extraction.isolation = "thread"`.
+fn worker_command(
+    settings: &Settings,
+) -> anyhow::Result<Option<docsieve_actors::extractor_pool::isolation::WorkerCommand>> {
+    if settings.extraction.isolation != "process" {
+        return Ok(None);
+    }
+    let program = std::env::current_exe().context("finding the docsieve executable")?;
+    let args = vec![
+        "extract-worker".to_string(),
+        "--memory-mb".to_string(),
+        settings.extraction.worker_memory_mb.to_string(),
+        "--log-format".to_string(),
+        settings.log.format.clone(),
+    ];
+    Ok(Some(
+        docsieve_actors::extractor_pool::isolation::WorkerCommand {
+            program,
+            args,
+            max_documents: settings.extraction.worker_max_documents,
+        },
+    ))
+}
+
 /// Reads the JWT secret kept in the data dir, creating it (owner-only) on first start.
 fn ensure_jwt_secret(settings: &mut Settings) -> anyhow::Result<()> {
     if !settings.auth.jwt_secret.is_empty() {
@@ -166,7 +191,7 @@ impl Application {
             cache: cache.clone(),
             clock: clock.clone(),
             jobs: settings.jobs.clone(),
-            limits: docsieve_actors::extractor_pool::limits::Limits::default(),
+            limits: settings.extraction.limits.clone(),
         };
         let export_services = docsieve_actors::dataset_exporter::ExportServices {
             store: store.clone(),
@@ -188,6 +213,7 @@ impl Application {
         let actors = ActorSystem::start_with(
             &settings.actors,
             Some(docsieve_actors::system::Services {
+                extraction: worker_command(&settings)?,
                 jobs: job_services,
                 exports: export_services,
                 webhooks: webhook_services,
@@ -293,6 +319,7 @@ impl Application {
                     .service(api::testing::advance_clock);
             }
             let (app, openapi) = documented.split_for_parts();
+            let openapi = api::openapi::complete(openapi);
             let routes = RouteTable::from_openapi(
                 &openapi,
                 &[("/openapi.json", &["GET"]), ("/docs/{file}", &["GET"])],

@@ -11,8 +11,10 @@ use crate::config::LogSettings;
 pub fn init_logging(settings: &LogSettings) {
     let filter = tracing_subscriber::EnvFilter::try_new(&settings.level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colour codes only when a person reads a terminal; never in files, pipes or collectors.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     let _ = if settings.format == "json" {
         builder
@@ -142,6 +144,18 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         (
             metric_names::WEBHOOK_DELIVERIES_TOTAL,
             "Webhook delivery attempts, by outcome",
+        ),
+        (
+            metric_names::EXTRACTION_WORKERS_STARTED_TOTAL,
+            "Extraction worker processes started",
+        ),
+        (
+            metric_names::EXTRACTION_WORKER_CRASHES_TOTAL,
+            "Extraction worker processes that died reading a document",
+        ),
+        (
+            metric_names::EXTRACTION_WORKER_TIMEOUTS_TOTAL,
+            "Extraction worker processes killed at a document's time limit",
         ),
         (
             crate::mail::MAIL_TOTAL,

@@ -100,6 +100,8 @@ impl ActorHandles {
 
 /// What the actors need from the rest of the system when they run for real (not in unit tests).
 pub struct Services {
+    /// How extraction worker processes start; None: documents are read on threads of this process.
+    pub extraction: Option<crate::extractor_pool::isolation::WorkerCommand>,
     pub jobs: JobServices,
     pub exports: ExportServices,
     pub webhooks: WebhookServices,
@@ -144,19 +146,25 @@ impl ActorSystem {
 
     /// Starts every actor; with `jobs`, the job router claims and runs jobs from the store.
     pub fn start_with(settings: &ActorsSettings, services: Option<Services>) -> ActorSystem {
-        let (jobs, exports, webhooks) = match services {
+        let (extraction, jobs, exports, webhooks) = match services {
             Some(services) => (
+                services.extraction,
                 Some(services.jobs),
                 Some(services.exports),
                 Some(services.webhooks),
             ),
-            None => (None, None, None),
+            None => (None, None, None, None),
         };
         let registry = ActorRegistry::default();
         let mut arbiters = Vec::new();
         let arbiters_ref = &mut arbiters;
         let extractor_pool = start_on_own_arbiter(
-            ExtractorPool::new(settings.extractor_pool.pool_size),
+            match extraction {
+                Some(command) => {
+                    ExtractorPool::isolated(settings.extractor_pool.pool_size, command)
+                }
+                None => ExtractorPool::new(settings.extractor_pool.pool_size),
+            },
             settings,
             &settings.extractor_pool,
             &registry,
@@ -340,6 +348,7 @@ mod tests {
             .call(ExtractorPoolCommand::Extract {
                 bytes: b"Merhaba, bu bir deneme metnidir.".to_vec(),
                 limits: Limits::default(),
+                alone: false,
             })
             .await
             .expect("answered")
@@ -349,6 +358,7 @@ mod tests {
             .call(ExtractorPoolCommand::Extract {
                 bytes: Vec::new(),
                 limits: Limits::default(),
+                alone: false,
             })
             .await
             .expect("answered")

@@ -116,3 +116,61 @@ fn deep_xml_and_entities_stay_harmless() {
         assert!(document.text.len() < 100);
     }
 }
+
+/// `levels` nested elements of `tag` around a word: the shape that overflowed the reader's stack.
+fn nested(tag: &str, levels: usize) -> String {
+    format!(
+        "<html><body>{}deep{}</body></html>",
+        format!("<{tag}>").repeat(levels),
+        format!("</{tag}>").repeat(levels)
+    )
+}
+
+#[test]
+fn deep_html_is_refused_at_its_limit_on_a_small_stack() {
+    // On a 2 MB stack (what the pool threads had when 5,000 levels overflowed), so that a walk that recursed past
+    // the limit would overflow here; ends in well under a second even at 200,000 levels.
+    let outcome = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let limits = Limits::default();
+            for levels in [2_000, 5_000, 20_000, 200_000] {
+                for tag in ["div", "span", "b", "ul"] {
+                    let error =
+                        extract(nested(tag, levels).as_bytes(), &limits).expect_err("too deep");
+                    assert_eq!(error.code(), "limit_exceeded", "{tag} x {levels}: {error}");
+                }
+            }
+            // Unclosed, and closed early and opened again (a saw-tooth within one slice).
+            let unclosed = "<div>".repeat(50_000);
+            assert_eq!(
+                extract(unclosed.as_bytes(), &limits)
+                    .expect_err("deep")
+                    .code(),
+                "limit_exceeded"
+            );
+            let teeth = format!("{}x{}", "<i>".repeat(900), "</i>".repeat(900)).repeat(20);
+            assert_eq!(
+                extract(teeth.as_bytes(), &limits).expect_err("deep").code(),
+                "limit_exceeded"
+            );
+            // Within the limit: read as usual.
+            let shallow = extract(nested("div", 200).as_bytes(), &limits).expect("shallow");
+            assert!(shallow.text.contains("deep"));
+        })
+        .expect("thread")
+        .join();
+    assert!(outcome.is_ok(), "the deep HTML checks failed or overflowed");
+}
+
+#[test]
+fn a_preview_bound_refuses_a_large_text_before_reading_it() {
+    let text = "Merhaba dünya, bu bir deneme satırıdır.\n".repeat(50_000);
+    let limits = Limits {
+        max_text_bytes: Some(1 << 20),
+        ..Limits::default()
+    };
+    let error = extract(text.as_bytes(), &limits).expect_err("too large");
+    assert_eq!(error.code(), "result_too_large");
+    assert!(extract(text.as_bytes(), &Limits::default()).is_ok());
+}

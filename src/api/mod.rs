@@ -9,6 +9,7 @@ pub mod documents;
 pub mod executions;
 pub mod jobs;
 pub mod me;
+pub mod openapi;
 pub mod process;
 pub mod system;
 pub mod team;
@@ -116,7 +117,13 @@ impl Modify for SecuritySchemes {
         license(name = "Apache-2.0")
     ),
     modifiers(&SecuritySchemes),
-    components(schemas(crate::error::ErrorBody, crate::error::ValidationErrorBody)),
+    components(schemas(
+        crate::error::ErrorBody,
+        crate::error::ValidationErrorBody,
+        crate::error::LocItem,
+        openapi::FileUpload,
+        openapi::AsyncUpload
+    )),
     tags(
         (name = "system", description = "Health, metrics and the OpenAPI document"),
         (name = "auth", description = "Signup, verification, login, token refresh, password reset; no authentication"),

@@ -52,7 +52,26 @@ async fn read_file(mut payload: Multipart, limit: u64) -> Result<(String, Vec<u8
     Err(missing_file())
 }
 
+/// 413 `result_too_large`, pointing at the path whose results have no such bound.
+fn result_too_large(detail: &str) -> ApiError {
+    ApiError::new(
+        ErrorKind::PayloadTooLarge,
+        "result_too_large",
+        format!(
+            "the result is too large for a synchronous answer ({detail}); process the file with \
+             POST /v1/data-process/async and read the execution's result instead"
+        ),
+    )
+}
+
 pub fn extract_error(error: ExtractError) -> ApiError {
+    match &error {
+        ExtractError::ResultTooLarge(detail) => return result_too_large(detail),
+        ExtractError::Crashed(reason) => {
+            tracing::warn!(reason, "a document crashed its extraction worker")
+        }
+        _ => {}
+    }
     let kind = match &error {
         ExtractError::UnsupportedFormat(_) => ErrorKind::UnsupportedMediaType,
         ExtractError::LimitExceeded(_) => ErrorKind::PayloadTooLarge,
@@ -79,7 +98,11 @@ pub async fn extract_and_mask(
     let document = state
         .actors
         .extractor_pool
-        .call(ExtractorPoolCommand::Extract { bytes, limits })
+        .call(ExtractorPoolCommand::Extract {
+            bytes,
+            limits,
+            alone: false,
+        })
         .await?
         .map_err(extract_error)?;
     let reply = state
@@ -117,7 +140,10 @@ async fn process_upload(
     let mut violations = Violations::default();
     let masked = query.boolean("masked", false, &mut violations);
     violations.finish()?;
-    let limits = Limits::default();
+    let limits = state
+        .settings
+        .extraction
+        .preview_limits(state.settings.actors.call_timeout_ms);
     let (filename, bytes) = read_file(payload, limits.max_bytes).await?;
     let size = bytes.len();
     let result = extract_and_mask(state, bytes, limits, masked).await?;
@@ -144,7 +170,7 @@ fn mask_error(error: MaskError) -> ApiError {
 /// `masked=true` masks every text-bearing part.
 #[utoipa::path(post, path = "/v1/data-process/preview", tag = "processing",
     params(("masked" = Option<bool>, Query, description = "Mask personal data in every part (default false)")),
-    request_body(content_type = "multipart/form-data", description = "Form field `file`: the document"),
+    request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
         (status = 200, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`. Generic XML's leaf elements and attributes come as `key_value` elements `name: value`; keys (before ':' or '=', in any case) label the values after them; URL-encoded values are decoded and read as `key: value`; a key that says nothing (`value`, `text`) is labelled by its record; a PostgreSQL dump's COPY column list heads its rows, an SQL INSERT's values are read under its column list or its table's CREATE TABLE, and a JSON array of rows under its object's `columns` (names, or objects with a `name`) or its first row of names; a table whose cells ';' or '|' separate inside prose (an e-mail body's pasted list, a Markdown table) is read under its header line; JSON, JSON Lines and SQL files are text, never CSV. Privacy fails closed: a value whose checksum holds is masked even when its layout is odd (an IBAN length its country does not use, a Turkish reserve digit other than 0, a card issuer the table lacks), with its confidence lowered one step; a value right behind its own label that validates as the label's type takes that type (`PESEL: 02122401358` is a `national_id_pl`)"),
         (status = 401, body = crate::error::ErrorBody),
@@ -197,6 +223,13 @@ pub async fn preview(
         + 1024;
     let mut json = Vec::with_capacity(estimate);
     serde_json::to_writer(&mut json, &body).map_err(|error| ApiError::internal(&error))?;
+    let bound = state.settings.extraction.preview_max_bytes;
+    if json.len() as u64 > bound {
+        return Err(result_too_large(&format!(
+            "{} bytes of JSON, more than extraction.preview_max_bytes = {bound}",
+            json.len()
+        )));
+    }
     Ok(HttpResponse::Ok()
         .content_type(actix_web::http::header::ContentType::json())
         .body(json))
@@ -239,7 +272,7 @@ fn download_name(filename: &str, extension: &str) -> String {
 /// column when there are several sheets), otherwise one row per element (`index, page, type, text`).
 #[utoipa::path(post, path = "/v1/data-process/export/csv", tag = "processing",
     params(("masked" = Option<bool>, Query, description = "Mask personal data (default false)")),
-    request_body(content_type = "multipart/form-data", description = "Form field `file`: the document"),
+    request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
         (status = 200, content_type = "text/csv", description = "RFC 4180 CSV, UTF-8, as an attachment"),
         (status = 401, body = crate::error::ErrorBody),

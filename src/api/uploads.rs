@@ -243,7 +243,7 @@ fn one_mode_error(message: &str) -> ApiError {
 /// keys}` as a form field holding JSON or as the JSON body. Exactly one mode per request.
 #[utoipa::path(post, path = "/v1/data-process/async", tag = "processing",
     params(("masked" = Option<bool>, Query, description = "Store masked results (default true)")),
-    request_body(content_type = "multipart/form-data",
+    request_body(content_type = "multipart/form-data", content = super::openapi::AsyncUpload,
         description = "Form fields `files` (repeatable) or `source` (JSON {connector_id, keys}); or a JSON body {\"source\": {...}}"),
     responses(
         (status = 202, description = "`{job_ids, status: queued, rejected: [{filename|key, code, reason}], accepted: [{filename, document_id, job_id}]}`"),

@@ -53,6 +53,17 @@ fn decode_declared(bytes: &[u8], declared: Option<String>, fallback: txt::Decode
     fallback
 }
 
+/// `result_too_large` when the text is beyond what the caller takes (checked on the decoded input of a
+/// plain text or CSV file before it is read, and on every document's text once it is).
+fn check_text_size(bytes: usize, limits: &Limits) -> Result<(), ExtractError> {
+    match limits.max_text_bytes {
+        Some(max) if bytes as u64 > max => Err(ExtractError::ResultTooLarge(format!(
+            "{bytes} bytes of text, more than the {max} this request takes"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, ExtractError> {
     if bytes.len() as u64 > limits.max_bytes {
         return Err(ExtractError::LimitExceeded(format!(
@@ -61,6 +72,9 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
         )));
     }
     let (format, decoded) = sniff(bytes)?;
+    if let (Format::Txt | Format::Csv, Some(decoded)) = (format, &decoded) {
+        check_text_size(decoded.text.len(), limits)?;
+    }
     let decoding_errors = decoded.as_ref().is_some_and(|d| d.had_errors);
     let mut builder = Builder::default();
     builder.document.metadata.format = format.name().to_string();
@@ -82,7 +96,7 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                 let decoded = decoded.ok_or(ExtractError::NoText)?;
                 let decoded = decode_declared(bytes, html::declared_charset(bytes), decoded);
                 builder.document.metadata.encoding = Some(decoded.encoding.to_string());
-                html::extract(&decoded.text, &mut builder)?;
+                html::extract(&decoded.text, limits, &mut builder)?;
             }
             Format::Xml => {
                 let decoded = decoded.ok_or(ExtractError::NoText)?;
@@ -100,7 +114,7 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                     }
                     extract_at(child, limits, depth + 1)
                 };
-                eml::extract(decoded.text.as_bytes(), &mut builder, child)?;
+                eml::extract(decoded.text.as_bytes(), limits, &mut builder, child)?;
             }
             Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
             Format::Png | Format::Jpeg | Format::Tiff => ocr::extract_image(bytes, &mut builder)?,
@@ -125,6 +139,7 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
         }
     }
     let mut document = builder.finish();
+    check_text_size(document.text.len(), limits)?;
     let attachment_text = document.attachments.iter().any(|a| a.document.is_some());
     if document.text.trim().is_empty() && !attachment_text {
         return Err(ExtractError::NoText);

@@ -1,6 +1,6 @@
 //! Why a document could not be extracted. Each variant has a stable code for API errors and jobs.
 
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum ExtractError {
     #[error("the file is empty")]
     Empty,
@@ -13,11 +13,17 @@ pub enum ExtractError {
     #[error("the document has no extractable text")]
     NoText,
     #[error("{0} extraction is not available in this version yet")]
-    FormatNotAvailable(&'static str),
+    FormatNotAvailable(String),
     #[error("the document exceeds a limit: {0}")]
     LimitExceeded(String),
     #[error("the extractor failed on this document: {0}")]
     EngineFailure(String),
+    /// The worker process reading the document died (a crash, an abort, the memory or CPU limit).
+    #[error("the extraction worker died while reading this document: {0}")]
+    Crashed(String),
+    /// The document is readable, but its text is larger than the caller accepts (a preview's bound).
+    #[error("the extracted text is too large for this request: {0}")]
+    ResultTooLarge(String),
 }
 
 impl ExtractError {
@@ -31,6 +37,8 @@ impl ExtractError {
             ExtractError::FormatNotAvailable(_) => "format_not_available",
             ExtractError::LimitExceeded(_) => "limit_exceeded",
             ExtractError::EngineFailure(_) => "extractor_failed",
+            ExtractError::Crashed(_) => "extraction_crashed",
+            ExtractError::ResultTooLarge(_) => "result_too_large",
         }
     }
 }

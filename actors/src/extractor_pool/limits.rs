@@ -11,7 +11,7 @@ pub struct Limits {
     pub max_pages: u32,
     /// Largest total decompressed size of a ZIP container (DOCX, PPTX, XLSX): zip bombs stop here.
     pub max_decompressed_bytes: u64,
-    /// Deepest XML nesting accepted.
+    /// Deepest XML or HTML nesting accepted.
     pub max_xml_depth: usize,
     /// Most rows read from one table or sheet.
     pub max_rows: usize,
@@ -19,6 +19,10 @@ pub struct Limits {
     pub max_attachment_depth: u32,
     /// Time allowed for one document (all pages, OCR included), in seconds.
     pub max_seconds: u64,
+    /// Most text (bytes of UTF-8) the caller takes from one document; more fails it with
+    /// `result_too_large`. None: no bound beyond the others (async jobs); previews set one.
+    #[serde(default)]
+    pub max_text_bytes: Option<u64>,
 }
 
 impl Default for Limits {
@@ -31,6 +35,7 @@ impl Default for Limits {
             max_rows: 1_000_000,
             max_attachment_depth: 3,
             max_seconds: 300,
+            max_text_bytes: None,
         }
     }
 }

@@ -1,16 +1,21 @@
 //! The extractor_pool actor: the CPU pool that turns uploaded bytes into the document model.
 //!
 //! This actor only schedules, bounds and reports; the engine (`engine`, `formats`) is plain synchronous
-//! code, tested and benchmarked on its own. Extraction runs on a [`CpuPool`] of
-//! `actors.extractor_pool.pool_size` threads, inside `catch_unwind`, with the per-document time limit.
+//! code, tested and benchmarked on its own. Extraction runs, `actors.extractor_pool.pool_size` at a
+//! time, either in worker processes ([`isolation`], the server's default: a document that crashes its
+//! reader fails alone with `extraction_crashed`, one that overruns its time is killed) or on a
+//! [`CpuPool`] of threads inside `catch_unwind` (the offline commands and the crate's own tests).
 
 pub mod engine;
 pub mod error;
 pub mod formats;
+pub mod isolation;
 pub mod limits;
 pub mod messages;
 pub mod model;
+pub mod protocol;
 pub mod quality;
+pub mod worker;
 
 use std::time::Duration;
 
@@ -20,15 +25,30 @@ use crate::runtime::{Cell, CpuPool, Logic, Outcome};
 use error::ExtractError;
 pub use messages::{ExtractorPoolCommand, ExtractorPoolReply};
 
+/// Where documents are read.
+#[derive(Clone)]
+enum Readers {
+    Threads(CpuPool),
+    Processes(isolation::WorkerPool),
+}
+
 /// State of the extractor_pool actor.
 pub struct ExtractorPool {
-    pool: CpuPool,
+    readers: Readers,
 }
 
 impl ExtractorPool {
+    /// Reads on `pool_size` threads of the server's own process.
     pub fn new(pool_size: usize) -> ExtractorPool {
         ExtractorPool {
-            pool: CpuPool::new(Self::NAME, pool_size),
+            readers: Readers::Threads(CpuPool::new(Self::NAME, pool_size)),
+        }
+    }
+
+    /// Reads in up to `pool_size` worker processes started with `command`.
+    pub fn isolated(pool_size: usize, command: isolation::WorkerCommand) -> ExtractorPool {
+        ExtractorPool {
+            readers: Readers::Processes(isolation::WorkerPool::new(pool_size, command)),
         }
     }
 }
@@ -38,27 +58,42 @@ impl Logic for ExtractorPool {
     type Command = ExtractorPoolCommand;
     type Reply = ExtractorPoolReply;
 
+    fn started(&mut self, _ctx: &mut Context<Cell<Self>>) {
+        if let Readers::Processes(workers) = &self.readers {
+            workers.warm();
+        }
+    }
+
     fn handle(
         &mut self,
         command: ExtractorPoolCommand,
         _ctx: &mut Context<Cell<Self>>,
     ) -> Outcome<ExtractorPoolReply> {
-        let pool = self.pool.clone();
+        let readers = self.readers.clone();
         match command {
-            ExtractorPoolCommand::Extract { bytes, limits } => {
-                Outcome::Pending(Box::pin(async move {
-                    let seconds = limits.max_seconds;
-                    let job = pool.run(move || engine::extract(&bytes, &limits));
-                    match tokio::time::timeout(Duration::from_secs(seconds), job).await {
-                        Ok(Ok(result)) => result,
-                        Ok(Err(error)) => Err(ExtractError::EngineFailure(error.to_string())),
-                        // The thread finishes in the background; its slot frees itself when it does.
-                        Err(_) => Err(ExtractError::LimitExceeded(format!(
-                            "took longer than {seconds} s"
-                        ))),
+            ExtractorPoolCommand::Extract {
+                bytes,
+                limits,
+                alone,
+            } => Outcome::Pending(Box::pin(async move {
+                let seconds = limits.max_seconds;
+                let pool = match readers {
+                    Readers::Processes(workers) => {
+                        return workers.extract(bytes, limits, alone).await
                     }
-                }))
-            }
+                    Readers::Threads(pool) => pool,
+                };
+                let job = pool.run(move || engine::extract(&bytes, &limits));
+                match tokio::time::timeout(Duration::from_secs(seconds), job).await {
+                    Ok(Ok(result)) => result,
+                    Ok(Err(error)) => Err(ExtractError::EngineFailure(error.to_string())),
+                    // A thread cannot be stopped: it finishes in the background and its slot frees
+                    // itself when it does (worker processes are killed instead).
+                    Err(_) => Err(ExtractError::LimitExceeded(format!(
+                        "took longer than {seconds} s"
+                    ))),
+                }
+            })),
         }
     }
 }

@@ -204,9 +204,18 @@ impl Dispatcher {
                 }
             }
         };
+        // Every line logged while the job runs carries its id (a field of the span in JSON logs); at
+        // ERROR level so that the span exists whatever level the filter lets through.
+        let span = tracing::error_span!(
+            "job",
+            job_id = %job.id,
+            job_type = %job.job_type,
+            tenant_id = job.tenant_id,
+            attempt = job.attempts
+        );
         tokio::select! {
             biased;
-            finish = self.run_job(job) => finish,
+            finish = tracing::Instrument::instrument(self.run_job(job), span) => finish,
             () = renew => Finish::LeaseLost,
         }
     }
@@ -219,8 +228,8 @@ impl Dispatcher {
                 &job.id,
                 &job.job_type,
                 job.document_id,
-                "exhausted_retries",
-                "the job was claimed the maximum number of times and its worker never finished it",
+                job.code,
+                job.message,
                 now,
             ))
         };
@@ -235,8 +244,13 @@ impl Dispatcher {
                         .increment(reaped.requeued);
                 }
                 for job in &reaped.exhausted {
-                    tracing::warn!(job_id = %job.id, "job failed: exhausted_retries");
-                    metrics::counter!(names::JOB_LEASES_REAPED_TOTAL, "outcome" => "exhausted")
+                    tracing::warn!(job_id = %job.id, code = job.code, "job failed");
+                    let outcome = if job.code == "exhausted_retries" {
+                        "exhausted"
+                    } else {
+                        "poisoned"
+                    };
+                    metrics::counter!(names::JOB_LEASES_REAPED_TOTAL, "outcome" => outcome)
                         .increment(1);
                     metrics::counter!(names::JOBS_FINISHED_TOTAL,
                         "job_type" => job.job_type.clone(), "outcome" => "failed")

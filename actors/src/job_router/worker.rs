@@ -11,10 +11,13 @@ use bytes::Bytes;
 use serde_json::json;
 
 use crate::blob::BlobError;
+use crate::extractor_pool::error::ExtractError;
 use crate::extractor_pool::ExtractorPoolCommand;
 use crate::pii_masker::engine::Policy;
 use crate::pii_masker::{MaskError, PiiMaskerCommand, PiiMaskerReply};
-use crate::store::{AuditRecord, ClaimedJob, NewExecution, OutboxEvent, StoreError};
+use crate::store::{
+    AuditRecord, ClaimedJob, NewExecution, OutboxEvent, StoreError, EXTRACTION_CRASHED,
+};
 
 use super::Dispatcher;
 
@@ -187,6 +190,7 @@ impl Dispatcher {
         };
         let written = match &finish {
             Finish::Failed { code, message } => {
+                tracing::warn!(code, "job failed");
                 let event = job_event(job, &finish, None, now);
                 self.services
                     .store
@@ -424,15 +428,26 @@ impl Dispatcher {
             }
             Err(error) => return Err(retry("storage_error", error)),
         };
+        // After a crash the document is read alone, in a worker started for it; a second crash fails
+        // the job (a poison document), a first one gives it back to the queue for that retry.
+        let alone = job.after_a_crash();
         let extracted = self
             .extractor
             .call(ExtractorPoolCommand::Extract {
                 bytes: bytes.to_vec(),
                 limits: services.limits.clone(),
+                alone,
             })
             .await
             .map_err(|error| retry("extractor_unavailable", error))?
-            .map_err(|error| failed(error.code(), &error))?;
+            .map_err(|error| match error {
+                ExtractError::Crashed(reason) if alone => failed(
+                    EXTRACTION_CRASHED,
+                    format!("{reason}, again, reading the document alone after an earlier crash"),
+                ),
+                ExtractError::Crashed(reason) => retry(EXTRACTION_CRASHED, reason),
+                other => failed(other.code(), &other),
+            })?;
         let masked = job.payload["masked"].as_bool().unwrap_or(true);
         let reply = self
             .masker

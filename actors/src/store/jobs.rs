@@ -66,7 +66,26 @@ pub struct ClaimedJob {
     pub attempts: i32,
     pub max_attempts: i32,
     pub created_at: DateTime<Utc>,
+    /// The code the previous attempt ended with, when it was given back to the queue
+    /// (`lease_expired`: its process died; `extraction_crashed`: its worker process did).
+    pub previous_error: Option<String>,
 }
+
+impl ClaimedJob {
+    /// The previous attempt died with its process or its extraction worker: this one reads the
+    /// document alone, and fails the job if it dies again.
+    pub fn after_a_crash(&self) -> bool {
+        matches!(
+            self.previous_error.as_deref(),
+            Some(LEASE_EXPIRED | EXTRACTION_CRASHED)
+        )
+    }
+}
+
+/// The code of a job given back to the queue because its lease expired (its process died or hung).
+pub const LEASE_EXPIRED: &str = "lease_expired";
+/// The code of a job whose extraction worker died (a retry in isolation, then a failure).
+pub const EXTRACTION_CRASHED: &str = "extraction_crashed";
 
 /// What a finished job produced, written as an execution.
 #[derive(Clone, Debug)]
@@ -93,6 +112,9 @@ pub struct ExhaustedJob {
     pub tenant_id: i64,
     pub job_type: String,
     pub document_id: Option<i64>,
+    /// `exhausted_retries`, or `extraction_crashed` for a job whose process died twice.
+    pub code: &'static str,
+    pub message: &'static str,
 }
 
 /// What the lease reaper did.
@@ -110,7 +132,8 @@ pub struct QueueDepth {
 }
 
 fn claimed_columns() -> &'static str {
-    "id, tenant_id, job_type, document_id, dataset_id, payload, attempts, max_attempts, created_at"
+    "id, tenant_id, job_type, document_id, dataset_id, payload, attempts, max_attempts, created_at, \
+     error_code"
 }
 
 fn claimed_from(row: &QueryResult) -> Result<ClaimedJob, StoreError> {
@@ -125,6 +148,7 @@ fn claimed_from(row: &QueryResult) -> Result<ClaimedJob, StoreError> {
         attempts: row.try_get("", "attempts")?,
         max_attempts: row.try_get("", "max_attempts")?,
         created_at: row.try_get("", "created_at")?,
+        previous_error: row.try_get("", "error_code")?,
     })
 }
 
@@ -433,25 +457,29 @@ impl Store {
             return Ok(Reaped::default());
         }
         let txn = self.connection().begin().await?;
-        let exhausted_rows = txn
-            .query_all(self.statement(
-                "UPDATE jobs SET status = 'failed', error_code = 'exhausted_retries', \
-                 error_message = 'the job was claimed the maximum number of times and its worker never finished it', \
-                 finished_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL \
-                 WHERE status = 'running' AND lease_expires_at < ? AND attempts >= max_attempts \
-                 RETURNING id, tenant_id, job_type, document_id",
-                vec![now.into(), now.into(), now.into()],
-            ))
+        // A document job whose previous attempt also died with its process (or its extraction
+        // worker) is not given to a third process: it fails as a poison job.
+        let poisoned = self
+            .fail_expired(
+                &txn,
+                now,
+                &format!(
+                    "job_type = 'data_process' AND error_code IN ('{LEASE_EXPIRED}', '{EXTRACTION_CRASHED}')"
+                ),
+                EXTRACTION_CRASHED,
+                "the process running the job died twice while reading its document",
+            )
             .await?;
-        let mut exhausted = Vec::with_capacity(exhausted_rows.len());
-        for row in &exhausted_rows {
-            exhausted.push(ExhaustedJob {
-                id: row.try_get("", "id")?,
-                tenant_id: row.try_get("", "tenant_id")?,
-                job_type: row.try_get("", "job_type")?,
-                document_id: row.try_get("", "document_id")?,
-            });
-        }
+        let mut exhausted = self
+            .fail_expired(
+                &txn,
+                now,
+                "attempts >= max_attempts",
+                "exhausted_retries",
+                "the job was claimed the maximum number of times and its worker never finished it",
+            )
+            .await?;
+        exhausted.extend(poisoned);
         for job in &exhausted {
             if let Some(outbox) = event(job) {
                 self.queue_events(&txn, job.tenant_id, vec![outbox], now)
@@ -461,9 +489,9 @@ impl Store {
         let requeued = txn
             .execute(self.statement(
                 "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
-                 error_code = 'lease_expired', error_message = 'the worker holding the job stopped renewing its lease', \
+                 error_code = ?, error_message = 'the worker holding the job stopped renewing its lease', \
                  updated_at = ? WHERE status = 'running' AND lease_expires_at < ?",
-                vec![now.into(), now.into()],
+                vec![LEASE_EXPIRED.into(), now.into(), now.into()],
             ))
             .await?
             .rows_affected();
@@ -472,6 +500,46 @@ impl Store {
             requeued,
             exhausted,
         })
+    }
+
+    /// Fails the running jobs whose lease expired and that match `condition`, with `code`.
+    async fn fail_expired(
+        &self,
+        txn: &sea_orm::DatabaseTransaction,
+        now: DateTime<Utc>,
+        condition: &str,
+        code: &'static str,
+        message: &'static str,
+    ) -> Result<Vec<ExhaustedJob>, StoreError> {
+        let rows = txn
+            .query_all(self.statement(
+                &format!(
+                    "UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, \
+                     finished_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL \
+                     WHERE status = 'running' AND lease_expires_at < ? AND {condition} \
+                     RETURNING id, tenant_id, job_type, document_id"
+                ),
+                vec![
+                    code.into(),
+                    message.into(),
+                    now.into(),
+                    now.into(),
+                    now.into(),
+                ],
+            ))
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ExhaustedJob {
+                    id: row.try_get("", "id")?,
+                    tenant_id: row.try_get("", "tenant_id")?,
+                    job_type: row.try_get("", "job_type")?,
+                    document_id: row.try_get("", "document_id")?,
+                    code,
+                    message,
+                })
+            })
+            .collect()
     }
 
     /// Jobs by state and the oldest queued job's creation time, over every tenant.
@@ -608,4 +676,85 @@ async fn insert_job<C: ConnectionTrait>(
 /// `now + seconds`, for leases.
 pub fn lease_until(now: DateTime<Utc>, seconds: u64) -> DateTime<Utc> {
     now + Duration::seconds(seconds.min(i64::MAX as u64) as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+
+    use super::*;
+    use crate::store::StoreSettings;
+
+    /// A document job whose process died while holding it is queued again once (marked
+    /// `lease_expired`, so that its next attempt reads the document alone); when the process holding
+    /// it dies again, the reaper fails it with `extraction_crashed` instead of handing it to a third.
+    #[tokio::test]
+    async fn a_job_whose_process_died_twice_fails_as_a_poison_job() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let settings = StoreSettings::sqlite_in(dir.path());
+        Store::migrate(&settings).await.expect("migrate");
+        let store = Store::connect(&settings).await.expect("connect");
+        let now = Utc::now();
+        let account = store
+            .create_account("poison@example.com", "hash", "token", now, now)
+            .await
+            .expect("account");
+        let tenant = account.tenant_id;
+        let document = NewDocument {
+            filename: "a.txt".to_string(),
+            mime: "text/plain".to_string(),
+            format: "txt".to_string(),
+            size_bytes: 1,
+            sha256: "00".to_string(),
+            blob_key: "k".to_string(),
+        };
+        let job = NewJob {
+            id: new_id("job"),
+            job_type: "data_process",
+            payload: serde_json::json!({}),
+            max_attempts: 3,
+        };
+        store
+            .enqueue_upload(tenant, document, job.clone(), now)
+            .await
+            .expect("queued");
+        let mut clock = now;
+        for death in 1..=2 {
+            let claimed = store
+                .claim_next(tenant, "w", clock, clock + Duration::seconds(3))
+                .await
+                .expect("claim")
+                .expect("a job");
+            assert_eq!(claimed.after_a_crash(), death == 2, "attempt {death}");
+            // The process dies: no renewal, the lease runs out.
+            clock += Duration::seconds(10);
+            let reaped = store
+                .reap_expired_leases(clock, |_| None)
+                .await
+                .expect("reap");
+            if death == 1 {
+                assert_eq!(reaped.requeued, 1);
+                assert!(reaped.exhausted.is_empty());
+            } else {
+                assert_eq!(reaped.requeued, 0);
+                assert_eq!(reaped.exhausted.len(), 1);
+                assert_eq!(reaped.exhausted[0].code, EXTRACTION_CRASHED);
+            }
+        }
+        let row = store
+            .connection()
+            .query_one(store.statement(
+                "SELECT status, error_code FROM jobs WHERE id = ?",
+                vec![job.id.into()],
+            ))
+            .await
+            .expect("read")
+            .expect("row");
+        let status: String = row.try_get("", "status").expect("status");
+        let code: String = row.try_get("", "error_code").expect("code");
+        assert_eq!(
+            (status.as_str(), code.as_str()),
+            ("failed", EXTRACTION_CRASHED)
+        );
+    }
 }

@@ -27,7 +27,7 @@ pub use connect::StoreSettings;
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use jobs::{
     lease_until, new_id, ClaimedJob, ExhaustedJob, NewDocument, NewExecution, NewJob, OutboxEvent,
-    QueueDepth, Reaped,
+    QueueDepth, Reaped, EXTRACTION_CRASHED, LEASE_EXPIRED,
 };
 pub use processing::{DocumentRecord, PageRequest};
 pub use quality::FlaggedExecution;

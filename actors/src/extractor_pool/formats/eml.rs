@@ -42,6 +42,7 @@ pub fn display_names(bytes: &[u8]) -> Vec<String> {
 /// `extract_child` reads an attachment (recursion bounded by the caller).
 pub fn extract(
     bytes: &[u8],
+    limits: &super::super::limits::Limits,
     builder: &mut Builder,
     mut extract_child: impl FnMut(&[u8]) -> Result<super::super::model::Document, ExtractError>,
 ) -> Result<(), ExtractError> {
@@ -84,7 +85,7 @@ pub fn extract(
         }
         has_body = true;
     } else if let Some(html) = message.body_html(0) {
-        super::html::extract(&html, builder)?;
+        super::html::extract(&html, limits, builder)?;
         has_body = true;
     }
     for part in message.attachments() {

@@ -1,10 +1,19 @@
 //! HTML through html5ever (scraper): headings, paragraphs, lists, tables, links; scripts and styles
 //! dropped. The declared charset is honoured when the bytes are not UTF-8.
+//!
+//! Nesting is bounded before the tree is walked: html5ever is fed in slices and stops being fed once
+//! the newest node lies deeper than `limits.max_xml_depth` (its work on a deep stack of open elements
+//! grows with the square of the depth: 200,000 nested `<div>` took more than 30 s), and the finished
+//! tree's depth is measured without recursion before the recursive walk below runs on it. The tree
+//! itself is an arena (a vector of nodes), so dropping a deep one does not recurse.
 
+use ego_tree::iter::Edge;
 use ego_tree::NodeRef;
-use scraper::{Html, Node};
+use html5ever::tendril::{StrTendril, TendrilSink};
+use scraper::{Html, HtmlTreeSink, Node};
 
 use super::super::error::ExtractError;
+use super::super::limits::Limits;
 use super::super::model::{Builder, Element, ElementKind, Table};
 
 const SKIPPED: &[&str] = &[
@@ -214,8 +223,62 @@ fn flush(builder: &mut Builder, inline: &mut String) {
     inline.clear();
 }
 
-pub fn extract(text: &str, builder: &mut Builder) -> Result<(), ExtractError> {
-    let document = Html::parse_document(text);
+/// How much HTML html5ever reads between two looks at the depth of the tree: at most ~1,600 levels
+/// of `<div>` fit in it, so the parser never works on a stack much deeper than the limit.
+const SLICE: usize = 8 * 1024;
+
+fn too_deep(limit: usize) -> ExtractError {
+    ExtractError::LimitExceeded(format!("HTML nested deeper than {limit} levels"))
+}
+
+/// Depth of the deepest node, walking the tree's open and close edges (no recursion).
+fn depth(document: &Html) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for edge in document.tree.root().traverse() {
+        match edge {
+            Edge::Open(_) => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Edge::Close(_) => depth -= 1,
+        }
+    }
+    deepest
+}
+
+/// Parses `text`, refusing it as soon as the tree grows deeper than `limit`.
+fn parse(text: &str, limit: usize) -> Result<Html, ExtractError> {
+    let mut parser = html5ever::driver::parse_document(
+        HtmlTreeSink::new(Html::new_document()),
+        Default::default(),
+    );
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(SLICE);
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        parser.process(StrTendril::from_slice(&rest[..cut]));
+        rest = &rest[cut..];
+        let html = parser.tokenizer.sink.sink.0.borrow();
+        let newest = html
+            .tree
+            .nodes()
+            .next_back()
+            .map_or(0, |n| n.ancestors().count());
+        if newest > limit {
+            return Err(too_deep(limit));
+        }
+    }
+    let document = parser.finish();
+    if depth(&document) > limit + 1 {
+        return Err(too_deep(limit));
+    }
+    Ok(document)
+}
+
+pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
+    let document = parse(text, limits.max_xml_depth)?;
     if let Ok(selector) = scraper::Selector::parse("title") {
         if let Some(title) = document.select(&selector).next() {
             let title = collapse(&title.text().collect::<String>());

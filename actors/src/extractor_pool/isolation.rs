@@ -1,0 +1,210 @@
+//! Extraction in worker processes: a pool of `docsieve extract-worker` children, each reading one
+//! document at a time, so that no document can take the server down with it.
+//!
+//! A worker that dies (a crash, an abort, its memory or CPU limit) fails the document it was reading
+//! with `extraction_crashed`; one that overruns the document's time limit is killed, which also stops
+//! the work (a thread could only be abandoned, burning a core). Either way the pool starts another
+//! worker in its place. Workers are also retired after `max_documents`, so that no allocator state
+//! outlives a few hundred documents.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::Semaphore;
+
+use super::error::ExtractError;
+use super::limits::Limits;
+use super::model::Document;
+use super::protocol::{receive_frame, send_frame, Reply, Request};
+use crate::metric_names;
+
+/// How workers are started.
+#[derive(Clone, Debug)]
+pub struct WorkerCommand {
+    /// The `docsieve` executable (the server's own, normally).
+    pub program: PathBuf,
+    /// Its arguments (`extract-worker` and the limits).
+    pub args: Vec<String>,
+    /// Documents one worker reads before it is replaced.
+    pub max_documents: u64,
+}
+
+/// One live worker process.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    documents: u64,
+}
+
+/// A pool of at most `size` busy worker processes.
+#[derive(Clone)]
+pub struct WorkerPool {
+    permits: Arc<Semaphore>,
+    idle: Arc<Mutex<Vec<Worker>>>,
+    command: Arc<WorkerCommand>,
+    size: usize,
+}
+
+/// Why a worker stopped, in words, from its exit status.
+fn describe(status: Option<std::process::ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let Some(status) = status else {
+        return "the worker stopped answering".to_string();
+    };
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("the worker exited with status {code}"),
+        (None, Some(6)) => {
+            "the worker aborted (SIGABRT: a stack overflow, or an allocation beyond its memory limit)"
+                .to_string()
+        }
+        (None, Some(9)) => "the worker was killed (SIGKILL: out of memory, or by an operator)".into(),
+        (None, Some(11)) => "the worker crashed (SIGSEGV)".to_string(),
+        (None, Some(24)) => "the worker used up its CPU time limit (SIGXCPU)".to_string(),
+        (None, Some(signal)) => format!("the worker was stopped by signal {signal}"),
+        (None, None) => "the worker stopped".to_string(),
+    }
+}
+
+impl WorkerPool {
+    pub fn new(size: usize, command: WorkerCommand) -> WorkerPool {
+        let size = size.max(1);
+        metrics::gauge!(metric_names::POOL_SIZE, "pool" => "extractor_pool").set(size as f64);
+        WorkerPool {
+            permits: Arc::new(Semaphore::new(size)),
+            idle: Arc::new(Mutex::new(Vec::with_capacity(size))),
+            command: Arc::new(command),
+            size,
+        }
+    }
+
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    fn spawn(&self) -> std::io::Result<Worker> {
+        let mut child = Command::new(&self.command.program)
+            .args(&self.command.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("the worker's pipes are missing"));
+        };
+        metrics::counter!(metric_names::EXTRACTION_WORKERS_STARTED_TOTAL).increment(1);
+        Ok(Worker {
+            child,
+            stdin,
+            stdout,
+            documents: 0,
+        })
+    }
+
+    fn take_idle(&self) -> Option<Worker> {
+        self.idle.lock().ok()?.pop()
+    }
+
+    fn give_back(&self, worker: Worker) {
+        if worker.documents >= self.command.max_documents {
+            return; // Dropped: killed and reaped.
+        }
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(worker);
+        }
+    }
+
+    /// Starts workers until `size` are idle, so that the first documents do not wait for a start.
+    pub fn warm(&self) {
+        let Ok(mut idle) = self.idle.lock() else {
+            return;
+        };
+        while idle.len() < self.size {
+            match self.spawn() {
+                Ok(worker) => idle.push(worker),
+                Err(error) => {
+                    tracing::error!(program = %self.command.program.display(), %error,
+                        "cannot start an extraction worker");
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Reads `bytes` in a worker within `limits` (time included). `alone`: in a worker started for
+    /// this document and ended after it (a job retried after a crash), never one that read others.
+    pub async fn extract(
+        &self,
+        bytes: Vec<u8>,
+        limits: Limits,
+        alone: bool,
+    ) -> Result<Document, ExtractError> {
+        let _permit =
+            self.permits.acquire().await.map_err(|_| {
+                ExtractError::EngineFailure("the pool is shutting down".to_string())
+            })?;
+        let busy = metrics::gauge!(metric_names::POOL_BUSY, "pool" => "extractor_pool");
+        busy.increment(1.0);
+        let pooled = if alone { None } else { self.take_idle() };
+        let result = match pooled.map_or_else(|| self.spawn(), Ok) {
+            Ok(worker) => self.run(worker, &bytes, limits, alone).await,
+            Err(error) => Err(ExtractError::EngineFailure(format!(
+                "cannot start an extraction worker: {error}"
+            ))),
+        };
+        busy.decrement(1.0);
+        result
+    }
+
+    async fn run(
+        &self,
+        mut worker: Worker,
+        bytes: &[u8],
+        limits: Limits,
+        alone: bool,
+    ) -> Result<Document, ExtractError> {
+        let seconds = limits.max_seconds;
+        let header = serde_json::to_vec(&Request { limits })
+            .map_err(|error| ExtractError::EngineFailure(error.to_string()))?;
+        let exchange = async {
+            send_frame(&mut worker.stdin, &header).await?;
+            send_frame(&mut worker.stdin, bytes).await?;
+            receive_frame(&mut worker.stdout).await
+        };
+        let answer = tokio::time::timeout(Duration::from_secs(seconds), exchange).await;
+        let frame = match answer {
+            Ok(Ok(frame)) => frame,
+            Ok(Err(_)) => {
+                // The pipe closed: the worker died reading this document.
+                let status = tokio::time::timeout(Duration::from_secs(5), worker.child.wait())
+                    .await
+                    .ok()
+                    .and_then(Result::ok);
+                let reason = describe(status);
+                metrics::counter!(metric_names::EXTRACTION_WORKER_CRASHES_TOTAL).increment(1);
+                tracing::warn!(reason, "an extraction worker died on a document");
+                return Err(ExtractError::Crashed(reason));
+            }
+            Err(_) => {
+                // Killed now (and reaped), so that the document stops using a core.
+                let _ = worker.child.kill().await;
+                metrics::counter!(metric_names::EXTRACTION_WORKER_TIMEOUTS_TOTAL).increment(1);
+                return Err(ExtractError::LimitExceeded(format!(
+                    "took longer than {seconds} s"
+                )));
+            }
+        };
+        let reply: Reply = serde_json::from_slice(&frame).map_err(|error| {
+            ExtractError::EngineFailure(format!("the worker's answer is unreadable: {error}"))
+        })?;
+        worker.documents += 1;
+        if !alone {
+            self.give_back(worker);
+        }
+        reply.result
+    }
+}

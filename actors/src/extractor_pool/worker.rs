@@ -1,0 +1,129 @@
+//! The extraction worker process (`docsieve extract-worker`): reads documents from stdin and answers
+//! with their model on stdout, one at a time, under its own memory and CPU limits.
+//!
+//! Whatever a document does to this process (a stack overflow, an abort, an allocation the memory
+//! limit refuses, a loop the CPU limit or the server's clock stops) ends this process only: the
+//! server sees the pipe close, fails that one document with `extraction_crashed` and starts another
+//! worker.
+
+use std::io::Write;
+
+use super::engine;
+use super::error::ExtractError;
+use super::protocol::{read_frame, write_frame, Reply, Request};
+
+/// The stack of the thread that reads a document. The readers' recursion is bounded by
+/// `Limits::max_xml_depth` (256 levels of a few hundred bytes each); this leaves room for the
+/// libraries underneath (Tesseract, the PDF parser) with a wide margin.
+pub const STACK_BYTES: usize = 16 << 20;
+
+/// How the worker limits itself.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerOptions {
+    /// Address space of the worker in MiB (`RLIMIT_AS`); 0: no limit.
+    pub memory_mb: u64,
+}
+
+/// CPU time (user and system) this process has used, in milliseconds, from `/proc/self/stat`.
+pub fn cpu_ms() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // Fields after the command name (which may hold spaces and parentheses): state is the first,
+    // utime the 12th and stime the 13th.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|f| f.parse::<u64>().ok()))
+        .sum();
+    ticks * 1000 / rustix::param::clock_ticks_per_second().max(1)
+}
+
+/// Peak resident memory of process `pid` (`VmHWM` of `/proc/<pid>/status`), in bytes; 0 when unknown.
+/// For the tests and benchmarks that bound memory.
+pub fn peak_rss_bytes(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .and_then(|rest| {
+                    rest.trim()
+                        .trim_end_matches("kB")
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                })
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn set_limit(resource: rustix::process::Resource, value: u64) -> std::io::Result<()> {
+    let hard = rustix::process::getrlimit(resource).maximum;
+    let value = hard.map_or(value, |hard| value.min(hard));
+    rustix::process::setrlimit(
+        resource,
+        rustix::process::Rlimit {
+            current: Some(value),
+            maximum: hard,
+        },
+    )
+    .map_err(std::io::Error::from)
+}
+
+/// Reads one document on a thread of its own (with [`STACK_BYTES`] of stack), the CPU limit set to
+/// what the document may use from now on.
+fn read_one(request: Request, bytes: Vec<u8>) -> Result<super::model::Document, ExtractError> {
+    let seconds_used = cpu_ms() / 1000;
+    // The server stops the worker at `max_seconds` of wall time; the kernel stops it a little later
+    // if the server could not (SIGXCPU), counting CPU time only.
+    if let Err(error) = set_limit(
+        rustix::process::Resource::Cpu,
+        seconds_used + request.limits.max_seconds + 5,
+    ) {
+        tracing::warn!(%error, "cannot set the worker's CPU limit");
+    }
+    let reader = std::thread::Builder::new()
+        .name("extract".to_string())
+        .stack_size(STACK_BYTES)
+        .spawn(move || engine::extract(&bytes, &request.limits))
+        .map_err(|error| ExtractError::EngineFailure(format!("cannot start a thread: {error}")))?;
+    reader.join().unwrap_or_else(|payload| {
+        Err(ExtractError::EngineFailure(crate::runtime::panic_message(
+            payload.as_ref(),
+        )))
+    })
+}
+
+/// Serves requests from stdin until it closes. Errors are the pipe's own (the server went away).
+pub fn serve(options: &WorkerOptions) -> std::io::Result<()> {
+    if options.memory_mb > 0 {
+        set_limit(rustix::process::Resource::As, options.memory_mb << 20)?;
+    }
+    let mut input = std::io::stdin().lock();
+    let mut output = std::io::stdout().lock();
+    while let Some(header) = read_frame(&mut input)? {
+        let request: Request = serde_json::from_slice(&header)
+            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
+        let bytes = read_frame(&mut input)?.ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the request ended before its document",
+            )
+        })?;
+        let reply = Reply {
+            result: read_one(request, bytes),
+            cpu_ms: cpu_ms(),
+        };
+        let payload = serde_json::to_vec(&reply)
+            .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
+        drop(reply);
+        write_frame(&mut output, &payload)?;
+        output.flush()?;
+    }
+    Ok(())
+}
