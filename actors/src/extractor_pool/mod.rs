@@ -38,10 +38,15 @@ pub struct ExtractorPool {
 }
 
 impl ExtractorPool {
-    /// Reads on `pool_size` threads of the server's own process.
+    /// Reads on `pool_size` threads of the server's own process, each with the worker processes'
+    /// reading stack.
     pub fn new(pool_size: usize) -> ExtractorPool {
         ExtractorPool {
-            readers: Readers::Threads(CpuPool::new(Self::NAME, pool_size)),
+            readers: Readers::Threads(CpuPool::with_stack(
+                Self::NAME,
+                pool_size,
+                worker::STACK_BYTES,
+            )),
         }
     }
 

@@ -33,12 +33,19 @@ pub struct CpuPool {
 impl CpuPool {
     /// `size` threads named `<name>-<n>`, reporting their busy slots as `docsieve_pool_busy{pool=name}`.
     pub fn new(name: &'static str, size: usize) -> CpuPool {
+        CpuPool::with_stack(name, size, 2 << 20)
+    }
+
+    /// [`CpuPool::new`] with threads of `stack_bytes` of stack (the extractor's readers recurse as deep
+    /// as their bounds allow).
+    pub fn with_stack(name: &'static str, size: usize, stack_bytes: usize) -> CpuPool {
         let size = size.max(1);
         let (jobs, queue) = flume::unbounded::<Job>();
         for n in 0..size {
             let queue = queue.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("{name}-{n}"))
+                .stack_size(stack_bytes)
                 .spawn(move || {
                     while let Ok(job) = queue.recv() {
                         job();
