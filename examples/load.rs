@@ -4,7 +4,8 @@
 //!    `--batch` files per request) and waits until every job is completed: documents/s end to end and
 //!    upload latency percentiles;
 //! 2. sends `--preview-requests` previews of a DOCX from `--concurrency-preview` clients: latency
-//!    percentiles, and the server's CPU time per preview (all its threads, from `/proc`: steadier than
+//!    percentiles, and the server's CPU time per preview (all its threads and its extraction worker
+//!    processes, from `/proc`: steadier than
 //!    requests/s on a noisy machine). The DOCX is the corpus' `tr/tr_ik_yazisi.docx` (39 KB) grown to
 //!    `--preview-kb` KB (default 50) with further paragraphs of varied Turkish business text, or
 //!    `--preview-file PATH` (`--save-preview PATH` only writes that DOCX and exits);
@@ -221,19 +222,48 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// CPU time the server has used so far (user + system, in seconds; Linux counts it in 1/100 s ticks).
-fn cpu_seconds(pid: u32) -> f64 {
+/// The live child processes of `pid` (the server's extraction workers).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|c| c.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+/// Ticks of `/proc/<pid>/stat` fields after the command name (11, 12: own user and system time; 13,
+/// 14: that of the children it has waited for), in seconds (Linux counts 1/100 s ticks).
+fn stat_seconds(pid: u32, fields: &[usize]) -> f64 {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| {
             // Fields after the command name (which may hold spaces) start after the last ')'.
             let rest = stat.rsplit_once(')')?.1;
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            let user: f64 = fields.get(11)?.parse().ok()?;
-            let system: f64 = fields.get(12)?.parse().ok()?;
-            Some((user + system) / 100.0)
+            let all: Vec<&str> = rest.split_whitespace().collect();
+            let mut total = 0.0;
+            for &field in fields {
+                total += all.get(field)?.parse::<f64>().ok()?;
+            }
+            Some(total / 100.0)
         })
         .unwrap_or(0.0)
+}
+
+/// CPU time the server has used so far, its extraction worker processes included (the live ones and
+/// those it has retired and reaped), in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    stat_seconds(pid, &[11, 12, 13, 14])
+        + children(pid)
+            .into_iter()
+            .map(|child| stat_seconds(child, &[11, 12]))
+            .sum::<f64>()
 }
 
 struct Server {
@@ -546,7 +576,11 @@ async fn main() {
             (cpu_seconds(std::process::id()) - own_cpu_before) * 1000.0
                 / args.preview_requests as f64
         );
-        println!("RSS after the preview run: {} KiB", rss_kib(pid));
+        let workers: Vec<u64> = children(pid).into_iter().map(rss_kib).collect();
+        println!(
+            "RSS after the preview run: {} KiB (server), extraction workers {workers:?} KiB",
+            rss_kib(pid)
+        );
     }
 
     // 3. Soak: steady uploads, RSS sampled.

@@ -9,7 +9,8 @@
 //! get deep nesting, NUL bytes, broken UTF-8, stray BOMs and endless lines. Every document read is then
 //! masked, and the masked text must not hold a value the engine found.
 //!
-//! `DOCSIEVE_FUZZ_SECONDS` (default 20) bounds the run; `DOCSIEVE_FUZZ_SEED` picks the sequence (default
+//! The input of the case running is kept in `$TMPDIR/docsieve-fuzz-failures/last-case.<ext>`, so a crash
+//! leaves its reproducer behind. `DOCSIEVE_FUZZ_SECONDS` (default 20) bounds the run; `DOCSIEVE_FUZZ_SEED` picks the sequence (default
 //! fixed, so CI is repeatable). Figures are printed: executions, rate, outcomes by code, peak RSS.
 //! Scanned images are left out (Tesseract on noise takes seconds per case).
 
@@ -260,6 +261,8 @@ fn readers_and_the_engine_survive_structure_aware_mutations() {
                 input
             }
         };
+        // Written before the case runs: an abort (which ends this binary) leaves its input behind.
+        keep(&input, &format!("last-case.{kind}"));
         let case = Instant::now();
         to_reader.send(input.clone()).expect("reader alive");
         let outcome = match answers.recv_timeout(deadline) {

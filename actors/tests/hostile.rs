@@ -174,3 +174,51 @@ fn a_preview_bound_refuses_a_large_text_before_reading_it() {
     assert_eq!(error.code(), "result_too_large");
     assert!(extract(text.as_bytes(), &Limits::default()).is_ok());
 }
+
+/// An XLSX whose only sheet holds `cells` (reference, inline text).
+fn workbook(cells: &[(&str, &str)]) -> Vec<u8> {
+    let sheet_cells: String = cells
+        .iter()
+        .map(|(at, text)| format!(r#"<c r="{at}" t="inlineStr"><is><t>{text}</t></is></c>"#))
+        .collect();
+    let parts = [
+        ("[Content_Types].xml", r#"<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>"#.to_string()),
+        ("_rels/.rels", r#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#.to_string()),
+        ("xl/workbook.xml", r#"<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Liste" sheetId="1" r:id="rId1"/></sheets></workbook>"#.to_string()),
+        ("xl/_rels/workbook.xml.rels", r#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#.to_string()),
+        ("xl/worksheets/sheet1.xml", format!(r#"<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row>{sheet_cells}</row></sheetData></worksheet>"#)),
+    ];
+    let mut buffer = std::io::Cursor::new(Vec::new());
+    {
+        let mut archive = zip::ZipWriter::new(&mut buffer);
+        for (name, text) in parts {
+            archive
+                .start_file(name, zip::write::SimpleFileOptions::default())
+                .expect("part");
+            archive.write_all(text.as_bytes()).expect("write");
+        }
+        archive.finish().expect("zip");
+    }
+    buffer.into_inner()
+}
+
+#[test]
+fn a_sheet_with_a_far_away_cell_is_refused_before_it_is_allocated() {
+    // Read as usual: a small sheet starting at C2.
+    let small = workbook(&[("C2", "Ad"), ("D2", "Ayşe")]);
+    let document = extract(&small, &Limits::default()).expect("small sheet");
+    assert!(document.text.contains("Ayşe"), "{}", document.text);
+    // One cell at Excel's last address made a dense range of 17 billion cells; a reference whose
+    // digits overflow made one of 632 GB (found by tests/fuzz.rs). Both are refused at once.
+    for far in ["XFD1048576", "A99999999999", "ZZZZZZZZ1"] {
+        let hostile = workbook(&[("A1", "x"), (far, "y")]);
+        match extract(&hostile, &Limits::default()) {
+            Err(error) => assert!(
+                ["limit_exceeded", "malformed_document", "extractor_failed"]
+                    .contains(&error.code()),
+                "{far}: {error}"
+            ),
+            Ok(document) => panic!("{far}: read as {} bytes of text", document.text.len()),
+        }
+    }
+}

@@ -75,10 +75,13 @@ fn set_limit(resource: rustix::process::Resource, value: u64) -> std::io::Result
     .map_err(std::io::Error::from)
 }
 
-/// Reads one document on a thread of its own (with [`STACK_BYTES`] of stack), the CPU limit set to
-/// what the document may use from now on.
-fn read_one(request: Request, bytes: Vec<u8>) -> Result<super::model::Document, ExtractError> {
-    let seconds_used = cpu_ms() / 1000;
+/// Reads one document, the CPU limit first set to what the document may use from now on
+/// (`seconds_used`: the worker's CPU time when the previous document ended).
+fn read_one(
+    request: &Request,
+    bytes: &[u8],
+    seconds_used: u64,
+) -> Result<super::model::Document, ExtractError> {
     // The server stops the worker at `max_seconds` of wall time; the kernel stops it a little later
     // if the server could not (SIGXCPU), counting CPU time only.
     if let Err(error) = set_limit(
@@ -87,16 +90,31 @@ fn read_one(request: Request, bytes: Vec<u8>) -> Result<super::model::Document, 
     ) {
         tracing::warn!(%error, "cannot set the worker's CPU limit");
     }
-    let reader = std::thread::Builder::new()
+    engine::extract(bytes, &request.limits)
+}
+
+type Work = (Request, Vec<u8>, u64);
+type Done = Result<super::model::Document, ExtractError>;
+
+/// The reading thread: one for the worker's life, with [`STACK_BYTES`] of stack (a thread per
+/// document cost 2 ms of CPU each: a cold allocator cache every time).
+fn reader() -> std::io::Result<(
+    std::sync::mpsc::Sender<Work>,
+    std::sync::mpsc::Receiver<Done>,
+)> {
+    let (work, jobs) = std::sync::mpsc::channel::<Work>();
+    let (done, answers) = std::sync::mpsc::channel::<Done>();
+    std::thread::Builder::new()
         .name("extract".to_string())
         .stack_size(STACK_BYTES)
-        .spawn(move || engine::extract(&bytes, &request.limits))
-        .map_err(|error| ExtractError::EngineFailure(format!("cannot start a thread: {error}")))?;
-    reader.join().unwrap_or_else(|payload| {
-        Err(ExtractError::EngineFailure(crate::runtime::panic_message(
-            payload.as_ref(),
-        )))
-    })
+        .spawn(move || {
+            while let Ok((request, bytes, seconds_used)) = jobs.recv() {
+                if done.send(read_one(&request, &bytes, seconds_used)).is_err() {
+                    return;
+                }
+            }
+        })?;
+    Ok((work, answers))
 }
 
 /// Serves requests from stdin until it closes. Errors are the pipe's own (the server went away).
@@ -106,6 +124,9 @@ pub fn serve(options: &WorkerOptions) -> std::io::Result<()> {
     }
     let mut input = std::io::stdin().lock();
     let mut output = std::io::stdout().lock();
+    let (work, answers) = reader()?;
+    let gone = || std::io::Error::other("the reading thread stopped");
+    let mut used_ms = cpu_ms();
     while let Some(header) = read_frame(&mut input)? {
         let request: Request = serde_json::from_slice(&header)
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
@@ -115,9 +136,13 @@ pub fn serve(options: &WorkerOptions) -> std::io::Result<()> {
                 "the request ended before its document",
             )
         })?;
+        work.send((request, bytes, used_ms / 1000))
+            .map_err(|_| gone())?;
+        let result = answers.recv().map_err(|_| gone())?;
+        used_ms = cpu_ms();
         let reply = Reply {
-            result: read_one(request, bytes),
-            cpu_ms: cpu_ms(),
+            result,
+            cpu_ms: used_ms,
         };
         let payload = serde_json::to_vec(&reply)
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
