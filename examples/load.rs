@@ -210,55 +210,13 @@ fn report(name: &str, mut latencies: Vec<Duration>) {
 }
 
 fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find(|line| line.starts_with("VmRSS:"))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-/// The live child processes of `pid` (the server's extraction workers).
-fn children(pid: u32) -> Vec<u32> {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return Vec::new();
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
-        .flat_map(|list| {
-            list.split_whitespace()
-                .filter_map(|c| c.parse().ok())
-                .collect::<Vec<u32>>()
-        })
-        .collect()
-}
-
-/// Ticks of `/proc/<pid>/stat` fields after the command name (11, 12: own user and system time; 13,
-/// 14: that of the children it has waited for), in seconds (Linux counts 1/100 s ticks).
-fn stat_seconds(pid: u32, fields: &[usize]) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            // Fields after the command name (which may hold spaces) start after the last ')'.
-            let rest = stat.rsplit_once(')')?.1;
-            let all: Vec<&str> = rest.split_whitespace().collect();
-            let mut total = 0.0;
-            for &field in fields {
-                total += all.get(field)?.parse::<f64>().ok()?;
-            }
-            Some(total / 100.0)
-        })
-        .unwrap_or(0.0)
+    docsieve_actors::procfs::status_kib(pid, "VmRSS")
 }
 
 /// CPU time the server has used so far, its extraction worker processes included (the live ones and
 /// those it has retired and reaped), in seconds.
 fn cpu_seconds(pid: u32) -> f64 {
+    use docsieve_actors::procfs::{children, stat_seconds};
     stat_seconds(pid, &[11, 12, 13, 14])
         + children(pid)
             .into_iter()
@@ -576,7 +534,10 @@ async fn main() {
             (cpu_seconds(std::process::id()) - own_cpu_before) * 1000.0
                 / args.preview_requests as f64
         );
-        let workers: Vec<u64> = children(pid).into_iter().map(rss_kib).collect();
+        let workers: Vec<u64> = docsieve_actors::procfs::children(pid)
+            .into_iter()
+            .map(rss_kib)
+            .collect();
         println!(
             "RSS after the preview run: {} KiB (server), extraction workers {workers:?} KiB",
             rss_kib(pid)

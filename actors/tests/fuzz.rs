@@ -288,7 +288,7 @@ fn readers_and_the_engine_survive_structure_aware_mutations() {
         executions += 1;
     }
     let elapsed = started.elapsed().as_secs_f64();
-    let peak = docsieve_actors::extractor_pool::worker::peak_rss_bytes(std::process::id());
+    let peak = docsieve_actors::procfs::peak_rss_bytes(std::process::id());
     println!(
         "fuzz: {executions} executions in {elapsed:.1} s ({:.0}/s), seed {seed}, slowest {:.2} s ({}), peak RSS {:.0} MB",
         executions as f64 / elapsed,

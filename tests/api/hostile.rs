@@ -214,7 +214,7 @@ async fn a_preview_too_large_to_answer_is_refused_with_a_pointer_to_the_async_pa
         body.to_string().contains("/v1/data-process/async"),
         "{body}"
     );
-    let peak = docsieve_actors::extractor_pool::worker::peak_rss_bytes(server.pid());
+    let peak = docsieve_actors::procfs::peak_rss_bytes(server.pid());
     println!(
         "60 MB text preview: server peak RSS {:.0} MB = {:.2}x the input",
         peak as f64 / 1e6,
@@ -232,24 +232,6 @@ async fn a_preview_too_large_to_answer_is_refused_with_a_pointer_to_the_async_pa
     assert_eq!(status, 200, "{body}");
 }
 
-/// The extraction workers the server has started and that are still alive.
-fn workers_of(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return found;
-    };
-    for task in tasks.flatten() {
-        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        found.extend(
-            children
-                .split_whitespace()
-                .filter_map(|c| c.parse::<u32>().ok()),
-        );
-    }
-    found.sort_unstable();
-    found
-}
-
 #[tokio::test]
 async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
     let server = TestServer::start_with(
@@ -260,7 +242,7 @@ async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
     let who = tenant(&server, "slow-document@example.com").await;
     // A two-page scanned paper: seconds of OCR, more than the one second allowed.
     let scan = crate::jobs::corpus("image/2206.01062.tif");
-    let before = workers_of(pid);
+    let before = docsieve_actors::procfs::children(pid);
     let (status, body) = preview(&server, &who, "scan.tif", scan).await;
     assert_eq!(status, 413, "{body}");
     assert_eq!(code(&body), "limit_exceeded", "{body}");
@@ -269,13 +251,13 @@ async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
     let killed: Vec<u32> = before
         .iter()
         .copied()
-        .filter(|worker| !workers_of(pid).contains(worker))
+        .filter(|worker| !docsieve_actors::procfs::children(pid).contains(worker))
         .collect();
     assert_eq!(
         killed.len(),
         1,
         "before {before:?}, after {:?}",
-        workers_of(pid)
+        docsieve_actors::procfs::children(pid)
     );
     assert!(!std::path::Path::new(&format!("/proc/{}", killed[0])).exists());
     let (status, body) = preview(&server, &who, "ok.txt", b"Merhaba".to_vec()).await;

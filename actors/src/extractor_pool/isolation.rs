@@ -81,10 +81,6 @@ impl WorkerPool {
         }
     }
 
-    pub fn size(&self) -> usize {
-        self.size
-    }
-
     fn spawn(&self) -> std::io::Result<Worker> {
         let mut child = Command::new(&self.command.program)
             .args(&self.command.args)

@@ -20,12 +20,10 @@ pub struct Request {
     pub limits: Limits,
 }
 
-/// How it went, and what the worker has used so far.
+/// How it went.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Reply {
     pub result: Result<Document, ExtractError>,
-    /// CPU time the worker process has used since it started, in milliseconds.
-    pub cpu_ms: u64,
 }
 
 fn too_large(length: u64) -> std::io::Error {
@@ -96,7 +94,6 @@ mod tests {
             super::super::engine::extract(bytes.as_bytes(), &Limits::default()).expect("text");
         let reply = Reply {
             result: Ok(document.clone()),
-            cpu_ms: 7,
         };
         let mut wire = Vec::new();
         write_frame(&mut wire, &serde_json::to_vec(&reply).expect("json")).expect("write");
@@ -107,7 +104,6 @@ mod tests {
         assert_eq!(back.result, Ok(document));
         let failed = Reply {
             result: Err(ExtractError::LimitExceeded("deep".to_string())),
-            cpu_ms: 0,
         };
         let back: Reply =
             serde_json::from_slice(&serde_json::to_vec(&failed).expect("json")).expect("parse");

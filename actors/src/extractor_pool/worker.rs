@@ -24,42 +24,9 @@ pub struct WorkerOptions {
     pub memory_mb: u64,
 }
 
-/// CPU time (user and system) this process has used, in milliseconds, from `/proc/self/stat`.
-pub fn cpu_ms() -> u64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0;
-    };
-    // Fields after the command name (which may hold spaces and parentheses): state is the first,
-    // utime the 12th and stime the 13th.
-    let Some((_, rest)) = stat.rsplit_once(')') else {
-        return 0;
-    };
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i).and_then(|f| f.parse::<u64>().ok()))
-        .sum();
-    ticks * 1000 / rustix::param::clock_ticks_per_second().max(1)
-}
-
-/// Peak resident memory of process `pid` (`VmHWM` of `/proc/<pid>/status`), in bytes; 0 when unknown.
-/// For the tests and benchmarks that bound memory.
-pub fn peak_rss_bytes(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("VmHWM:"))
-                .and_then(|rest| {
-                    rest.trim()
-                        .trim_end_matches("kB")
-                        .trim()
-                        .parse::<u64>()
-                        .ok()
-                })
-        })
-        .map_or(0, |kb| kb * 1024)
+/// CPU time (user and system) this process has used, in whole seconds.
+fn cpu_seconds() -> u64 {
+    crate::procfs::stat_seconds(std::process::id(), &[11, 12]) as u64
 }
 
 fn set_limit(resource: rustix::process::Resource, value: u64) -> std::io::Result<()> {
@@ -126,7 +93,7 @@ pub fn serve(options: &WorkerOptions) -> std::io::Result<()> {
     let mut output = std::io::stdout().lock();
     let (work, answers) = reader()?;
     let gone = || std::io::Error::other("the reading thread stopped");
-    let mut used_ms = cpu_ms();
+    let mut used = cpu_seconds();
     while let Some(header) = read_frame(&mut input)? {
         let request: Request = serde_json::from_slice(&header)
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
@@ -136,14 +103,11 @@ pub fn serve(options: &WorkerOptions) -> std::io::Result<()> {
                 "the request ended before its document",
             )
         })?;
-        work.send((request, bytes, used_ms / 1000))
-            .map_err(|_| gone())?;
-        let result = answers.recv().map_err(|_| gone())?;
-        used_ms = cpu_ms();
+        work.send((request, bytes, used)).map_err(|_| gone())?;
         let reply = Reply {
-            result,
-            cpu_ms: used_ms,
+            result: answers.recv().map_err(|_| gone())?,
         };
+        used = cpu_seconds();
         let payload = serde_json::to_vec(&reply)
             .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
         drop(reply);
