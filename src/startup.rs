@@ -149,6 +149,141 @@ async fn docs_redirect() -> actix_web::HttpResponse {
         .finish()
 }
 
+/// The actors' services, from the settings and the shared stores.
+fn actor_services(
+    settings: &Settings,
+    store: &Store,
+    blobs: &Blobs,
+    cache: &Arc<dyn docsieve_actors::cache::Cache>,
+    clock: &Clock,
+    secrets: &docsieve_actors::webhook_sender::signing::SecretBox,
+) -> anyhow::Result<docsieve_actors::system::Services> {
+    Ok(docsieve_actors::system::Services {
+        extraction: worker_command(settings)?,
+        jobs: docsieve_actors::job_router::JobServices {
+            store: store.clone(),
+            blobs: blobs.clone(),
+            cache: cache.clone(),
+            clock: clock.clone(),
+            jobs: settings.jobs.clone(),
+            limits: settings.extraction.limits.clone(),
+        },
+        exports: docsieve_actors::dataset_exporter::ExportServices {
+            store: store.clone(),
+            blobs: blobs.clone(),
+            clock: clock.clone(),
+            settings: settings.datasets.clone(),
+            scratch_dir: settings.storage.data_dir.join("tmp"),
+        },
+        webhooks: docsieve_actors::webhook_sender::WebhookServices {
+            store: store.clone(),
+            cache: cache.clone(),
+            clock: clock.clone(),
+            settings: settings.webhooks.clone(),
+            secrets: secrets.clone(),
+        },
+    })
+}
+
+/// Opens what the server holds (database, blobs, cache, LLM probe, mail) and starts the actors.
+async fn open_state(
+    settings: Settings,
+    metrics: PrometheusHandle,
+) -> anyhow::Result<(AppState, ActorSystem)> {
+    let store_settings = store_settings(&settings);
+    Store::migrate(&store_settings)
+        .await
+        .context("migrating the database (database.url)")?;
+    let store = Store::connect(&store_settings)
+        .await
+        .context("connecting to the database (database.url)")?;
+    let blobs = Blobs::open(&settings.storage.blob_url, &settings.storage.data_dir)
+        .context("opening blob storage (storage.blob_url)")?;
+    let clock = Clock::default();
+    let cache = docsieve_actors::cache::open(
+        &settings.redis.url,
+        &settings.redis.key_prefix,
+        clock.clone(),
+    )
+    .context("configuring redis (redis.url)")?;
+    let llm = LlmProbe::new(
+        &settings.llm.url,
+        Duration::from_millis(settings.llm.timeout_ms),
+    )
+    .context("configuring the LLM client (llm.url)")?;
+    let mailer = crate::mail::Mailer::start(&settings.mail, &settings.storage.data_dir)
+        .context("configuring mail delivery (mail.smtp_url, mail.from)")?;
+    let secrets = docsieve_actors::webhook_sender::signing::SecretBox::from_server_secret(
+        &settings.auth.jwt_secret,
+    );
+    let services = actor_services(&settings, &store, &blobs, &cache, &clock, &secrets)?;
+    let actors = ActorSystem::start_with(&settings.actors, Some(services));
+    metrics::gauge!(
+        metric_names::BUILD_INFO,
+        "version" => env!("CARGO_PKG_VERSION"),
+        "database" => store.backend().as_str(),
+        "cache" => cache.kind()
+    )
+    .set(1.0);
+    let state = AppState {
+        settings: Arc::new(settings),
+        store,
+        blobs,
+        cache,
+        clock,
+        actors: actors.handles(),
+        metrics,
+        llm,
+        mailer,
+        secrets,
+        started_at: Instant::now(),
+    };
+    Ok((state, actors))
+}
+
+/// One HTTP worker's app: the documented routes, the OpenAPI document and its UI, the JSON error
+/// handlers and the fallback.
+fn app(
+    state: &AppState,
+) -> App<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let limit = state.settings.server.max_request_bytes;
+    let mut documented = App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(api::configure);
+    if state.settings.testing.enabled {
+        documented = documented.configure(api::testing::configure);
+    }
+    let (app, openapi) = documented.split_for_parts();
+    let openapi = api::openapi::complete(openapi);
+    let routes = RouteTable::from_openapi(
+        &openapi,
+        &[("/openapi.json", &["GET"]), ("/docs/{file}", &["GET"])],
+    );
+    app.app_data(web::Data::new(state.clone()))
+        .app_data(web::Data::new(routes))
+        .app_data(web::QueryConfig::default().error_handler(|error, _| query_error(error).into()))
+        .app_data(web::PathConfig::default().error_handler(|error, _| path_error(error).into()))
+        .app_data(
+            web::JsonConfig::default()
+                .limit(limit)
+                .error_handler(move |error, _| json_error(error, limit).into()),
+        )
+        .app_data(web::PayloadConfig::new(limit))
+        .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi))
+        .route("/docs", web::get().to(docs_redirect))
+        .default_service(web::to(api::fallback))
+        .wrap(from_fn(crate::http::observe))
+}
+
 impl Application {
     pub async fn build(
         mut settings: Settings,
@@ -161,76 +296,6 @@ impl Application {
             )
         })?;
         ensure_jwt_secret(&mut settings)?;
-
-        let store_settings = store_settings(&settings);
-        Store::migrate(&store_settings)
-            .await
-            .context("migrating the database (database.url)")?;
-        let store = Store::connect(&store_settings)
-            .await
-            .context("connecting to the database (database.url)")?;
-        let blobs = Blobs::open(&settings.storage.blob_url, &settings.storage.data_dir)
-            .context("opening blob storage (storage.blob_url)")?;
-        let clock = Clock::default();
-        let cache = docsieve_actors::cache::open(
-            &settings.redis.url,
-            &settings.redis.key_prefix,
-            clock.clone(),
-        )
-        .context("configuring redis (redis.url)")?;
-        let llm = LlmProbe::new(
-            &settings.llm.url,
-            Duration::from_millis(settings.llm.timeout_ms),
-        )
-        .context("configuring the LLM client (llm.url)")?;
-        let mailer = crate::mail::Mailer::start(&settings.mail, &settings.storage.data_dir)
-            .context("configuring mail delivery (mail.smtp_url, mail.from)")?;
-        let job_services = docsieve_actors::job_router::JobServices {
-            store: store.clone(),
-            blobs: blobs.clone(),
-            cache: cache.clone(),
-            clock: clock.clone(),
-            jobs: settings.jobs.clone(),
-            limits: settings.extraction.limits.clone(),
-        };
-        let export_services = docsieve_actors::dataset_exporter::ExportServices {
-            store: store.clone(),
-            blobs: blobs.clone(),
-            clock: clock.clone(),
-            settings: settings.datasets.clone(),
-            scratch_dir: settings.storage.data_dir.join("tmp"),
-        };
-        let secrets = docsieve_actors::webhook_sender::signing::SecretBox::from_server_secret(
-            &settings.auth.jwt_secret,
-        );
-        let webhook_services = docsieve_actors::webhook_sender::WebhookServices {
-            store: store.clone(),
-            cache: cache.clone(),
-            clock: clock.clone(),
-            settings: settings.webhooks.clone(),
-            secrets: secrets.clone(),
-        };
-        let actors = ActorSystem::start_with(
-            &settings.actors,
-            Some(docsieve_actors::system::Services {
-                extraction: worker_command(&settings)?,
-                jobs: job_services,
-                exports: export_services,
-                webhooks: webhook_services,
-            }),
-        );
-        metrics::gauge!(
-            metric_names::BUILD_INFO,
-            "version" => env!("CARGO_PKG_VERSION"),
-            "database" => store.backend().as_str(),
-            "cache" => cache.kind()
-        )
-        .set(1.0);
-        let upkeep = crate::telemetry::spawn_upkeep(
-            metrics.clone(),
-            Duration::from_secs(settings.metrics.upkeep_interval_seconds),
-        );
-
         let listener = TcpListener::bind(settings.bind_address()?)
             .with_context(|| format!("binding server.bind {}", settings.server.bind))?;
         let address = listener.local_addr()?;
@@ -241,114 +306,16 @@ impl Application {
             n => n,
         };
         let shutdown_timeout = settings.server.shutdown_timeout_seconds;
-        let state = AppState {
-            settings: Arc::new(settings),
-            store: store.clone(),
-            blobs,
-            cache,
-            clock,
-            actors: actors.handles(),
-            metrics,
-            llm,
-            mailer,
-            secrets,
-            started_at: Instant::now(),
-        };
-        let server = HttpServer::new(move || {
-            let limit = state.settings.server.max_request_bytes;
-            let mut documented = App::new()
-                .into_utoipa_app()
-                .openapi(ApiDoc::openapi())
-                .service(api::system::health)
-                .service(api::system::metrics_endpoint)
-                .service(api::auth::signup)
-                .service(api::auth::verify_email)
-                .service(api::auth::resend_verification)
-                .service(api::auth::login)
-                .service(api::auth::refresh)
-                .service(api::auth::logout)
-                .service(api::auth::forgot_password)
-                .service(api::auth::reset_password)
-                .service(api::me::me)
-                .service(api::me::create_api_key)
-                .service(api::me::list_api_keys)
-                .service(api::me::revoke_api_key)
-                .service(api::usage::usage)
-                .service(api::process::preview)
-                .service(api::process::export_csv)
-                .service(api::uploads::submit)
-                .service(api::documents::list)
-                .service(api::documents::detail)
-                .service(api::documents::reprocess)
-                .service(api::executions::list)
-                .service(api::executions::detail)
-                .service(api::jobs::list)
-                // Before /v1/jobs/{job_id}, which would otherwise take "stuck" as an id.
-                .service(api::jobs::stuck)
-                .service(api::jobs::detail)
-                .service(api::audit::export)
-                .service(api::datasets::create)
-                .service(api::datasets::list)
-                .service(api::datasets::export)
-                .service(api::datasets::detail)
-                .service(api::datasets::remove)
-                .service(api::webhooks::create)
-                .service(api::webhooks::list)
-                .service(api::webhooks::detail)
-                .service(api::webhooks::remove)
-                .service(api::webhooks::deliveries)
-                .service(api::webhooks::redeliver)
-                .service(api::team::invite)
-                .service(api::team::accept)
-                .service(api::team::members)
-                .service(api::team::remove_member)
-                .service(api::admin::quality_flagged)
-                .service(api::admin::billing_open_period)
-                .service(api::admin::billing_close_period)
-                .service(api::admin::billing_cycle)
-                .service(api::admin::storage_cleanup)
-                .service(api::admin::tenant_data_export)
-                .service(api::admin::oss_metrics_fetch)
-                .service(api::admin::oss_metrics)
-                .service(api::admin::quality_cross_validate)
-                .service(api::admin::quality_pii_precision)
-                .service(api::admin::quality_pii_precision_report);
-            if state.settings.testing.enabled {
-                documented = documented
-                    .service(api::testing::inject_panic)
-                    .service(api::testing::advance_clock);
-            }
-            let (app, openapi) = documented.split_for_parts();
-            let openapi = api::openapi::complete(openapi);
-            let routes = RouteTable::from_openapi(
-                &openapi,
-                &[("/openapi.json", &["GET"]), ("/docs/{file}", &["GET"])],
-            );
-            app.app_data(web::Data::new(state.clone()))
-                .app_data(web::Data::new(routes))
-                .app_data(
-                    web::QueryConfig::default().error_handler(|error, _| query_error(error).into()),
-                )
-                .app_data(
-                    web::PathConfig::default().error_handler(|error, _| path_error(error).into()),
-                )
-                .app_data(
-                    web::JsonConfig::default()
-                        .limit(limit)
-                        .error_handler(move |error, _| json_error(error, limit).into()),
-                )
-                .app_data(web::PayloadConfig::new(limit))
-                .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi))
-                .route("/docs", web::get().to(docs_redirect))
-                .default_service(web::to(api::fallback))
-                .wrap(from_fn(crate::http::observe))
-        })
-        .workers(workers)
-        .disable_signals()
-        .shutdown_timeout(shutdown_timeout)
-        .listen(listener)?
-        .run();
-
+        let upkeep_interval = Duration::from_secs(settings.metrics.upkeep_interval_seconds);
+        let (state, actors) = open_state(settings, metrics.clone()).await?;
+        let upkeep = crate::telemetry::spawn_upkeep(metrics, upkeep_interval);
+        let store = state.store.clone();
+        let server = HttpServer::new(move || app(&state))
+            .workers(workers)
+            .disable_signals()
+            .shutdown_timeout(shutdown_timeout)
+            .listen(listener)?
+            .run();
         Ok(Application {
             server,
             address,

@@ -13,7 +13,9 @@ use docsieve_actors::clock::Clock;
 use docsieve_actors::dataset_exporter::formats::ExportFormat;
 use docsieve_actors::dataset_exporter::{build_rows, export_format, ExportServices};
 use docsieve_actors::settings::DatasetsSettings;
-use docsieve_actors::store::{new_id, NewJob, Store, StoreSettings};
+use docsieve_actors::store::{
+    new_id, BuildPayload, JobPayload, JobTarget, NewJob, Store, StoreSettings,
+};
 use futures_util::StreamExt;
 use sea_orm::ConnectionTrait;
 
@@ -83,17 +85,19 @@ async fn main() {
     let ids: Vec<i64> = (1..=n as i64).collect();
     let dataset_id = new_id("ds");
     store
-        .create_dataset(
+        .enqueue(
             tenant,
-            &dataset_id,
-            "bench",
-            &ids,
-            NewJob {
+            vec![NewJob {
                 id: new_id("job"),
-                job_type: "dataset_build",
-                payload: serde_json::json!({}),
+                target: JobTarget::NewDataset {
+                    id: dataset_id.clone(),
+                    name: "bench".to_string(),
+                    execution_ids: ids,
+                },
+                payload: JobPayload::DatasetBuild(BuildPayload::default()),
                 max_attempts: 3,
-            },
+            }],
+            None,
             now,
         )
         .await

@@ -8,6 +8,7 @@ pub mod blob;
 pub mod cache;
 pub mod clock;
 pub mod metric_names;
+pub mod pipeline;
 pub mod procfs;
 pub mod runtime;
 pub mod settings;

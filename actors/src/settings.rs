@@ -89,6 +89,10 @@ impl ActorsSettings {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct JobsSettings {
+    /// Whether this process runs jobs. False: it accepts and queues work but claims none (an API-only
+    /// process in front of others that share its database and run the jobs).
+    #[serde(default = "runs_jobs")]
+    pub run_jobs: bool,
     /// Most jobs of one tenant running at once in this process (the round-robin takes the next tenant
     /// when a tenant is at its cap).
     pub per_tenant_concurrency: usize,
@@ -106,6 +110,10 @@ pub struct JobsSettings {
     pub max_file_bytes: u64,
     /// Most files in one async upload request.
     pub max_files_per_request: usize,
+}
+
+fn runs_jobs() -> bool {
+    true
 }
 
 impl JobsSettings {
@@ -165,7 +173,7 @@ pub struct DatasetsSettings {
     pub retention_days_starter: u32,
     pub retention_days_pro: u32,
     pub retention_days_enterprise: u32,
-    /// How often the billing clock runs the export cleanup, in seconds (default daily).
+    /// How often the scheduler runs the export cleanup, in seconds (default daily).
     pub cleanup_interval_seconds: u64,
 }
 

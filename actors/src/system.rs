@@ -41,6 +41,26 @@ pub struct ActorHealth {
 }
 
 impl ActorHandles {
+    /// The processing pipeline on these actors: `bytes` read within `limits`, then personal data
+    /// detected in every part, and masked when `mask` is set ([`crate::pipeline::process`]).
+    pub async fn process(
+        &self,
+        bytes: Vec<u8>,
+        limits: crate::extractor_pool::limits::Limits,
+        mask: bool,
+    ) -> Result<Box<crate::pii_masker::document::MaskedDocument>, crate::pipeline::ProcessError>
+    {
+        crate::pipeline::process(
+            &self.extractor_pool,
+            &self.pii_masker,
+            bytes,
+            limits,
+            false,
+            mask,
+        )
+        .await
+    }
+
     /// Every actor, as the operations they all share, in start order.
     pub fn all(&self) -> Vec<Arc<dyn UntypedHandle>> {
         vec![
@@ -213,7 +233,7 @@ impl ActorSystem {
             pii_masker,
             dataset_exporter,
             scheduler: start_on_own_arbiter(
-                Scheduler,
+                Scheduler::new(exports),
                 settings,
                 &settings.scheduler,
                 &registry,
@@ -232,7 +252,7 @@ impl ActorSystem {
                 arbiters_ref,
             ),
             billing_clock: start_on_own_arbiter(
-                BillingClock::new(exports),
+                BillingClock,
                 settings,
                 &settings.billing_clock,
                 &registry,

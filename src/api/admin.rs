@@ -6,6 +6,7 @@
 use actix_web::{get, post, web, HttpResponse};
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::auth::internal::InternalCaller;
@@ -191,3 +192,18 @@ not_yet!(
     "the PII precision report",
     |query: Query| report_query(&query)
 );
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(quality_flagged)
+        .service(billing_open_period)
+        .service(billing_close_period)
+        .service(billing_cycle)
+        .service(storage_cleanup)
+        .service(tenant_data_export)
+        .service(oss_metrics_fetch)
+        .service(oss_metrics)
+        .service(quality_cross_validate)
+        .service(quality_pii_precision)
+        .service(quality_pii_precision_report);
+}

@@ -6,9 +6,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use docsieve_actors::store::entities::audit_entry;
 use futures_util::stream;
 use serde_json::{json, Value};
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
-use crate::api::executions::rfc3339;
+use crate::api::common::rfc3339;
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ValidationDetail};
 use crate::state::AppState;
@@ -191,4 +192,9 @@ pub async fn export(
             format!("attachment; filename=\"audit-{tenant_id}.{extension}\""),
         ))
         .streaming(body))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(export);
 }

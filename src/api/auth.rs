@@ -7,6 +7,7 @@ use actix_web::{post, web, HttpRequest, HttpResponse};
 use docsieve_actors::store::{AuditRecord, RefreshOutcome, StoreError, TokenCheck};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::accounts::{self, TokenPair};
@@ -564,4 +565,16 @@ pub async fn reset_password(
     Ok(envelope(Message {
         message: "password changed; every session was logged out",
     }))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(signup)
+        .service(verify_email)
+        .service(resend_verification)
+        .service(login)
+        .service(refresh)
+        .service(logout)
+        .service(forgot_password)
+        .service(reset_password);
 }

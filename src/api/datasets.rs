@@ -5,15 +5,15 @@
 use actix_web::{delete, get, post, web, HttpResponse};
 use docsieve_actors::dataset_exporter::formats::{ExportFormat, FORMAT_NAMES};
 use docsieve_actors::dataset_exporter::{DatasetExporterCommand, DatasetExporterReply};
-use docsieve_actors::job_router::WAKE_CHANNEL;
-use docsieve_actors::metric_names as names;
 use docsieve_actors::store::entities::dataset;
-use docsieve_actors::store::{new_id, NewJob};
+use docsieve_actors::store::{new_id, BuildPayload, JobPayload, JobTarget, NewJob};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
-use crate::api::executions::{page_request, rfc3339};
+use crate::api::common::{page_request, rfc3339};
+use crate::api::queue;
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorKind, ValidationDetail};
 use crate::state::AppState;
@@ -179,31 +179,31 @@ pub async fn create(
     }
     let dataset_id = new_id("ds");
     let job_id = new_id("job");
-    let (actor_type, actor_id) = auth.actor();
-    state
-        .store
-        .create_dataset(
-            auth.tenant_id,
-            &dataset_id,
-            name,
-            &ids,
-            NewJob {
-                id: job_id.clone(),
-                job_type: "dataset_build",
-                payload: json!({"requested_by": {"type": actor_type, "id": actor_id}}),
-                max_attempts: state.settings.jobs.max_attempts as i32,
+    let executions = ids.len();
+    queue::enqueue(
+        &state,
+        auth.tenant_id,
+        vec![NewJob {
+            id: job_id.clone(),
+            target: JobTarget::NewDataset {
+                id: dataset_id.clone(),
+                name: name.to_string(),
+                execution_ids: ids,
             },
-            state.clock.now(),
-        )
-        .await?;
-    metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "dataset_build").increment(1);
-    crate::api::uploads::wake(&state, WAKE_CHANNEL).await;
+            payload: JobPayload::DatasetBuild(BuildPayload {
+                requested_by: queue::requested_by(&auth),
+            }),
+            max_attempts: state.settings.jobs.max_attempts as i32,
+        }],
+        queue::Limit::Exempt,
+    )
+    .await?;
     accounts::audit(
         &state,
         auth.audit(
             "dataset_create",
             Some(("dataset", dataset_id.clone())),
-            json!({"job_id": job_id, "executions": ids.len()}),
+            json!({"job_id": job_id, "executions": executions}),
         ),
     )
     .await;
@@ -436,4 +436,13 @@ pub async fn export(
         ))
         .no_chunking(size.max(0) as u64)
         .streaming(body))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(create)
+        .service(list)
+        .service(export)
+        .service(detail)
+        .service(remove);
 }

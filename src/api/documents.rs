@@ -1,13 +1,15 @@
 //! GET /v1/documents, /v1/documents/{document_id} and POST /v1/documents/{document_id}/reprocess.
 
 use actix_web::{get, post, web, HttpResponse};
-use docsieve_actors::job_router::WAKE_CHANNEL;
-use docsieve_actors::metric_names as names;
-use docsieve_actors::store::{new_id, DocumentRecord, NewJob};
+use docsieve_actors::store::{
+    new_id, DocumentRecord, JobPayload, JobTarget, NewJob, ProcessPayload,
+};
 use serde_json::{json, Value};
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
-use crate::api::executions::{page_request, rfc3339};
+use crate::api::common::{page_request, rfc3339};
+use crate::api::queue;
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorKind, ValidationDetail};
 use crate::state::AppState;
@@ -163,26 +165,23 @@ pub async fn reprocess(
             "this document came from a storage connector and is not stored locally; trigger the connector's schedule to fetch it again",
         ));
     }
-    crate::api::uploads::admit(&state, auth.tenant_id, 1).await?;
-    let jobs = &state.settings.jobs;
-    let (actor_type, actor_id) = auth.actor();
     let job_id = new_id("job");
-    state
-        .store
-        .enqueue_job(
-            auth.tenant_id,
-            Some(document_id),
-            NewJob {
-                id: job_id.clone(),
-                job_type: "data_process",
-                payload: json!({"masked": masked, "reprocess": true, "requested_by": {"type": actor_type, "id": actor_id}}),
-                max_attempts: jobs.max_attempts as i32,
-            },
-            state.clock.now(),
-        )
-        .await?;
-    metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "data_process").increment(1);
-    crate::api::uploads::wake(&state, WAKE_CHANNEL).await;
+    queue::enqueue(
+        &state,
+        auth.tenant_id,
+        vec![NewJob {
+            id: job_id.clone(),
+            target: JobTarget::Document(document_id),
+            payload: JobPayload::DataProcess(ProcessPayload {
+                masked,
+                reprocess: true,
+                requested_by: queue::requested_by(&auth),
+            }),
+            max_attempts: state.settings.jobs.max_attempts as i32,
+        }],
+        queue::Limit::Applies,
+    )
+    .await?;
     accounts::audit(
         &state,
         auth.audit(
@@ -197,4 +196,9 @@ pub async fn reprocess(
         "status": "queued",
         "document_id": document_id,
     }})))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(list).service(detail).service(reprocess);
 }

@@ -3,20 +3,14 @@
 
 use actix_web::{get, web, HttpResponse};
 use docsieve_actors::store::entities::execution;
-use docsieve_actors::store::PageRequest;
 use serde_json::{json, Value};
+use utoipa_actix_web::service_config::ServiceConfig;
 
+use crate::api::common::{meta_of, page_request, rfc3339};
 use crate::auth::Authenticated;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, Violations};
-
-pub use docsieve_actors::clock::rfc3339;
-
-/// The stored `result_meta`, parsed (an empty object if it cannot be).
-pub fn meta_of(execution: &execution::Model) -> Value {
-    serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| json!({}))
-}
 
 pub fn execution_view(execution: &execution::Model) -> Value {
     let meta = meta_of(execution);
@@ -37,13 +31,6 @@ pub fn execution_view(execution: &execution::Model) -> Value {
         "detected_language": meta["detected_language"],
         "result_meta": meta,
     })
-}
-
-pub fn page_request(pagination: Pagination) -> PageRequest {
-    PageRequest {
-        offset: pagination.offset(),
-        limit: pagination.page_size,
-    }
 }
 
 /// The tenant's executions, newest first.
@@ -116,4 +103,9 @@ pub async fn detail(
     };
     view["result"] = result;
     Ok(HttpResponse::Ok().json(json!({"data": view})))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(list).service(detail);
 }

@@ -5,15 +5,21 @@ use std::collections::HashMap;
 
 use actix_web::{get, web, HttpResponse};
 use docsieve_actors::store::entities::{execution, job};
+use docsieve_actors::store::JobKind;
 use serde_json::{json, Value};
+use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::api::executions::{meta_of, page_request, rfc3339};
+use crate::api::common::{meta_of, page_request, rfc3339};
 use crate::auth::Authenticated;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::validation::{Pagination, Query, Violations};
 
-pub const JOB_TYPES: &[&str] = &["data_process", "dataset_build"];
+/// The `job_type` filter's choices: every kind of job.
+pub const JOB_TYPES: [&str; 2] = [
+    JobKind::DataProcess.as_str(),
+    JobKind::DatasetBuild.as_str(),
+];
 
 pub fn job_view(job: &job::Model, execution: Option<&execution::Model>) -> Value {
     let mut view = json!({
@@ -101,7 +107,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let mut violations = Violations::default();
     let pagination = Pagination::read(&query, &mut violations);
-    let job_type = query.choice("job_type", "", JOB_TYPES, &mut violations);
+    let job_type = query.choice("job_type", "", &JOB_TYPES, &mut violations);
     violations.finish()?;
     let job_type = (!job_type.is_empty()).then_some(job_type);
     let (jobs, total) = state
@@ -187,4 +193,12 @@ pub async fn detail(
         .pop()
         .unwrap_or_default();
     Ok(HttpResponse::Ok().json(json!({"data": view})))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(list)
+        // Before /v1/jobs/{job_id}, which would otherwise take "stuck" as an id.
+        .service(stuck)
+        .service(detail);
 }

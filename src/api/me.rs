@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use docsieve_actors::store::ApiKeyRecord;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope, Page};
 use crate::accounts;
@@ -215,4 +216,12 @@ pub async fn revoke_api_key(
         .find(|key| key.id == id)
         .ok_or_else(|| ApiError::not_found("api_key_not_found", "no such API key"))?;
     Ok(envelope(ApiKeyView::from(key)))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(me)
+        .service(create_api_key)
+        .service(list_api_keys)
+        .service(revoke_api_key);
 }

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod common;
 pub mod datasets;
 pub mod documents;
 pub mod executions;
@@ -11,6 +12,7 @@ pub mod jobs;
 pub mod me;
 pub mod openapi;
 pub mod process;
+pub mod queue;
 pub mod system;
 pub mod team;
 pub mod testing;
@@ -24,6 +26,24 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi, ToSchema};
 
 use crate::error::ApiError;
+
+/// Every documented route, resource by resource (`testing` is mounted only when enabled).
+pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    system::configure(cfg);
+    auth::configure(cfg);
+    me::configure(cfg);
+    usage::configure(cfg);
+    process::configure(cfg);
+    uploads::configure(cfg);
+    documents::configure(cfg);
+    executions::configure(cfg);
+    jobs::configure(cfg);
+    audit::configure(cfg);
+    datasets::configure(cfg);
+    webhooks::configure(cfg);
+    team::configure(cfg);
+    admin::configure(cfg);
+}
 
 /// `{"data": ...}`: every successful JSON body.
 #[derive(Serialize, ToSchema)]

@@ -6,11 +6,10 @@ use actix_multipart::Multipart;
 use actix_web::{post, web, HttpResponse};
 use docsieve_actors::extractor_pool::error::ExtractError;
 use docsieve_actors::extractor_pool::limits::Limits;
-use docsieve_actors::extractor_pool::ExtractorPoolCommand;
 use docsieve_actors::pii_masker::document::MaskedDocument;
-use docsieve_actors::pii_masker::engine::Policy;
-use docsieve_actors::pii_masker::{MaskError, PiiMaskerCommand, PiiMaskerReply};
+use docsieve_actors::pipeline::ProcessError;
 use futures_util::TryStreamExt;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::auth::Authenticated;
@@ -88,38 +87,18 @@ pub fn extract_error(error: ExtractError) -> ApiError {
     ApiError::new(kind, error.code(), error.to_string())
 }
 
-/// Extraction on the extractor pool, then detection (and masking when asked) on the masker pool.
+/// The processing pipeline (extraction, then detection and masking when asked) for one upload.
 pub async fn extract_and_mask(
     state: &AppState,
     bytes: Vec<u8>,
     limits: Limits,
     masked: bool,
 ) -> Result<Box<MaskedDocument>, ApiError> {
-    let document = state
+    state
         .actors
-        .extractor_pool
-        .call(ExtractorPoolCommand::Extract {
-            bytes,
-            limits,
-            alone: false,
-        })
-        .await?
-        .map_err(extract_error)?;
-    let reply = state
-        .actors
-        .pii_masker
-        .call(PiiMaskerCommand::MaskDocument {
-            document: Box::new(document),
-            policy: Policy::default(),
-            mask: masked,
-        })
-        .await?;
-    let PiiMaskerReply::Document(result) = reply else {
-        return Err(ApiError::internal(&std::io::Error::other(
-            "unexpected masker reply",
-        )));
-    };
-    result.map_err(mask_error)
+        .process(bytes, limits, masked)
+        .await
+        .map_err(process_error)
 }
 
 /// An uploaded file after extraction and detection (and masking when asked).
@@ -155,14 +134,16 @@ async fn process_upload(
     })
 }
 
-fn mask_error(error: MaskError) -> ApiError {
+fn process_error(error: ProcessError) -> ApiError {
     match error {
-        MaskError::Leak(_) => ApiError::new(
-            ErrorKind::Validation,
-            "masking_refused",
-            "masking was refused: the masked output would still contain personal data",
-        ),
-        MaskError::Engine(error) => ApiError::internal(&error),
+        ProcessError::ExtractorUnavailable(error) | ProcessError::MaskerUnavailable(error) => {
+            error.into()
+        }
+        ProcessError::Extract(error) => extract_error(error),
+        refused @ ProcessError::Refused => {
+            ApiError::new(ErrorKind::Validation, refused.code(), refused.to_string())
+        }
+        ProcessError::Masking(error) => ApiError::internal(&std::io::Error::other(error)),
     }
 }
 
@@ -323,4 +304,9 @@ pub async fn export_csv(
             ),
         ))
         .body(csv))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(preview).service(export_csv);
 }

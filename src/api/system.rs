@@ -6,6 +6,7 @@ use actix_web::{get, route, web, HttpResponse};
 use docsieve_actors::metric_names;
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::llm::LlmStatus;
@@ -137,4 +138,9 @@ pub async fn metrics_endpoint(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(state.metrics.render())
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(health).service(metrics_endpoint);
 }

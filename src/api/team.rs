@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use docsieve_actors::store::{AuditRecord, InvitationCheck, MemberRecord, RemoveOutcome};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope, Page};
 use crate::accounts;
@@ -283,4 +284,12 @@ pub async fn remove_member(
             "the last owner of a team cannot be removed",
         )),
     }
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(invite)
+        .service(accept)
+        .service(members)
+        .service(remove_member);
 }

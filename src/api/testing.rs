@@ -4,6 +4,7 @@
 use actix_web::{post, web};
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::auth::internal::InternalCaller;
@@ -73,4 +74,9 @@ pub async fn advance_clock(
         offset_seconds: state.clock.offset_seconds(),
         now: state.clock.now(),
     }))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(inject_panic).service(advance_clock);
 }

@@ -9,14 +9,15 @@ use bytes::Bytes;
 use docsieve_actors::blob::keys;
 use docsieve_actors::extractor_pool::engine::sniff;
 use docsieve_actors::extractor_pool::error::ExtractError;
-use docsieve_actors::job_router::WAKE_CHANNEL;
 use docsieve_actors::metric_names as names;
-use docsieve_actors::store::{new_id, NewDocument, NewJob};
+use docsieve_actors::store::{new_id, JobPayload, JobTarget, NewDocument, NewJob, ProcessPayload};
 use futures_util::TryStreamExt;
 use serde::Serialize;
 use serde_json::json;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
+use crate::api::queue;
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorKind, ValidationDetail};
 use crate::state::AppState;
@@ -166,30 +167,6 @@ fn classify(filename: &str, bytes: &[u8]) -> Result<(&'static str, &'static str)
         Ok((format, _)) => Ok((format.name(), format.mime())),
         Err(ExtractError::Empty) => Err(reject(filename, "empty_file", "the file is empty")),
         Err(error) => Err(reject(filename, error.code(), error.to_string())),
-    }
-}
-
-/// Admission control: 429 `queue_full` with Retry-After when `adding` more jobs would take the
-/// tenant past `jobs.max_queued_per_tenant`.
-pub async fn admit(state: &AppState, tenant_id: i64, adding: u64) -> Result<(), ApiError> {
-    let limit = state.settings.jobs.max_queued_per_tenant;
-    let queued = state.store.queued_count(tenant_id).await?;
-    if queued + adding > limit {
-        return Err(ApiError::too_many_requests(
-            "queue_full",
-            format!(
-                "this account has {queued} queued jobs; at most {limit} may wait at once. Retry when some have finished."
-            ),
-            30,
-        ));
-    }
-    Ok(())
-}
-
-/// Wakes every process's `channel` subscribers; a failure only delays the work until their next poll.
-pub async fn wake(state: &AppState, channel: &str) {
-    if let Err(error) = state.cache.wake(channel).await {
-        tracing::warn!(%error, channel, "cannot send a wake-up; the next poll finds the work");
     }
 }
 
@@ -358,7 +335,6 @@ async fn submit_files(
     uploads: Vec<Upload>,
     masked: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let jobs = &state.settings.jobs;
     let mut rejected = Vec::new();
     let mut valid = Vec::new();
     for upload in uploads {
@@ -381,53 +357,58 @@ async fn submit_files(
             (_, _, Err(rejection)) => rejected.push(rejection),
         }
     }
-    if !valid.is_empty() {
-        admit(state, auth.tenant_id, valid.len() as u64).await?;
-    }
-    let (actor_type, actor_id) = auth.actor();
-    let mut accepted = Vec::with_capacity(valid.len());
+    // Every original is stored first; then the documents and their jobs go in together, all or
+    // none, within the tenant's queue limit. Whatever was not queued loses its stored original.
+    let requested_by = queue::requested_by(auth);
+    let mut stored = Vec::with_capacity(valid.len());
+    let mut new_jobs = Vec::with_capacity(valid.len());
     for (filename, bytes, format, mime) in valid {
         let sha256 = hex::encode(ring::digest::digest(&ring::digest::SHA256, &bytes));
         let size = bytes.len() as i64;
         let blob_key = keys::upload(auth.tenant_id, &new_id("u"));
-        state.blobs.put(&blob_key, Bytes::from(bytes)).await?;
-        let job_id = new_id("job");
-        let document = NewDocument {
-            filename: filename.clone(),
-            mime: mime.to_string(),
-            format: format.to_string(),
-            size_bytes: size,
-            sha256,
-            blob_key: blob_key.clone(),
-        };
-        let job = NewJob {
-            id: job_id.clone(),
-            job_type: "data_process",
-            payload: json!({"masked": masked, "requested_by": {"type": actor_type, "id": actor_id}}),
-            max_attempts: jobs.max_attempts as i32,
-        };
-        let document_id = match state
-            .store
-            .enqueue_upload(auth.tenant_id, document, job, state.clock.now())
-            .await
-        {
-            Ok(id) => id,
-            Err(error) => {
-                // The row never existed: do not leave its blob behind.
-                let _ = state.blobs.delete(&blob_key).await;
-                return Err(error.into());
-            }
-        };
-        metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => "data_process").increment(1);
-        accepted.push(Accepted {
+        if let Err(error) = state.blobs.put(&blob_key, Bytes::from(bytes)).await {
+            forget(state, &stored).await;
+            return Err(error.into());
+        }
+        stored.push(blob_key.clone());
+        new_jobs.push((
+            filename.clone(),
+            NewJob {
+                id: new_id("job"),
+                target: JobTarget::Upload(NewDocument {
+                    filename,
+                    mime: mime.to_string(),
+                    format: format.to_string(),
+                    size_bytes: size,
+                    sha256,
+                    blob_key,
+                }),
+                payload: JobPayload::DataProcess(ProcessPayload {
+                    masked,
+                    reprocess: false,
+                    requested_by: requested_by.clone(),
+                }),
+                max_attempts: state.settings.jobs.max_attempts as i32,
+            },
+        ));
+    }
+    let (filenames, jobs): (Vec<String>, Vec<NewJob>) = new_jobs.into_iter().unzip();
+    let queued = match queue::enqueue(state, auth.tenant_id, jobs, queue::Limit::Applies).await {
+        Ok(queued) => queued,
+        Err(error) => {
+            forget(state, &stored).await;
+            return Err(error);
+        }
+    };
+    let accepted: Vec<Accepted> = filenames
+        .into_iter()
+        .zip(queued)
+        .map(|(filename, job)| Accepted {
             filename,
-            document_id,
-            job_id,
-        });
-    }
-    if !accepted.is_empty() {
-        wake(state, WAKE_CHANNEL).await;
-    }
+            document_id: job.document_id.unwrap_or_default(),
+            job_id: job.job_id,
+        })
+        .collect();
     let job_ids: Vec<&str> = accepted.iter().map(|a| a.job_id.as_str()).collect();
     let details = json!({
         "accepted": accepted.len(),
@@ -443,4 +424,18 @@ async fn submit_files(
         "rejected": rejected,
         "accepted": accepted,
     }})))
+}
+
+/// Deletes stored originals whose rows were never written.
+async fn forget(state: &AppState, blob_keys: &[String]) {
+    for key in blob_keys {
+        if let Err(error) = state.blobs.delete(key).await {
+            tracing::warn!(%error, key, "cannot delete the original of a refused upload");
+        }
+    }
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(submit);
 }

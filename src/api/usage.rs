@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use docsieve_actors::store::CreditTotals;
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::auth::Authenticated;
@@ -54,4 +55,9 @@ pub async fn usage(
         pages_processed: usage.pages_processed,
         bytes_processed: usage.bytes_processed,
     }))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(usage);
 }

@@ -6,9 +6,10 @@ use docsieve_actors::dataset_exporter::formats::ExportFormat;
 use docsieve_actors::store::entities::webhook;
 use docsieve_actors::webhook_sender::{signing, target, WAKE_CHANNEL};
 use serde_json::{json, Value};
+use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
-use crate::api::executions::{page_request, rfc3339};
+use crate::api::common::{page_request, rfc3339};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ValidationDetail};
 use crate::state::AppState;
@@ -400,6 +401,16 @@ pub async fn redeliver(
                 format!("delivery {delivery_id} of webhook {webhook_id} does not exist"),
             )
         })?;
-    crate::api::uploads::wake(&state, WAKE_CHANNEL).await;
+    crate::api::queue::wake(&state, WAKE_CHANNEL).await;
     Ok(HttpResponse::Accepted().json(json!({"data": {"delivery_id": copy, "status": "pending"}})))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(create)
+        .service(list)
+        .service(detail)
+        .service(remove)
+        .service(deliveries)
+        .service(redeliver);
 }

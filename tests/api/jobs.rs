@@ -859,6 +859,49 @@ async fn two_processes_share_the_queue_and_run_each_job_once() {
     );
 }
 
+/// The queue limit holds when uploads race: 50 one-file uploads sent at once against a limit of 10,
+/// with the jobs held in the queue (`jobs.run_jobs = false`), queue exactly 10 documents; the other
+/// 40 get 429 `queue_full` and leave no document behind.
+#[tokio::test]
+async fn fifty_concurrent_uploads_against_a_limit_of_ten_queue_exactly_ten() {
+    let server = TestServer::start_with(
+        ServerOptions::default()
+            .env("DOCSIEVE__JOBS__MAX_QUEUED_PER_TENANT", "10")
+            .env("DOCSIEVE__JOBS__RUN_JOBS", "false"),
+    )
+    .await;
+    let alice = tenant(&server, "alice-race@example.com").await;
+    let names: Vec<String> = (0..50).map(|i| format!("belge-{i}.txt")).collect();
+    let uploads = names.iter().enumerate().map(|(i, name)| {
+        server
+            .bearer(Method::POST, "/v1/data-process/async", &alice.token)
+            .multipart(files(vec![(
+                name.as_str(),
+                format!("{i}. belge: teslimat notu").into_bytes(),
+            )]))
+            .send()
+    });
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for response in futures_util::future::join_all(uploads).await {
+        let response = response.expect("POST");
+        let status = response.status().as_u16();
+        if status == 429 {
+            let (_, body) = json_of(response).await;
+            assert_eq!(body["code"], "queue_full", "{body}");
+        }
+        *statuses.entry(status).or_default() += 1;
+    }
+    assert_eq!(
+        statuses,
+        [(202, 10), (429, 40)].into_iter().collect(),
+        "statuses of 50 concurrent uploads against a limit of 10"
+    );
+    let (_, documents) = alice.get(&server, "/v1/documents").await;
+    assert_eq!(documents["data"]["total"], 10, "{documents}");
+    let (_, jobs) = alice.get(&server, "/v1/jobs").await;
+    assert_eq!(jobs["data"]["total"], 10, "{jobs}");
+}
+
 #[tokio::test]
 async fn a_tenant_over_its_queue_limit_gets_429_with_retry_after() {
     let server = TestServer::start_with(

@@ -111,7 +111,10 @@ impl Dispatcher {
     }
 
     async fn claim_round(self: &Arc<Self>) -> Result<(), crate::store::StoreError> {
-        if self.closing.load(Ordering::Acquire) || self.state().total >= self.workers {
+        if !self.services.jobs.run_jobs
+            || self.closing.load(Ordering::Acquire)
+            || self.state().total >= self.workers
+        {
             return Ok(());
         }
         let queued = self.services.store.tenants_with_queued_jobs().await?;
@@ -211,6 +214,8 @@ impl Dispatcher {
             job_id = %job.id,
             job_type = %job.job_type,
             tenant_id = job.tenant_id,
+            document_id = job.document_id,
+            dataset_id = job.dataset_id.as_deref(),
             attempt = job.attempts
         );
         tokio::select! {

@@ -12,11 +12,10 @@ use serde_json::json;
 
 use crate::blob::BlobError;
 use crate::extractor_pool::error::ExtractError;
-use crate::extractor_pool::ExtractorPoolCommand;
-use crate::pii_masker::engine::Policy;
-use crate::pii_masker::{MaskError, PiiMaskerCommand, PiiMaskerReply};
+use crate::pipeline::{self, ProcessError};
 use crate::store::{
-    AuditRecord, ClaimedJob, NewExecution, OutboxEvent, StoreError, EXTRACTION_CRASHED,
+    AuditRecord, ClaimedJob, JobKind, JobPayload, NewExecution, OutboxEvent, ProcessPayload,
+    StoreError, EXTRACTION_CRASHED,
 };
 
 use super::Dispatcher;
@@ -133,15 +132,13 @@ pub fn failed_event(
 
 /// Who asked for the job, from its payload (for the audit entry).
 fn requested_by(job: &ClaimedJob) -> (&'static str, Option<String>) {
-    let kind = match job.payload["requested_by"]["type"].as_str() {
-        Some("user") => "user",
-        Some("api_key") => "api_key",
-        _ => "system",
-    };
-    let id = job.payload["requested_by"]["id"]
-        .as_str()
-        .map(str::to_string);
-    (kind, id)
+    match job.work() {
+        Ok(work) => {
+            let by = work.requested_by();
+            (by.audit_type(), by.id.clone())
+        }
+        Err(_) => ("system", None),
+    }
 }
 
 impl Dispatcher {
@@ -150,22 +147,17 @@ impl Dispatcher {
     pub(super) async fn run_job(&self, job: &ClaimedJob) -> Finish {
         let started = Instant::now();
         let started_at = self.services.clock.now();
-        let (finish, meta, usage) = match job.job_type.as_str() {
-            "data_process" => match self.process_document(job, started_at, started).await {
-                Ok((execution_id, meta, usage)) => {
-                    (Finish::Completed { execution_id }, Some(meta), Some(usage))
+        let (finish, meta, usage) = match job.work() {
+            Ok(JobPayload::DataProcess(work)) => {
+                match self.process_document(job, &work, started_at, started).await {
+                    Ok((execution_id, meta, usage)) => {
+                        (Finish::Completed { execution_id }, Some(meta), Some(usage))
+                    }
+                    Err(finish) => (finish, None, None),
                 }
-                Err(finish) => (finish, None, None),
-            },
-            "dataset_build" => (self.build_dataset(job).await, None, None),
-            other => (
-                failed(
-                    "unsupported_job_type",
-                    format!("this version cannot run jobs of type {other}"),
-                ),
-                None,
-                None,
-            ),
+            }
+            Ok(JobPayload::DatasetBuild(_)) => (self.build_dataset(job).await, None, None),
+            Err(reason) => (failed("unsupported_job_type", reason), None, None),
         };
         let finish = self.record_failure(job, finish).await;
         self.after(job, &finish, meta.as_ref(), usage).await;
@@ -312,7 +304,7 @@ impl Dispatcher {
             tenant_id: Some(job.tenant_id),
             actor_type,
             actor_id,
-            action: if job.job_type == "dataset_build" {
+            action: if job.job_type == JobKind::DatasetBuild.as_str() {
                 "dataset_build"
             } else {
                 "process"
@@ -404,6 +396,7 @@ impl Dispatcher {
     async fn process_document(
         &self,
         job: &ClaimedJob,
+        work: &ProcessPayload,
         started_at: chrono::DateTime<chrono::Utc>,
         started: Instant,
     ) -> Result<(i64, serde_json::Value, (i64, i64)), Finish> {
@@ -431,46 +424,29 @@ impl Dispatcher {
         // After a crash the document is read alone, in a worker started for it; a second crash fails
         // the job (a poison document), a first one gives it back to the queue for that retry.
         let alone = job.after_a_crash();
-        let extracted = self
-            .extractor
-            .call(ExtractorPoolCommand::Extract {
-                bytes: bytes.to_vec(),
-                limits: services.limits.clone(),
-                alone,
-            })
-            .await
-            .map_err(|error| retry("extractor_unavailable", error))?
-            .map_err(|error| match error {
-                ExtractError::Crashed(reason) if alone => failed(
-                    EXTRACTION_CRASHED,
-                    format!("{reason}, again, reading the document alone after an earlier crash"),
-                ),
-                ExtractError::Crashed(reason) => retry(EXTRACTION_CRASHED, reason),
-                other => failed(other.code(), &other),
-            })?;
-        let masked = job.payload["masked"].as_bool().unwrap_or(true);
-        let reply = self
-            .masker
-            .call(PiiMaskerCommand::MaskDocument {
-                document: Box::new(extracted),
-                policy: Policy::default(),
-                mask: masked,
-            })
-            .await
-            .map_err(|error| retry("masker_unavailable", error))?;
-        let result = match reply {
-            PiiMaskerReply::Document(Ok(result)) => result,
-            PiiMaskerReply::Document(Err(MaskError::Leak(_))) => {
-                return Err(failed(
-                    "masking_refused",
-                    "masking was refused: the masked output would still contain personal data",
-                ))
+        let masked = work.masked;
+        let result = pipeline::process(
+            &self.extractor,
+            &self.masker,
+            bytes.to_vec(),
+            services.limits.clone(),
+            alone,
+            masked,
+        )
+        .await
+        .map_err(|error| match error {
+            ProcessError::ExtractorUnavailable(_) | ProcessError::MaskerUnavailable(_) => {
+                retry(error.code(), error)
             }
-            PiiMaskerReply::Document(Err(MaskError::Engine(error))) => {
-                return Err(failed("masking_failed", error))
+            ProcessError::Extract(ExtractError::Crashed(reason)) if alone => failed(
+                EXTRACTION_CRASHED,
+                format!("{reason}, again, reading the document alone after an earlier crash"),
+            ),
+            ProcessError::Extract(ExtractError::Crashed(reason)) => {
+                retry(EXTRACTION_CRASHED, reason)
             }
-            _ => return Err(retry("masker_unavailable", "unexpected masker reply")),
-        };
+            other => failed(other.code(), other),
+        })?;
         let pii_count: u64 = result.summary.values().sum();
         let output = &result.document;
         let meta = json!({

@@ -10,7 +10,7 @@ use sea_orm::{
 };
 
 use super::entities::{dataset, dataset_export, execution};
-use super::jobs::{ClaimedJob, NewJob, OutboxEvent};
+use super::jobs::{ClaimedJob, OutboxEvent};
 use super::processing::PageRequest;
 use super::{Store, StoreError};
 
@@ -74,52 +74,6 @@ impl Store {
             .copied()
             .filter(|id| !usable.contains(id))
             .collect())
-    }
-
-    /// The dataset row and its build job, atomically.
-    pub async fn create_dataset(
-        &self,
-        tenant_id: i64,
-        dataset_id: &str,
-        name: &str,
-        execution_ids: &[i64],
-        job: NewJob,
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let txn = self.connection().begin().await?;
-        let row = dataset::ActiveModel {
-            id: Set(dataset_id.to_string()),
-            tenant_id: Set(tenant_id),
-            name: Set(name.to_string()),
-            status: Set("queued".to_string()),
-            job_id: Set(Some(job.id.clone())),
-            execution_ids: Set(serde_json::to_string(execution_ids).unwrap_or_default()),
-            row_count: Set(0),
-            schema_json: Set(None),
-            error_message: Set(None),
-            created_at: Set(now),
-            finished_at: Set(None),
-        };
-        dataset::Entity::insert(row)
-            .exec_without_returning(&txn)
-            .await?;
-        txn.execute(self.statement(
-            "INSERT INTO jobs (id, tenant_id, job_type, status, dataset_id, payload, attempts, max_attempts, \
-             created_at, updated_at) VALUES (?, ?, ?, 'queued', ?, ?, 0, ?, ?, ?)",
-            vec![
-                job.id.as_str().into(),
-                tenant_id.into(),
-                job.job_type.into(),
-                dataset_id.into(),
-                job.payload.to_string().into(),
-                job.max_attempts.into(),
-                now.into(),
-                now.into(),
-            ],
-        ))
-        .await?;
-        txn.commit().await?;
-        Ok(())
     }
 
     pub async fn dataset(

@@ -9,11 +9,11 @@
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
-    ActiveModelTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, QueryResult, Set,
-    Statement, TransactionTrait, Value,
+    ActiveModelTrait, ConnectionTrait, DatabaseTransaction, QueryResult, Set, Statement,
+    TransactionTrait, Value,
 };
 
-use super::entities::{document, job};
+use super::queue::{JobKind, JobPayload};
 use super::{Backend, Store, StoreError};
 
 /// A new time-ordered identifier: `<prefix>_` + 12 hex digits of milliseconds + 8 random hex digits,
@@ -34,26 +34,6 @@ pub fn new_id(prefix: &str) -> String {
     )
 }
 
-/// A stored original to register with its first job.
-#[derive(Clone, Debug)]
-pub struct NewDocument {
-    pub filename: String,
-    pub mime: String,
-    pub format: String,
-    pub size_bytes: i64,
-    pub sha256: String,
-    pub blob_key: String,
-}
-
-/// A job to queue.
-#[derive(Clone, Debug)]
-pub struct NewJob {
-    pub id: String,
-    pub job_type: &'static str,
-    pub payload: serde_json::Value,
-    pub max_attempts: i32,
-}
-
 /// A job this worker now holds.
 #[derive(Clone, Debug)]
 pub struct ClaimedJob {
@@ -72,6 +52,11 @@ pub struct ClaimedJob {
 }
 
 impl ClaimedJob {
+    /// What the job is to do, from its kind and payload; an error names what this version cannot run.
+    pub fn work(&self) -> Result<JobPayload, String> {
+        JobPayload::from_row(&self.job_type, &self.payload)
+    }
+
     /// The previous attempt died with its process or its extraction worker: this one reads the
     /// document alone, and fails the job if it dies again.
     pub fn after_a_crash(&self) -> bool {
@@ -173,63 +158,6 @@ impl Store {
             }
         };
         Statement::from_sql_and_values(self.db.get_database_backend(), sql, values)
-    }
-
-    /// Stores the document row and queues its first job, atomically. Returns the document id.
-    pub async fn enqueue_upload(
-        &self,
-        tenant_id: i64,
-        new_document: NewDocument,
-        new_job: NewJob,
-        now: DateTime<Utc>,
-    ) -> Result<i64, StoreError> {
-        let txn = self.connection().begin().await?;
-        let document = document::ActiveModel {
-            tenant_id: Set(tenant_id),
-            filename: Set(new_document.filename),
-            mime: Set(new_document.mime),
-            format: Set(new_document.format),
-            size_bytes: Set(new_document.size_bytes),
-            sha256: Set(new_document.sha256),
-            source: Set("upload".to_string()),
-            connector_id: Set(None),
-            source_key: Set(None),
-            blob_key: Set(new_document.blob_key),
-            created_at: Set(now),
-            ..Default::default()
-        }
-        .insert(&txn)
-        .await?;
-        insert_job(&txn, tenant_id, Some(document.id), new_job, now).await?;
-        txn.commit().await?;
-        Ok(document.id)
-    }
-
-    /// Queues another processing job for a stored document.
-    pub async fn enqueue_job(
-        &self,
-        tenant_id: i64,
-        document_id: Option<i64>,
-        new_job: NewJob,
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        insert_job(self.connection(), tenant_id, document_id, new_job, now).await
-    }
-
-    /// How many jobs of the tenant wait in the queue.
-    pub async fn queued_count(&self, tenant_id: i64) -> Result<u64, StoreError> {
-        let row = self
-            .connection()
-            .query_one(self.statement(
-                "SELECT COUNT(*) AS n FROM jobs WHERE tenant_id = ? AND status = 'queued'",
-                vec![tenant_id.into()],
-            ))
-            .await?;
-        let count: i64 = match row {
-            Some(row) => row.try_get("", "n")?,
-            None => 0,
-        };
-        Ok(count.max(0) as u64)
     }
 
     /// Tenants that have queued jobs, in id order.
@@ -464,7 +392,8 @@ impl Store {
                 &txn,
                 now,
                 &format!(
-                    "job_type = 'data_process' AND error_code IN ('{LEASE_EXPIRED}', '{EXTRACTION_CRASHED}')"
+                    "job_type = '{}' AND error_code IN ('{LEASE_EXPIRED}', '{EXTRACTION_CRASHED}')",
+                    JobKind::DataProcess.as_str()
                 ),
                 EXTRACTION_CRASHED,
                 "the process running the job died twice while reading its document",
@@ -639,40 +568,6 @@ impl Store {
     }
 }
 
-async fn insert_job<C: ConnectionTrait>(
-    connection: &C,
-    tenant_id: i64,
-    document_id: Option<i64>,
-    new_job: NewJob,
-    now: DateTime<Utc>,
-) -> Result<(), StoreError> {
-    let row = job::ActiveModel {
-        id: Set(new_job.id),
-        tenant_id: Set(tenant_id),
-        job_type: Set(new_job.job_type.to_string()),
-        status: Set("queued".to_string()),
-        document_id: Set(document_id),
-        dataset_id: Set(None),
-        execution_id: Set(None),
-        payload: Set(new_job.payload.to_string()),
-        attempts: Set(0),
-        max_attempts: Set(new_job.max_attempts),
-        lease_owner: Set(None),
-        lease_expires_at: Set(None),
-        error_code: Set(None),
-        error_message: Set(None),
-        created_at: Set(now),
-        started_at: Set(None),
-        finished_at: Set(None),
-        updated_at: Set(now),
-    };
-    // The id is ours: no need to read the row back.
-    job::Entity::insert(row)
-        .exec_without_returning(connection)
-        .await?;
-    Ok(())
-}
-
 /// `now + seconds`, for leases.
 pub fn lease_until(now: DateTime<Utc>, seconds: u64) -> DateTime<Utc> {
     now + Duration::seconds(seconds.min(i64::MAX as u64) as i64)
@@ -683,6 +578,7 @@ mod tests {
     use chrono::Duration;
 
     use super::*;
+    use crate::store::queue::{JobTarget, NewDocument, NewJob, ProcessPayload, RequestedBy};
     use crate::store::StoreSettings;
 
     /// A document job whose process died while holding it is queued again once (marked
@@ -710,12 +606,16 @@ mod tests {
         };
         let job = NewJob {
             id: new_id("job"),
-            job_type: "data_process",
-            payload: serde_json::json!({}),
+            target: JobTarget::Upload(document),
+            payload: JobPayload::DataProcess(ProcessPayload {
+                masked: true,
+                reprocess: false,
+                requested_by: RequestedBy::default(),
+            }),
             max_attempts: 3,
         };
         store
-            .enqueue_upload(tenant, document, job.clone(), now)
+            .enqueue(tenant, vec![job.clone()], Some(1), now)
             .await
             .expect("queued");
         let mut clock = now;

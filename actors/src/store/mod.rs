@@ -9,6 +9,7 @@ mod connect;
 mod datasets;
 mod jobs;
 mod processing;
+mod queue;
 mod sessions;
 mod team;
 mod usage;
@@ -26,11 +27,15 @@ pub use audit::AuditRecord;
 pub use connect::StoreSettings;
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use jobs::{
-    lease_until, new_id, ClaimedJob, ExhaustedJob, NewDocument, NewExecution, NewJob, OutboxEvent,
-    QueueDepth, Reaped, EXTRACTION_CRASHED, LEASE_EXPIRED,
+    lease_until, new_id, ClaimedJob, ExhaustedJob, NewExecution, OutboxEvent, QueueDepth, Reaped,
+    EXTRACTION_CRASHED, LEASE_EXPIRED,
 };
 pub use processing::{DocumentRecord, PageRequest};
 pub use quality::FlaggedExecution;
+pub use queue::{
+    BuildPayload, EnqueueError, JobKind, JobPayload, JobTarget, NewDocument, NewJob,
+    ProcessPayload, Queued, RequestedBy,
+};
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
 pub use usage::{CreditTotals, UsageRecord};

@@ -1,0 +1,90 @@
+//! The processing pipeline: a document's bytes read on the extractor pool, then its personal data
+//! detected (and masked when asked) on the masker pool. The preview, the CSV export and the job worker
+//! all go through [`process`], so that the two calls, their replies and the refusal message exist once.
+
+use crate::extractor_pool::error::ExtractError;
+use crate::extractor_pool::limits::Limits;
+use crate::extractor_pool::{ExtractorPool, ExtractorPoolCommand};
+use crate::pii_masker::document::MaskedDocument;
+use crate::pii_masker::engine::Policy;
+use crate::pii_masker::{MaskError, PiiMasker, PiiMaskerCommand, PiiMaskerReply};
+use crate::runtime::{ActorError, ActorHandle};
+
+/// What is refused when masking would leave personal data in the output.
+pub const MASKING_REFUSED: &str =
+    "masking was refused: the masked output would still contain personal data";
+
+/// Why a document did not come through the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    /// The extractor pool did not take or answer the call (overloaded, restarting, timed out):
+    /// worth retrying.
+    #[error("the extractor pool is unavailable: {0}")]
+    ExtractorUnavailable(ActorError),
+    /// The same of the masker.
+    #[error("the masker is unavailable: {0}")]
+    MaskerUnavailable(ActorError),
+    /// The document could not be read.
+    #[error(transparent)]
+    Extract(ExtractError),
+    /// Masking would leave personal data in the output ([`MASKING_REFUSED`]).
+    #[error("{MASKING_REFUSED}")]
+    Refused,
+    /// The masking engine failed.
+    #[error("{0}")]
+    Masking(String),
+}
+
+impl ProcessError {
+    /// The stable code a client or a job's record shows.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ProcessError::ExtractorUnavailable(_) => "extractor_unavailable",
+            ProcessError::MaskerUnavailable(_) => "masker_unavailable",
+            ProcessError::Extract(error) => error.code(),
+            ProcessError::Refused => "masking_refused",
+            ProcessError::Masking(_) => "masking_failed",
+        }
+    }
+}
+
+/// Reads `bytes` within `limits` (`alone`: in a worker process started for this document), then
+/// detects personal data in every part and masks it when `mask` is set.
+pub async fn process(
+    extractor: &ActorHandle<ExtractorPool>,
+    masker: &ActorHandle<PiiMasker>,
+    bytes: Vec<u8>,
+    limits: Limits,
+    alone: bool,
+    mask: bool,
+) -> Result<Box<MaskedDocument>, ProcessError> {
+    let document = extractor
+        .call(ExtractorPoolCommand::Extract {
+            bytes,
+            limits,
+            alone,
+        })
+        .await
+        .map_err(ProcessError::ExtractorUnavailable)?
+        .map_err(ProcessError::Extract)?;
+    let reply = masker
+        .call(PiiMaskerCommand::MaskDocument {
+            document: Box::new(document),
+            policy: Policy::default(),
+            mask,
+        })
+        .await
+        .map_err(ProcessError::MaskerUnavailable)?;
+    match reply {
+        PiiMaskerReply::Document(Ok(result)) => Ok(result),
+        PiiMaskerReply::Document(Err(MaskError::Leak(_))) => Err(ProcessError::Refused),
+        PiiMaskerReply::Document(Err(MaskError::Engine(error))) => {
+            Err(ProcessError::Masking(error.to_string()))
+        }
+        // The masker answers MaskDocument with Document; one reply type per message will make this
+        // arm impossible to write.
+        PiiMaskerReply::Masked(_) | PiiMaskerReply::Findings(_) => Err(ProcessError::Masking(
+            "the masker answered another command".to_string(),
+        )),
+    }
+}

@@ -1,0 +1,68 @@
+//! Queuing work from a request: the one place that inserts jobs (through [`Store::enqueue`], which
+//! checks the tenant's queue limit in the same transaction), counts them and wakes the routers.
+//!
+//! [`Store::enqueue`]: docsieve_actors::store::Store::enqueue
+
+use docsieve_actors::metric_names as names;
+use docsieve_actors::store::{EnqueueError, NewJob, Queued, RequestedBy};
+
+use crate::auth::Authenticated;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Whether the tenant's queue limit (`jobs.max_queued_per_tenant`) applies to these jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Uploads and reprocessing: refused with 429 `queue_full` past the limit.
+    Applies,
+    /// Work the tenant cannot pile up (one build per dataset created).
+    Exempt,
+}
+
+/// Who is queuing, as the job's payload records it.
+pub fn requested_by(auth: &Authenticated) -> RequestedBy {
+    let (actor_type, id) = auth.actor();
+    RequestedBy::new(actor_type, id)
+}
+
+/// Queues `jobs` for the tenant, all or none, then counts them and wakes every process's job router.
+pub async fn enqueue(
+    state: &AppState,
+    tenant_id: i64,
+    jobs: Vec<NewJob>,
+    limit: Limit,
+) -> Result<Vec<Queued>, ApiError> {
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let limit = match limit {
+        Limit::Applies => Some(state.settings.jobs.max_queued_per_tenant),
+        Limit::Exempt => None,
+    };
+    let queued = state
+        .store
+        .enqueue(tenant_id, jobs, limit, state.clock.now())
+        .await
+        .map_err(|error| match error {
+            EnqueueError::QueueFull { queued, limit } => ApiError::too_many_requests(
+                "queue_full",
+                format!(
+                    "this account has {queued} queued jobs; at most {limit} may wait at once. Retry when some have finished."
+                ),
+                30,
+            ),
+            EnqueueError::Store(error) => error.into(),
+        })?;
+    for job in &queued {
+        metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => job.kind.as_str()).increment(1);
+    }
+    wake(state, docsieve_actors::job_router::WAKE_CHANNEL).await;
+    Ok(queued)
+}
+
+/// Wakes every process's `channel` subscribers; a failure only delays the work until their next poll.
+pub async fn wake(state: &AppState, channel: &str) {
+    if let Err(error) = state.cache.wake(channel).await {
+        tracing::warn!(%error, channel, "cannot send a wake-up; the next poll finds the work");
+    }
+}
