@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use docsieve_actors::extractor_pool::engine;
+use docsieve_actors::extractor_pool::extract_document;
 use docsieve_actors::extractor_pool::limits::Limits;
 
 #[derive(clap::Args)]
@@ -24,7 +24,7 @@ pub fn run(args: ExtractArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match engine::extract(&bytes, &Limits::default()) {
+    match extract_document(&bytes, &Limits::default()) {
         Ok(document) => {
             let out = if args.json {
                 match serde_json::to_string_pretty(&document) {

@@ -5,10 +5,9 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use docsieve_actors::extractor_pool::engine as engine_extract;
-use docsieve_actors::extractor_pool::formats::detect::Format;
 use docsieve_actors::extractor_pool::limits::Limits;
-use docsieve_actors::pii_masker::engine::{self, Finding, PiiType, Policy, TypeSet};
+use docsieve_actors::extractor_pool::{extract_document, sniff, Format};
+use docsieve_actors::pii_masker::{mask_text, summarize, Finding, PiiType, Policy, TypeSet};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -86,9 +85,9 @@ pub fn run(args: MaskArgs) -> ExitCode {
         };
         // Plain text is masked as it is; other formats through the extractor's text.
         let mut policy = policy.clone();
-        let text = match engine_extract::sniff(&bytes) {
+        let text = match sniff(&bytes) {
             Ok((Format::Txt, Some(decoded))) => decoded.text,
-            Ok(_) | Err(_) => match engine_extract::extract(&bytes, &Limits::default()) {
+            Ok(_) | Err(_) => match extract_document(&bytes, &Limits::default()) {
                 Ok(document) => {
                     policy.known_values.extend(
                         document
@@ -106,10 +105,10 @@ pub fn run(args: MaskArgs) -> ExitCode {
             },
         };
         let (out_text, findings, summary) = if args.no_mask {
-            let (findings, summary) = engine::summarize(&text, &policy);
+            let (findings, summary) = summarize(&text, &policy);
             (text.clone(), findings, summary)
         } else {
-            match engine::mask(&text, &policy) {
+            match mask_text(&text, &policy) {
                 Ok(masked) => (masked.text, masked.findings, masked.summary),
                 Err(error) => {
                     eprintln!("docsieve mask: {name}: {error}");

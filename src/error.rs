@@ -14,6 +14,8 @@ use docsieve_actors::runtime::ActorError;
 use docsieve_actors::store::StoreError;
 use serde::Serialize;
 
+pub use crate::error_code::ErrorCode;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     BadRequest,
@@ -84,7 +86,7 @@ impl ValidationDetail {
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     pub detail: String,
-    pub code: String,
+    pub code: ErrorCode,
 }
 
 /// The body of a 422.
@@ -96,7 +98,7 @@ pub struct ValidationErrorBody {
 #[derive(Debug)]
 pub struct ApiError {
     kind: ErrorKind,
-    code: String,
+    code: ErrorCode,
     message: String,
     retry_after_seconds: Option<u64>,
     allow: Option<String>,
@@ -104,10 +106,15 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(kind: ErrorKind, code: &str, message: impl Into<String>) -> ApiError {
+    pub fn new(kind: ErrorKind, code: ErrorCode, message: impl Into<String>) -> ApiError {
+        debug_assert!(
+            code.statuses().contains(&kind.status().as_u16()),
+            "{code} is not documented with status {}",
+            kind.status()
+        );
         ApiError {
             kind,
-            code: code.to_string(),
+            code,
             message: message.into(),
             retry_after_seconds: None,
             allow: None,
@@ -120,13 +127,13 @@ impl ApiError {
             validation: details,
             ..ApiError::new(
                 ErrorKind::Validation,
-                "validation_error",
+                ErrorCode::ValidationError,
                 "request validation failed",
             )
         }
     }
 
-    pub fn not_found(code: &str, message: impl Into<String>) -> ApiError {
+    pub fn not_found(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError::new(ErrorKind::NotFound, code, message)
     }
 
@@ -135,7 +142,7 @@ impl ApiError {
             allow: Some(allowed.join(", ")),
             ..ApiError::new(
                 ErrorKind::MethodNotAllowed,
-                "method_not_allowed",
+                ErrorCode::MethodNotAllowed,
                 format!(
                     "method not allowed; this path accepts {}",
                     allowed.join(", ")
@@ -147,14 +154,14 @@ impl ApiError {
     pub fn payload_too_large(limit: usize) -> ApiError {
         ApiError::new(
             ErrorKind::PayloadTooLarge,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("request body is larger than the limit of {limit} bytes"),
         )
     }
 
     /// 503 with Retry-After.
     pub fn unavailable(
-        code: &str,
+        code: ErrorCode,
         message: impl Into<String>,
         retry_after_seconds: u64,
     ) -> ApiError {
@@ -166,7 +173,7 @@ impl ApiError {
 
     /// 429 with Retry-After.
     pub fn too_many_requests(
-        code: &str,
+        code: ErrorCode,
         message: impl Into<String>,
         retry_after_seconds: u64,
     ) -> ApiError {
@@ -180,7 +187,7 @@ impl ApiError {
     pub fn not_implemented(feature: &str) -> ApiError {
         ApiError::new(
             ErrorKind::NotImplemented,
-            "not_implemented",
+            ErrorCode::NotImplemented,
             format!("{feature} is not available in this version of docsieve yet"),
         )
     }
@@ -198,7 +205,7 @@ impl ApiError {
         tracing::error!(error_id = %id, cause = %chain, "internal error");
         ApiError::new(
             ErrorKind::Internal,
-            "internal_error",
+            ErrorCode::InternalError,
             format!("internal error; quote error id {id} when reporting it"),
         )
     }
@@ -207,8 +214,8 @@ impl ApiError {
         self.kind
     }
 
-    pub fn code(&self) -> &str {
-        &self.code
+    pub fn code(&self) -> ErrorCode {
+        self.code
     }
 }
 
@@ -246,7 +253,7 @@ impl ResponseError for ApiError {
         } else {
             response.json(ErrorBody {
                 detail: self.message.clone(),
-                code: self.code.clone(),
+                code: self.code,
             })
         }
     }
@@ -257,13 +264,13 @@ impl From<ActorError> for ApiError {
         let retry = error.retry_after_seconds();
         match error {
             ActorError::Overloaded { .. } => {
-                ApiError::unavailable("overloaded", error.to_string(), retry)
+                ApiError::unavailable(ErrorCode::Overloaded, error.to_string(), retry)
             }
             ActorError::Timeout { .. } => {
-                ApiError::unavailable("timeout", error.to_string(), retry)
+                ApiError::unavailable(ErrorCode::Timeout, error.to_string(), retry)
             }
             ActorError::Stopped { .. } | ActorError::Panicked { .. } => {
-                ApiError::unavailable("actor_unavailable", error.to_string(), retry)
+                ApiError::unavailable(ErrorCode::ActorUnavailable, error.to_string(), retry)
             }
         }
     }
@@ -279,7 +286,7 @@ impl From<BlobError> for ApiError {
     fn from(error: BlobError) -> ApiError {
         match error {
             BlobError::NotFound(_) => {
-                ApiError::not_found("blob_not_found", "stored file not found")
+                ApiError::not_found(ErrorCode::BlobNotFound, "stored file not found")
             }
             other => ApiError::internal(&other),
         }

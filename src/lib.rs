@@ -10,6 +10,7 @@ pub mod cli_extract;
 pub mod cli_mask;
 pub mod config;
 pub mod error;
+pub mod error_code;
 pub mod http;
 pub mod llm;
 pub mod mail;

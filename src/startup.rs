@@ -21,7 +21,7 @@ use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::{self, ApiDoc, RouteTable};
 use crate::config::Settings;
-use crate::error::{ApiError, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ValidationDetail};
 use crate::llm::LlmProbe;
 use crate::state::AppState;
 
@@ -130,7 +130,7 @@ fn json_error(error: actix_web::error::JsonPayloadError, limit: usize) -> ApiErr
         }
         JsonPayloadError::ContentType => ApiError::new(
             crate::error::ErrorKind::UnsupportedMediaType,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             "expected Content-Type: application/json",
         ),
         other => ApiError::validation(vec![ValidationDetail::new(

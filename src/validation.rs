@@ -9,7 +9,7 @@ use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest};
 use futures_util::future::{ready, Ready};
 
-use crate::error::{ApiError, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ValidationDetail};
 
 /// Collects validation problems; [`Violations::finish`] turns them into one 422.
 #[derive(Default)]
@@ -294,7 +294,7 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for ValidJson<T> {
             {
                 return Err(crate::error::ApiError::new(
                     crate::error::ErrorKind::UnsupportedMediaType,
-                    "unsupported_media_type",
+                    ErrorCode::UnsupportedMediaType,
                     "expected Content-Type: application/json",
                 )
                 .into());

@@ -4,10 +4,10 @@
 
 use crate::extractor_pool::error::ExtractError;
 use crate::extractor_pool::limits::Limits;
-use crate::extractor_pool::{ExtractorPool, ExtractorPoolCommand};
+use crate::extractor_pool::{Extract, ExtractorPool};
 use crate::pii_masker::document::MaskedDocument;
 use crate::pii_masker::engine::Policy;
-use crate::pii_masker::{MaskError, PiiMasker, PiiMaskerCommand, PiiMaskerReply};
+use crate::pii_masker::{MaskDocument, MaskError, PiiMasker};
 use crate::runtime::{ActorError, ActorHandle};
 
 /// What is refused when masking would leave personal data in the output.
@@ -59,7 +59,7 @@ pub async fn process(
     mask: bool,
 ) -> Result<Box<MaskedDocument>, ProcessError> {
     let document = extractor
-        .call(ExtractorPoolCommand::Extract {
+        .call(Extract {
             bytes,
             limits,
             alone,
@@ -67,24 +67,16 @@ pub async fn process(
         .await
         .map_err(ProcessError::ExtractorUnavailable)?
         .map_err(ProcessError::Extract)?;
-    let reply = masker
-        .call(PiiMaskerCommand::MaskDocument {
+    masker
+        .call(MaskDocument {
             document: Box::new(document),
             policy: Policy::default(),
             mask,
         })
         .await
-        .map_err(ProcessError::MaskerUnavailable)?;
-    match reply {
-        PiiMaskerReply::Document(Ok(result)) => Ok(result),
-        PiiMaskerReply::Document(Err(MaskError::Leak(_))) => Err(ProcessError::Refused),
-        PiiMaskerReply::Document(Err(MaskError::Engine(error))) => {
-            Err(ProcessError::Masking(error.to_string()))
-        }
-        // The masker answers MaskDocument with Document; one reply type per message will make this
-        // arm impossible to write.
-        PiiMaskerReply::Masked(_) | PiiMaskerReply::Findings(_) => Err(ProcessError::Masking(
-            "the masker answered another command".to_string(),
-        )),
-    }
+        .map_err(ProcessError::MaskerUnavailable)?
+        .map_err(|error| match error {
+            MaskError::Leak(_) => ProcessError::Refused,
+            MaskError::Engine(error) => ProcessError::Masking(error.to_string()),
+        })
 }

@@ -8,7 +8,7 @@ use actix::Arbiter;
 use crate::billing_clock::BillingClock;
 use crate::dataset_exporter::{DatasetExporter, ExportServices};
 use crate::extractor_pool::ExtractorPool;
-use crate::job_router::{JobRouter, JobRouterCommand, JobServices};
+use crate::job_router::{Drain, JobRouter, JobServices};
 use crate::pii_masker::PiiMasker;
 use crate::runtime::{
     start_supervised, ActorError, ActorHandle, ActorRegistry, ActorStatus, Logic,
@@ -59,6 +59,22 @@ impl ActorHandles {
             mask,
         )
         .await
+    }
+
+    /// Writes one export format of a built dataset (`Err`: why it could not be written).
+    pub async fn export(
+        &self,
+        tenant_id: i64,
+        dataset_id: &str,
+        format: crate::dataset_exporter::formats::ExportFormat,
+    ) -> Result<Result<crate::dataset_exporter::Exported, String>, ActorError> {
+        self.dataset_exporter
+            .call(crate::dataset_exporter::Export {
+                tenant_id,
+                dataset_id: dataset_id.to_string(),
+                format,
+            })
+            .await
     }
 
     /// Every actor, as the operations they all share, in start order.
@@ -285,10 +301,7 @@ impl ActorSystem {
         match self
             .handles
             .job_router
-            .call_within(
-                JobRouterCommand::Drain { grace },
-                grace + Duration::from_secs(5),
-            )
+            .call_within(Drain { grace }, grace + Duration::from_secs(5))
             .await
         {
             Ok(reply) if reply.running > 0 => {
@@ -361,11 +374,11 @@ mod tests {
     #[actix::test]
     async fn the_extractor_extracts_on_its_pool_and_enforces_the_time_limit() {
         use crate::extractor_pool::limits::Limits;
-        use crate::extractor_pool::ExtractorPoolCommand;
+        use crate::extractor_pool::Extract;
         let system = ActorSystem::start(&settings());
         let extractor = system.handles().extractor_pool;
         let document = extractor
-            .call(ExtractorPoolCommand::Extract {
+            .call(Extract {
                 bytes: b"Merhaba, bu bir deneme metnidir.".to_vec(),
                 limits: Limits::default(),
                 alone: false,
@@ -375,7 +388,7 @@ mod tests {
             .expect("extracted");
         assert_eq!(document.metadata.format, "txt");
         let error = extractor
-            .call(ExtractorPoolCommand::Extract {
+            .call(Extract {
                 bytes: Vec::new(),
                 limits: Limits::default(),
                 alone: false,
@@ -389,23 +402,19 @@ mod tests {
 
     #[actix::test]
     async fn the_masker_masks_on_its_pool() {
-        use crate::pii_masker::{PiiMaskerCommand, PiiMaskerReply};
+        use crate::pii_masker::Mask;
         let system = ActorSystem::start(&settings());
-        let reply = system
+        let masked = system
             .handles()
             .pii_masker
-            .call(PiiMaskerCommand::Mask {
+            .call(Mask {
                 text: "TCKN 10000000146".to_string(),
                 policy: Default::default(),
             })
             .await
-            .expect("answered");
-        match reply {
-            PiiMaskerReply::Masked(Ok(masked)) => {
-                assert_eq!(masked.text, "TCKN [MASKED_NATIONAL_ID_TR]")
-            }
-            _ => panic!("unexpected reply"),
-        }
+            .expect("answered")
+            .expect("masked");
+        assert_eq!(masked.text, "TCKN [MASKED_NATIONAL_ID_TR]");
         system.shutdown(Duration::from_secs(1)).await;
     }
 }

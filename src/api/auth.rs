@@ -13,7 +13,7 @@ use super::{envelope, Envelope};
 use crate::accounts::{self, TokenPair};
 use crate::auth::client_ip::client_ip;
 use crate::auth::{password, tokens};
-use crate::error::{ApiError, ErrorKind};
+use crate::error::{ApiError, ErrorCode, ErrorKind};
 use crate::state::AppState;
 use crate::validation::ValidJson;
 
@@ -75,17 +75,17 @@ fn bad_token(check: &TokenCheck) -> ApiError {
     match check {
         TokenCheck::AlreadyUsed => ApiError::new(
             ErrorKind::BadRequest,
-            "token_used",
+            ErrorCode::TokenUsed,
             "this token has already been used",
         ),
         TokenCheck::Expired => ApiError::new(
             ErrorKind::BadRequest,
-            "token_expired",
+            ErrorCode::TokenExpired,
             "this token has expired; ask for a new one",
         ),
         _ => ApiError::new(
             ErrorKind::BadRequest,
-            "invalid_token",
+            ErrorCode::InvalidToken,
             "this token is not valid",
         ),
     }
@@ -156,7 +156,7 @@ async fn mail_allowed(
     })
 }
 
-fn too_many(code: &str, message: &str, wait: Duration) -> ApiError {
+fn too_many(code: ErrorCode, message: &str, wait: Duration) -> ApiError {
     ApiError::too_many_requests(code, message, wait.as_secs().max(1))
 }
 
@@ -194,7 +194,7 @@ pub async fn signup(
         Err(StoreError::Duplicate) => {
             return Err(ApiError::new(
                 ErrorKind::Conflict,
-                "email_taken",
+                ErrorCode::EmailTaken,
                 "an account with this email already exists",
             ))
         }
@@ -271,7 +271,7 @@ pub async fn resend_verification(
         .map_err(|detail| ApiError::validation(vec![detail]))?;
     if let Err(wait) = mail_allowed(&state, "verify_email", &email).await? {
         return Err(too_many(
-            "resend_too_soon",
+            ErrorCode::ResendTooSoon,
             "a verification mail was sent to this address recently; try again later",
             wait,
         ));
@@ -326,7 +326,7 @@ pub async fn login(
         )
         .await;
         return Err(too_many(
-            "too_many_failed_logins",
+            ErrorCode::TooManyFailedLogins,
             "too many failed logins from this address; try again later",
             wait,
         ));
@@ -365,7 +365,7 @@ pub async fn login(
         .await;
         return Err(ApiError::new(
             ErrorKind::Unauthenticated,
-            "invalid_credentials",
+            ErrorCode::InvalidCredentials,
             "email or password is wrong",
         ));
     };
@@ -375,7 +375,7 @@ pub async fn login(
         .await
         .map_err(cache_error)?;
     if user.status != "active" {
-        return Err(ApiError::new(ErrorKind::Forbidden, "email_not_verified", "confirm your email address first (see the verification mail, or POST /v1/auth/resend-verification)"));
+        return Err(ApiError::new(ErrorKind::Forbidden, ErrorCode::EmailNotVerified, "confirm your email address first (see the verification mail, or POST /v1/auth/resend-verification)"));
     }
     let pair = accounts::new_session(&state, user.id, user.tenant_id).await?;
     accounts::audit(
@@ -422,7 +422,7 @@ pub async fn refresh(
             if !active {
                 return Err(ApiError::new(
                     ErrorKind::Unauthenticated,
-                    "invalid_refresh_token",
+                    ErrorCode::InvalidRefreshToken,
                     "the refresh token is not valid",
                 ));
             }
@@ -441,16 +441,16 @@ pub async fn refresh(
                 "security: revoked refresh token presented again; its family is revoked"
             );
             audit_user(&state, "refresh_token_reused", "denied", ip, user_id).await?;
-            Err(ApiError::new(ErrorKind::Unauthenticated, "refresh_token_reused", "this refresh token was already used; every session of this login is revoked, log in again"))
+            Err(ApiError::new(ErrorKind::Unauthenticated, ErrorCode::RefreshTokenReused, "this refresh token was already used; every session of this login is revoked, log in again"))
         }
         RefreshOutcome::Expired => Err(ApiError::new(
             ErrorKind::Unauthenticated,
-            "refresh_token_expired",
+            ErrorCode::RefreshTokenExpired,
             "the refresh token has expired; log in again",
         )),
         RefreshOutcome::Unknown => Err(ApiError::new(
             ErrorKind::Unauthenticated,
-            "invalid_refresh_token",
+            ErrorCode::InvalidRefreshToken,
             "the refresh token is not valid",
         )),
     }

@@ -3,8 +3,7 @@
 //! storage until the retention cleanup removes them; the next request writes them again.
 
 use actix_web::{delete, get, post, web, HttpResponse};
-use docsieve_actors::dataset_exporter::formats::{ExportFormat, FORMAT_NAMES};
-use docsieve_actors::dataset_exporter::{DatasetExporterCommand, DatasetExporterReply};
+use docsieve_actors::dataset_exporter::{ExportFormat, FORMAT_NAMES};
 use docsieve_actors::store::entities::dataset;
 use docsieve_actors::store::{new_id, BuildPayload, JobPayload, JobTarget, NewJob};
 use futures_util::StreamExt;
@@ -15,13 +14,13 @@ use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
 use crate::api::queue;
 use crate::auth::Authenticated;
-use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{Pagination, Query, Violations};
 
 fn not_found(dataset_id: &str) -> ApiError {
     ApiError::not_found(
-        "dataset_not_found",
+        ErrorCode::DatasetNotFound,
         format!("dataset {dataset_id} does not exist"),
     )
 }
@@ -366,7 +365,7 @@ pub async fn export(
     if dataset.status != "ready" {
         return Err(ApiError::new(
             ErrorKind::Conflict,
-            "dataset_not_ready",
+            ErrorCode::DatasetNotReady,
             format!(
                 "the dataset is {}; exports are available once it is ready",
                 dataset.status
@@ -380,35 +379,21 @@ pub async fn export(
     let (key, size) = match existing {
         Some(export) => (export.blob_key, export.size_bytes),
         None => {
-            let reply = state
+            let exported = state
                 .actors
-                .dataset_exporter
-                .call(DatasetExporterCommand::Export {
-                    tenant_id: auth.tenant_id,
-                    dataset_id: dataset_id.clone(),
-                    format,
-                })
-                .await?;
-            match reply {
-                DatasetExporterReply::Exported(Ok(exported)) => {
-                    (exported.blob_key, exported.size_bytes)
-                }
-                DatasetExporterReply::Exported(Err(message)) => {
-                    return Err(ApiError::new(ErrorKind::Conflict, "export_failed", message))
-                }
-                DatasetExporterReply::Built(_) => {
-                    return Err(ApiError::internal(&std::io::Error::other(
-                        "unexpected exporter reply",
-                    )))
-                }
-            }
+                .export(auth.tenant_id, &dataset_id, format)
+                .await?
+                .map_err(|message| {
+                    ApiError::new(ErrorKind::Conflict, ErrorCode::ExportFailed, message)
+                })?;
+            (exported.blob_key, exported.size_bytes)
         }
     };
     let stream = match state.blobs.stream(&key).await {
         Ok(stream) => stream,
         Err(docsieve_actors::blob::BlobError::NotFound(_)) => {
             return Err(ApiError::unavailable(
-                "export_missing",
+                ErrorCode::ExportMissing,
                 "the export file is being replaced; retry",
                 1,
             ))

@@ -11,7 +11,7 @@ use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
 use crate::api::queue;
 use crate::auth::Authenticated;
-use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, Violations};
 
@@ -45,7 +45,7 @@ fn document_view(record: &DocumentRecord) -> Value {
 
 fn not_found(document_id: i64) -> ApiError {
     ApiError::not_found(
-        "document_not_found",
+        ErrorCode::DocumentNotFound,
         format!("document {document_id} does not exist"),
     )
 }
@@ -161,7 +161,7 @@ pub async fn reprocess(
     if record.document.source != "upload" {
         return Err(ApiError::new(
             ErrorKind::BadRequest,
-            "reprocess_not_local",
+            ErrorCode::ReprocessNotLocal,
             "this document came from a storage connector and is not stored locally; trigger the connector's schedule to fetch it again",
         ));
     }

@@ -8,7 +8,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::api::common::{meta_of, page_request, rfc3339};
 use crate::auth::Authenticated;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, Violations};
 
@@ -88,7 +88,7 @@ pub async fn detail(
         .await?
         .ok_or_else(|| {
             ApiError::not_found(
-                "execution_not_found",
+                ErrorCode::ExecutionNotFound,
                 format!("execution {execution_id} does not exist"),
             )
         })?;

@@ -11,7 +11,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::api::common::{meta_of, page_request, rfc3339};
 use crate::auth::Authenticated;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::{Pagination, Query, Violations};
 
@@ -179,7 +179,12 @@ pub async fn detail(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let job_id = path.into_inner();
-    let not_found = || ApiError::not_found("job_not_found", format!("job {job_id} does not exist"));
+    let not_found = || {
+        ApiError::not_found(
+            ErrorCode::JobNotFound,
+            format!("job {job_id} does not exist"),
+        )
+    };
     if job_id.len() > 64 {
         return Err(not_found());
     }

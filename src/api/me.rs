@@ -10,7 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::{envelope, Envelope, Page};
 use crate::accounts;
 use crate::auth::{tokens, Authenticated};
-use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, ValidJson, Violations};
 
@@ -36,12 +36,12 @@ pub async fn me(
         .store
         .user_by_id(auth.user_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("user_not_found", "user not found"))?;
+        .ok_or_else(|| ApiError::not_found(ErrorCode::UserNotFound, "user not found"))?;
     let tenant = state
         .store
         .tenant_by_id(auth.tenant_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("tenant_not_found", "tenant not found"))?;
+        .ok_or_else(|| ApiError::not_found(ErrorCode::TenantNotFound, "tenant not found"))?;
     Ok(envelope(Me {
         user_id: user.id,
         email: user.email,
@@ -123,7 +123,7 @@ pub async fn create_api_key(
     if tenant.is_none_or(|t| t.status != "active") {
         return Err(ApiError::new(
             ErrorKind::Forbidden,
-            "account_not_active",
+            ErrorCode::AccountNotActive,
             "API keys can only be created for a verified, active account",
         ));
     }
@@ -197,7 +197,10 @@ pub async fn revoke_api_key(
         .revoke_api_key(auth.tenant_id, id, state.clock.now())
         .await?
     {
-        return Err(ApiError::not_found("api_key_not_found", "no such API key"));
+        return Err(ApiError::not_found(
+            ErrorCode::ApiKeyNotFound,
+            "no such API key",
+        ));
     }
     accounts::audit(
         &state,
@@ -214,7 +217,7 @@ pub async fn revoke_api_key(
         .await?
         .into_iter()
         .find(|key| key.id == id)
-        .ok_or_else(|| ApiError::not_found("api_key_not_found", "no such API key"))?;
+        .ok_or_else(|| ApiError::not_found(ErrorCode::ApiKeyNotFound, "no such API key"))?;
     Ok(envelope(ApiKeyView::from(key)))
 }
 

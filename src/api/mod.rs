@@ -25,7 +25,7 @@ use serde::Serialize;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// Every documented route, resource by resource (`testing` is mounted only when enabled).
 pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
@@ -249,7 +249,7 @@ pub async fn fallback(
     Err(match routes.methods_for(request.path()) {
         Some(methods) => ApiError::method_not_allowed(&methods),
         None => ApiError::not_found(
-            "route_not_found",
+            ErrorCode::RouteNotFound,
             format!("no route for {} {}", request.method(), request.path()),
         ),
     })

@@ -4,8 +4,8 @@
 
 use actix_multipart::Multipart;
 use actix_web::{post, web, HttpResponse};
-use docsieve_actors::extractor_pool::error::ExtractError;
 use docsieve_actors::extractor_pool::limits::Limits;
+use docsieve_actors::extractor_pool::ExtractError;
 use docsieve_actors::pii_masker::document::MaskedDocument;
 use docsieve_actors::pipeline::ProcessError;
 use futures_util::TryStreamExt;
@@ -13,7 +13,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::auth::Authenticated;
-use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{Query, Violations};
 
@@ -55,7 +55,7 @@ async fn read_file(mut payload: Multipart, limit: u64) -> Result<(String, Vec<u8
 fn result_too_large(detail: &str) -> ApiError {
     ApiError::new(
         ErrorKind::PayloadTooLarge,
-        "result_too_large",
+        ErrorCode::ResultTooLarge,
         format!(
             "the result is too large for a synchronous answer ({detail}); process the file with \
              POST /v1/data-process/async and read the execution's result instead"
@@ -76,15 +76,16 @@ pub fn extract_error(error: ExtractError) -> ApiError {
         ExtractError::LimitExceeded(_) => ErrorKind::PayloadTooLarge,
         _ => ErrorKind::Validation,
     };
+    let code = ErrorCode::from(&error);
     if kind == ErrorKind::Validation {
         return ApiError::validation(vec![ValidationDetail::new(
             "body",
             "file",
             error.to_string(),
-            error.code(),
+            code.as_str(),
         )]);
     }
-    ApiError::new(kind, error.code(), error.to_string())
+    ApiError::new(kind, code, error.to_string())
 }
 
 /// The processing pipeline (extraction, then detection and masking when asked) for one upload.
@@ -140,9 +141,14 @@ fn process_error(error: ProcessError) -> ApiError {
             error.into()
         }
         ProcessError::Extract(error) => extract_error(error),
-        refused @ ProcessError::Refused => {
-            ApiError::new(ErrorKind::Validation, refused.code(), refused.to_string())
-        }
+        // Like a document that cannot be read: a 422 whose `file` detail says why (it answered a
+        // 422 with an empty detail list before).
+        refused @ ProcessError::Refused => ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "file",
+            refused.to_string(),
+            ErrorCode::MaskingRefused.as_str(),
+        )]),
         ProcessError::Masking(error) => ApiError::internal(&std::io::Error::other(error)),
     }
 }
@@ -228,7 +234,7 @@ struct PreviewBody<'a> {
 
 #[derive(serde::Serialize)]
 struct PreviewPii<'a> {
-    findings: &'a [docsieve_actors::pii_masker::engine::Finding],
+    findings: &'a [docsieve_actors::pii_masker::Finding],
     pii_type_summary: &'a std::collections::BTreeMap<String, u64>,
     pii_count: u64,
 }

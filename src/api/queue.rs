@@ -7,7 +7,7 @@ use docsieve_actors::metric_names as names;
 use docsieve_actors::store::{EnqueueError, NewJob, Queued, RequestedBy};
 
 use crate::auth::Authenticated;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 
 /// Whether the tenant's queue limit (`jobs.max_queued_per_tenant`) applies to these jobs.
@@ -45,7 +45,7 @@ pub async fn enqueue(
         .await
         .map_err(|error| match error {
             EnqueueError::QueueFull { queued, limit } => ApiError::too_many_requests(
-                "queue_full",
+                ErrorCode::QueueFull,
                 format!(
                     "this account has {queued} queued jobs; at most {limit} may wait at once. Retry when some have finished."
                 ),

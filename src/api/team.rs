@@ -10,7 +10,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::{envelope, Envelope, Page};
 use crate::accounts;
 use crate::auth::{tokens, Authenticated};
-use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, ValidJson, Violations};
 
@@ -150,7 +150,7 @@ pub async fn accept(
         .store
         .user_by_id(auth.user_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("user_not_found", "user not found"))?;
+        .ok_or_else(|| ApiError::not_found(ErrorCode::UserNotFound, "user not found"))?;
     let check = state
         .store
         .accept_invitation(
@@ -184,22 +184,22 @@ pub async fn accept(
         }
         InvitationCheck::Expired => Err(ApiError::new(
             ErrorKind::BadRequest,
-            "invitation_expired",
+            ErrorCode::InvitationExpired,
             "this invitation has expired; ask for a new one",
         )),
         InvitationCheck::AlreadyAccepted => Err(ApiError::new(
             ErrorKind::BadRequest,
-            "invitation_used",
+            ErrorCode::InvitationUsed,
             "this invitation has already been accepted",
         )),
         InvitationCheck::EmailMismatch => Err(ApiError::new(
             ErrorKind::Forbidden,
-            "invitation_email_mismatch",
+            ErrorCode::InvitationEmailMismatch,
             "this invitation is for another email address",
         )),
         InvitationCheck::Unknown => Err(ApiError::new(
             ErrorKind::BadRequest,
-            "invalid_token",
+            ErrorCode::InvalidToken,
             "this invitation token is not valid",
         )),
     }
@@ -241,7 +241,7 @@ pub async fn remove_member(
     auth.require_role(&["owner", "admin"])?;
     let not_found = || {
         ApiError::not_found(
-            "member_not_found",
+            ErrorCode::MemberNotFound,
             "no member with this user id in your team",
         )
     };
@@ -253,7 +253,7 @@ pub async fn remove_member(
     if target_role == "owner" && auth.role != "owner" {
         return Err(ApiError::new(
             ErrorKind::Forbidden,
-            "forbidden",
+            ErrorCode::Forbidden,
             "only an owner can remove an owner",
         ));
     }
@@ -280,7 +280,7 @@ pub async fn remove_member(
         RemoveOutcome::NotFound => Err(not_found()),
         RemoveOutcome::LastOwner => Err(ApiError::new(
             ErrorKind::Conflict,
-            "last_owner",
+            ErrorCode::LastOwner,
             "the last owner of a team cannot be removed",
         )),
     }

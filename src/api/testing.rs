@@ -8,7 +8,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::auth::internal::InternalCaller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::{Query, Violations};
 
@@ -34,7 +34,10 @@ pub async fn inject_panic(
     actor: web::Path<String>,
 ) -> Result<actix_web::HttpResponse, ApiError> {
     let handle = state.actors.find(&actor).ok_or_else(|| {
-        ApiError::not_found("actor_not_found", format!("no actor named '{actor}'"))
+        ApiError::not_found(
+            ErrorCode::ActorNotFound,
+            format!("no actor named '{actor}'"),
+        )
     })?;
     handle.inject_panic()?;
     Ok(actix_web::HttpResponse::Accepted().json(Envelope {

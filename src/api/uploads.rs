@@ -7,8 +7,8 @@ use actix_multipart::Multipart;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use docsieve_actors::blob::keys;
-use docsieve_actors::extractor_pool::engine::sniff;
-use docsieve_actors::extractor_pool::error::ExtractError;
+use docsieve_actors::extractor_pool::sniff;
+use docsieve_actors::extractor_pool::ExtractError;
 use docsieve_actors::metric_names as names;
 use docsieve_actors::store::{new_id, JobPayload, JobTarget, NewDocument, NewJob, ProcessPayload};
 use futures_util::TryStreamExt;
@@ -19,7 +19,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::accounts;
 use crate::api::queue;
 use crate::auth::Authenticated;
-use crate::error::{ApiError, ErrorKind, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{Query, Violations};
 
@@ -269,7 +269,7 @@ pub async fn submit(
     if !content_type.starts_with("multipart/form-data") {
         return Err(ApiError::new(
             ErrorKind::UnsupportedMediaType,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             "send multipart/form-data with `files`, or application/json with `source`",
         ));
     }
@@ -314,13 +314,13 @@ async fn submit_source(
         .await?
     {
         return Err(ApiError::not_found(
-            "connector_not_found",
+            ErrorCode::ConnectorNotFound,
             format!("connector {connector_id} does not exist"),
         ));
     }
     Err(ApiError::new(
         ErrorKind::NotImplemented,
-        "not_implemented",
+        ErrorCode::NotImplemented,
         format!(
             "fetching objects from storage connectors is not available in this version yet; \
              {} key(s) of connector {connector_id} were not queued. Upload the files with `files` instead.",

@@ -9,7 +9,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::auth::Authenticated;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
@@ -44,7 +44,7 @@ pub async fn usage(
         .store
         .tenant_by_id(auth.tenant_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("tenant_not_found", "tenant not found"))?;
+        .ok_or_else(|| ApiError::not_found(ErrorCode::TenantNotFound, "tenant not found"))?;
     let usage = state.store.usage(auth.tenant_id).await?;
     Ok(envelope(Usage {
         tenant_id: tenant.id,

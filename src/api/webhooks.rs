@@ -2,7 +2,7 @@
 //! delete them, read the delivery log and redeliver. The signing secret is shown once, at creation.
 
 use actix_web::{delete, get, post, web, HttpResponse};
-use docsieve_actors::dataset_exporter::formats::ExportFormat;
+use docsieve_actors::dataset_exporter::ExportFormat;
 use docsieve_actors::store::entities::webhook;
 use docsieve_actors::webhook_sender::{signing, target, WAKE_CHANNEL};
 use serde_json::{json, Value};
@@ -11,7 +11,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
 use crate::auth::Authenticated;
-use crate::error::{ApiError, ValidationDetail};
+use crate::error::{ApiError, ErrorCode, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, Violations};
 
@@ -30,7 +30,7 @@ fn webhook_view(hook: &webhook::Model) -> Value {
 
 fn not_found(webhook_id: i64) -> ApiError {
     ApiError::not_found(
-        "webhook_not_found",
+        ErrorCode::WebhookNotFound,
         format!("webhook {webhook_id} does not exist"),
     )
 }
@@ -397,7 +397,7 @@ pub async fn redeliver(
         .await?
         .ok_or_else(|| {
             ApiError::not_found(
-                "delivery_not_found",
+                ErrorCode::DeliveryNotFound,
                 format!("delivery {delivery_id} of webhook {webhook_id} does not exist"),
             )
         })?;

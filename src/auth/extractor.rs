@@ -8,7 +8,7 @@ use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 
 use super::{jwt, secrets_equal, tokens};
-use crate::error::{ApiError, ErrorKind};
+use crate::error::{ApiError, ErrorCode, ErrorKind};
 use crate::state::AppState;
 
 /// Who is calling.
@@ -35,7 +35,7 @@ impl Authenticated {
         } else {
             Err(ApiError::new(
                 ErrorKind::Forbidden,
-                "forbidden",
+                ErrorCode::Forbidden,
                 format!("this action needs the role {}", roles.join(" or ")),
             ))
         }
@@ -72,12 +72,12 @@ impl Authenticated {
     }
 }
 
-fn unauthenticated(code: &str, message: &str) -> ApiError {
+fn unauthenticated(code: ErrorCode, message: &str) -> ApiError {
     ApiError::new(ErrorKind::Unauthenticated, code, message)
 }
 
 async fn from_api_key(state: &AppState, key: &str) -> Result<Authenticated, ApiError> {
-    let invalid = || unauthenticated("invalid_api_key", "the API key is not valid");
+    let invalid = || unauthenticated(ErrorCode::InvalidApiKey, "the API key is not valid");
     let prefix = tokens::api_key_prefix(key).ok_or_else(invalid)?;
     let (record, role) = state
         .store
@@ -107,11 +107,12 @@ async fn from_bearer(state: &AppState, token: &str) -> Result<Authenticated, Api
     let (user_id, tenant_id) =
         jwt::verify(&state.settings.auth.jwt_secret, token, state.clock.now()).map_err(
             |error| match error {
-                jwt::TokenError::Expired => {
-                    unauthenticated("token_expired", "the access token has expired; refresh it")
-                }
+                jwt::TokenError::Expired => unauthenticated(
+                    ErrorCode::TokenExpired,
+                    "the access token has expired; refresh it",
+                ),
                 jwt::TokenError::Invalid => {
-                    unauthenticated("invalid_token", "the access token is not valid")
+                    unauthenticated(ErrorCode::InvalidToken, "the access token is not valid")
                 }
             },
         )?;
@@ -120,14 +121,14 @@ async fn from_bearer(state: &AppState, token: &str) -> Result<Authenticated, Api
         .user_by_id(user_id)
         .await?
         .filter(|user| user.status == "active")
-        .ok_or_else(|| unauthenticated("invalid_token", "the access token is not valid"))?;
+        .ok_or_else(|| unauthenticated(ErrorCode::InvalidToken, "the access token is not valid"))?;
     let role = state
         .store
         .role_of(tenant_id, user.id)
         .await?
         .ok_or_else(|| {
             unauthenticated(
-                "invalid_token",
+                ErrorCode::InvalidToken,
                 "the access token is not valid for this tenant any more; log in again",
             )
         })?;
@@ -143,14 +144,14 @@ async fn authenticate(request: HttpRequest) -> Result<Authenticated, ApiError> {
     let state = request.app_data::<web::Data<AppState>>().ok_or_else(|| {
         ApiError::new(
             ErrorKind::Internal,
-            "internal_error",
+            ErrorCode::InternalError,
             "application state missing",
         )
     })?;
     if let Some(key) = request.headers().get("x-api-key") {
         let key = key
             .to_str()
-            .map_err(|_| unauthenticated("invalid_api_key", "the API key is not valid"))?;
+            .map_err(|_| unauthenticated(ErrorCode::InvalidApiKey, "the API key is not valid"))?;
         return from_api_key(state, key.trim()).await;
     }
     if let Some(value) = request.headers().get("authorization") {
@@ -160,14 +161,14 @@ async fn authenticate(request: HttpRequest) -> Result<Authenticated, ApiError> {
             .or_else(|| value.strip_prefix("bearer "))
             .ok_or_else(|| {
                 unauthenticated(
-                    "invalid_token",
+                    ErrorCode::InvalidToken,
                     "the Authorization header must be 'Bearer <token>'",
                 )
             })?;
         return from_bearer(state, token.trim()).await;
     }
     Err(unauthenticated(
-        "not_authenticated",
+        ErrorCode::NotAuthenticated,
         "send an X-API-KEY header or an Authorization: Bearer access token",
     ))
 }

@@ -4,7 +4,7 @@ use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::{ready, Ready};
 
-use crate::error::{ApiError, ErrorKind};
+use crate::error::{ApiError, ErrorCode, ErrorKind};
 use crate::state::AppState;
 
 pub const HEADER: &str = "X-Internal-Token";
@@ -16,7 +16,7 @@ fn check(request: &HttpRequest) -> Result<InternalCaller, ApiError> {
     let state = request.app_data::<web::Data<AppState>>().ok_or_else(|| {
         ApiError::new(
             ErrorKind::Internal,
-            "internal_error",
+            ErrorCode::InternalError,
             "application state missing",
         )
     })?;
@@ -24,14 +24,14 @@ fn check(request: &HttpRequest) -> Result<InternalCaller, ApiError> {
     if expected.is_empty() {
         return Err(ApiError::new(
             ErrorKind::Forbidden,
-            "internal_token_not_configured",
+            ErrorCode::InternalTokenNotConfigured,
             "administrative endpoints are disabled: set auth.internal_token (DOCSIEVE__AUTH__INTERNAL_TOKEN) to enable them",
         ));
     }
     let Some(given) = request.headers().get(HEADER) else {
         return Err(ApiError::new(
             ErrorKind::Unauthenticated,
-            "internal_token_missing",
+            ErrorCode::InternalTokenMissing,
             "this endpoint requires the X-Internal-Token header",
         ));
     };
@@ -40,7 +40,7 @@ fn check(request: &HttpRequest) -> Result<InternalCaller, ApiError> {
     } else {
         Err(ApiError::new(
             ErrorKind::Forbidden,
-            "internal_token_invalid",
+            ErrorCode::InternalTokenInvalid,
             "the X-Internal-Token header does not match",
         ))
     }

@@ -304,6 +304,31 @@ async fn openapi_document_and_swagger_ui_are_served_offline() {
     for scheme in ["internal_token", "api_key", "bearer"] {
         assert!(schemes.contains_key(scheme), "{scheme}");
     }
+    // Every error body's `code` is one of the listed codes, each described with its statuses.
+    let schemas = &openapi["components"]["schemas"];
+    assert_eq!(
+        schemas["ErrorBody"]["properties"]["code"]["$ref"], "#/components/schemas/ErrorCode",
+        "{}",
+        schemas["ErrorBody"]
+    );
+    let codes: Vec<&str> = schemas["ErrorCode"]["enum"]
+        .as_array()
+        .expect("ErrorCode enum")
+        .iter()
+        .filter_map(|code| code.as_str())
+        .collect();
+    for code in [
+        "queue_full",
+        "invalid_api_key",
+        "masking_refused",
+        "result_too_large",
+    ] {
+        assert!(codes.contains(&code), "{code} missing from {codes:?}");
+    }
+    let described = schemas["ErrorCode"]["description"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(described.contains("- `queue_full` (429): "), "{described}");
 
     let redirect = server.get("/docs").await;
     assert_eq!(redirect.status(), 308);

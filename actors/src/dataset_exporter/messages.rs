@@ -1,17 +1,20 @@
-//! Commands of the dataset_exporter actor.
+//! Requests of the dataset_exporter actor, each with its reply.
 
 use super::formats::ExportFormat;
 
-/// What the dataset_exporter does.
-pub enum DatasetExporterCommand {
-    /// Turn the dataset's executions into canonical rows (JSON Lines in blob storage).
-    Build { tenant_id: i64, dataset_id: String },
-    /// Write one export format from the canonical rows to blob storage and record it.
-    Export {
-        tenant_id: i64,
-        dataset_id: String,
-        format: ExportFormat,
-    },
+/// Turn the dataset's executions into canonical rows (JSON Lines in blob storage). Replies
+/// `Result<Built, String>`.
+pub struct Build {
+    pub tenant_id: i64,
+    pub dataset_id: String,
+}
+
+/// Write one export format from the canonical rows to blob storage and record it. Replies
+/// `Result<Exported, String>`.
+pub struct Export {
+    pub tenant_id: i64,
+    pub dataset_id: String,
+    pub format: ExportFormat,
 }
 
 /// A finished build.
@@ -27,9 +30,4 @@ pub struct Built {
 pub struct Exported {
     pub blob_key: String,
     pub size_bytes: i64,
-}
-
-pub enum DatasetExporterReply {
-    Built(Result<Built, String>),
-    Exported(Result<Exported, String>),
 }

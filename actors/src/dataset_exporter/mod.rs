@@ -18,11 +18,11 @@ use actix::Context;
 use crate::blob::{keys, Blobs};
 use crate::clock::Clock;
 use crate::metric_names as names;
-use crate::runtime::{Cell, Logic, Outcome};
+use crate::runtime::{Cell, Logic, Outcome, Request};
 use crate::settings::DatasetsSettings;
 use crate::store::Store;
-use formats::ExportFormat;
-pub use messages::{Built, DatasetExporterCommand, DatasetExporterReply, Exported};
+pub use formats::{ExportFormat, FORMAT_NAMES};
+pub use messages::{Build, Built, Export, Exported};
 use rows::DatasetRow;
 
 /// What the exporter needs from the rest of the system.
@@ -52,53 +52,63 @@ impl DatasetExporter {
 
 impl Logic for DatasetExporter {
     const NAME: &'static str = "dataset_exporter";
-    type Command = DatasetExporterCommand;
-    type Reply = DatasetExporterReply;
+}
+
+impl DatasetExporter {
+    /// Runs `work` with the exporter's services, or answers at once that it has none.
+    fn with_services<T, F>(
+        &self,
+        work: impl FnOnce(ExportServices) -> F,
+    ) -> Outcome<Result<T, String>>
+    where
+        F: std::future::Future<Output = Result<T, String>> + Send + 'static,
+    {
+        match self.services.clone() {
+            Some(services) => Outcome::Pending(Box::pin(work(services))),
+            None => Outcome::Ready(Err("the dataset exporter runs without storage".to_string())),
+        }
+    }
+}
+
+impl Request<DatasetExporter> for Build {
+    type Reply = Result<Built, String>;
 
     fn handle(
-        &mut self,
-        command: DatasetExporterCommand,
-        _ctx: &mut Context<Cell<Self>>,
-    ) -> Outcome<DatasetExporterReply> {
-        let Some(services) = self.services.clone() else {
-            let unavailable = "the dataset exporter runs without storage".to_string();
-            return Outcome::Ready(match command {
-                DatasetExporterCommand::Build { .. } => {
-                    DatasetExporterReply::Built(Err(unavailable))
-                }
-                DatasetExporterCommand::Export { .. } => {
-                    DatasetExporterReply::Exported(Err(unavailable))
-                }
-            });
-        };
-        match command {
-            DatasetExporterCommand::Build {
-                tenant_id,
-                dataset_id,
-            } => Outcome::Pending(Box::pin(async move {
-                let started = Instant::now();
-                let result = build_rows(&services, tenant_id, &dataset_id).await;
-                metrics::histogram!(names::DATASET_BUILD_DURATION_SECONDS)
-                    .record(started.elapsed().as_secs_f64());
-                DatasetExporterReply::Built(result)
-            })),
-            DatasetExporterCommand::Export {
-                tenant_id,
-                dataset_id,
-                format,
-            } => Outcome::Pending(Box::pin(async move {
-                let result = export_format(&services, tenant_id, &dataset_id, format).await;
-                let outcome = if result.is_ok() { "success" } else { "failure" };
-                metrics::counter!(names::DATASET_EXPORTS_TOTAL,
-                    "format" => format.name(), "outcome" => outcome)
-                .increment(1);
-                if let Ok(exported) = &result {
-                    metrics::counter!(names::DATASET_EXPORT_BYTES_TOTAL, "format" => format.name())
-                        .increment(exported.size_bytes.max(0) as u64);
-                }
-                DatasetExporterReply::Exported(result)
-            })),
-        }
+        self,
+        exporter: &mut DatasetExporter,
+        _ctx: &mut Context<Cell<DatasetExporter>>,
+    ) -> Outcome<Self::Reply> {
+        exporter.with_services(|services| async move {
+            let started = Instant::now();
+            let result = build_rows(&services, self.tenant_id, &self.dataset_id).await;
+            metrics::histogram!(names::DATASET_BUILD_DURATION_SECONDS)
+                .record(started.elapsed().as_secs_f64());
+            result
+        })
+    }
+}
+
+impl Request<DatasetExporter> for Export {
+    type Reply = Result<Exported, String>;
+
+    fn handle(
+        self,
+        exporter: &mut DatasetExporter,
+        _ctx: &mut Context<Cell<DatasetExporter>>,
+    ) -> Outcome<Self::Reply> {
+        exporter.with_services(|services| async move {
+            let format = self.format;
+            let result = export_format(&services, self.tenant_id, &self.dataset_id, format).await;
+            let outcome = if result.is_ok() { "success" } else { "failure" };
+            metrics::counter!(names::DATASET_EXPORTS_TOTAL,
+                "format" => format.name(), "outcome" => outcome)
+            .increment(1);
+            if let Ok(exported) = &result {
+                metrics::counter!(names::DATASET_EXPORT_BYTES_TOTAL, "format" => format.name())
+                    .increment(exported.size_bytes.max(0) as u64);
+            }
+            result
+        })
     }
 }
 

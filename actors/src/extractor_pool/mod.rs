@@ -21,9 +21,11 @@ use std::time::Duration;
 
 use actix::Context;
 
-use crate::runtime::{Cell, CpuPool, Logic, Outcome};
-use error::ExtractError;
-pub use messages::{ExtractorPoolCommand, ExtractorPoolReply};
+use crate::runtime::{Cell, CpuPool, Logic, Outcome, Request};
+pub use engine::{extract as extract_document, sniff};
+pub use error::ExtractError;
+pub use formats::detect::Format;
+pub use messages::{Extract, Extracted};
 
 /// Where documents are read.
 #[derive(Clone)]
@@ -60,45 +62,44 @@ impl ExtractorPool {
 
 impl Logic for ExtractorPool {
     const NAME: &'static str = "extractor_pool";
-    type Command = ExtractorPoolCommand;
-    type Reply = ExtractorPoolReply;
 
     fn started(&mut self, _ctx: &mut Context<Cell<Self>>) {
         if let Readers::Processes(workers) = &self.readers {
             workers.warm();
         }
     }
+}
+
+impl Request<ExtractorPool> for Extract {
+    type Reply = Extracted;
 
     fn handle(
-        &mut self,
-        command: ExtractorPoolCommand,
-        _ctx: &mut Context<Cell<Self>>,
-    ) -> Outcome<ExtractorPoolReply> {
-        let readers = self.readers.clone();
-        match command {
-            ExtractorPoolCommand::Extract {
-                bytes,
-                limits,
-                alone,
-            } => Outcome::Pending(Box::pin(async move {
-                let seconds = limits.max_seconds;
-                let pool = match readers {
-                    Readers::Processes(workers) => {
-                        return workers.extract(bytes, limits, alone).await
-                    }
-                    Readers::Threads(pool) => pool,
-                };
-                let job = pool.run(move || engine::extract(&bytes, &limits));
-                match tokio::time::timeout(Duration::from_secs(seconds), job).await {
-                    Ok(Ok(result)) => result,
-                    Ok(Err(error)) => Err(ExtractError::EngineFailure(error.to_string())),
-                    // A thread cannot be stopped: it finishes in the background and its slot frees
-                    // itself when it does (worker processes are killed instead).
-                    Err(_) => Err(ExtractError::LimitExceeded(format!(
-                        "took longer than {seconds} s"
-                    ))),
-                }
-            })),
-        }
+        self,
+        extractor: &mut ExtractorPool,
+        _ctx: &mut Context<Cell<ExtractorPool>>,
+    ) -> Outcome<Extracted> {
+        let readers = extractor.readers.clone();
+        let Extract {
+            bytes,
+            limits,
+            alone,
+        } = self;
+        Outcome::Pending(Box::pin(async move {
+            let seconds = limits.max_seconds;
+            let pool = match readers {
+                Readers::Processes(workers) => return workers.extract(bytes, limits, alone).await,
+                Readers::Threads(pool) => pool,
+            };
+            let job = pool.run(move || engine::extract(&bytes, &limits));
+            match tokio::time::timeout(Duration::from_secs(seconds), job).await {
+                Ok(Ok(result)) => result,
+                Ok(Err(error)) => Err(ExtractError::EngineFailure(error.to_string())),
+                // A thread cannot be stopped: it finishes in the background and its slot frees
+                // itself when it does (worker processes are killed instead).
+                Err(_) => Err(ExtractError::LimitExceeded(format!(
+                    "took longer than {seconds} s"
+                ))),
+            }
+        }))
     }
 }

@@ -26,10 +26,10 @@ use crate::extractor_pool::limits::Limits;
 use crate::extractor_pool::ExtractorPool;
 use crate::metric_names as names;
 use crate::pii_masker::PiiMasker;
-use crate::runtime::{ActorHandle, Cell, Logic, Outcome};
+use crate::runtime::{ActorHandle, Cell, Logic, Outcome, Request};
 use crate::settings::JobsSettings;
 use crate::store::{lease_until, ClaimedJob, Store};
-pub use messages::{JobRouterCommand, JobRouterReply};
+pub use messages::{Drain, JobRouterReply, Wake};
 use worker::Finish;
 
 /// The wake-up channel uploads publish on.
@@ -372,8 +372,6 @@ impl JobRouter {
 
 impl Logic for JobRouter {
     const NAME: &'static str = "job_router";
-    type Command = JobRouterCommand;
-    type Reply = JobRouterReply;
 
     fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
         let Some(dispatcher) = self.dispatcher.clone() else {
@@ -399,26 +397,38 @@ impl Logic for JobRouter {
             startup.pump().await;
         });
     }
+}
+
+impl Request<JobRouter> for Wake {
+    type Reply = JobRouterReply;
 
     fn handle(
-        &mut self,
-        command: JobRouterCommand,
-        _ctx: &mut Context<Cell<Self>>,
+        self,
+        router: &mut JobRouter,
+        _ctx: &mut Context<Cell<JobRouter>>,
     ) -> Outcome<JobRouterReply> {
-        let Some(dispatcher) = self.dispatcher.clone() else {
+        let running = router.dispatcher.as_ref().map_or(0, |dispatcher| {
+            dispatcher.kick();
+            dispatcher.running()
+        });
+        Outcome::Ready(JobRouterReply { running })
+    }
+}
+
+impl Request<JobRouter> for Drain {
+    type Reply = JobRouterReply;
+
+    fn handle(
+        self,
+        router: &mut JobRouter,
+        _ctx: &mut Context<Cell<JobRouter>>,
+    ) -> Outcome<JobRouterReply> {
+        let Some(dispatcher) = router.dispatcher.clone() else {
             return Outcome::Ready(JobRouterReply::default());
         };
-        match command {
-            JobRouterCommand::Wake => {
-                dispatcher.kick();
-                Outcome::Ready(JobRouterReply {
-                    running: dispatcher.running(),
-                })
-            }
-            JobRouterCommand::Drain { grace } => Outcome::Pending(Box::pin(async move {
-                let running = dispatcher.drain(grace).await;
-                JobRouterReply { running }
-            })),
-        }
+        Outcome::Pending(Box::pin(async move {
+            let running = dispatcher.drain(self.grace).await;
+            JobRouterReply { running }
+        }))
     }
 }

@@ -327,7 +327,6 @@ impl Dispatcher {
     /// A `dataset_build` job: the exporter writes the rows; the dataset becomes ready with its
     /// `dataset.ready` event in the transaction that completes the job.
     async fn build_dataset(&self, job: &ClaimedJob) -> Finish {
-        use crate::dataset_exporter::{DatasetExporterCommand, DatasetExporterReply};
         let Some(dataset_id) = job.dataset_id.clone() else {
             return failed("dataset_missing", "the job names no dataset");
         };
@@ -341,23 +340,17 @@ impl Dispatcher {
             Ok(None) => return failed("dataset_missing", "the dataset was deleted"),
             Err(error) => return error.into(),
         };
-        let reply = match self
+        let built = match self
             .exporter
-            .call(DatasetExporterCommand::Build {
+            .call(crate::dataset_exporter::Build {
                 tenant_id: job.tenant_id,
                 dataset_id: dataset_id.clone(),
             })
             .await
         {
-            Ok(reply) => reply,
+            Ok(Ok(built)) => built,
+            Ok(Err(message)) => return failed("build_failed", message),
             Err(error) => return retry("exporter_unavailable", error),
-        };
-        let built = match reply {
-            DatasetExporterReply::Built(Ok(built)) => built,
-            DatasetExporterReply::Built(Err(message)) => return failed("build_failed", message),
-            DatasetExporterReply::Exported(_) => {
-                return retry("exporter_unavailable", "unexpected exporter reply")
-            }
         };
         let now = self.services.clock.now();
         let event = OutboxEvent {

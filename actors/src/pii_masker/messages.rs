@@ -1,22 +1,29 @@
-//! Commands of the pii_masker actor.
+//! Requests of the pii_masker actor, each with its reply.
 
 use super::document::MaskedDocument;
-use super::engine::{Finding, LeakError, Masked, Policy};
+use super::engine::{LeakError, Policy};
 use crate::extractor_pool::model::Document;
 use crate::runtime::PoolError;
 
-/// What the pii_masker does.
-pub enum PiiMaskerCommand {
-    /// Detect and mask personal data in `text` (the leak re-scan included).
-    Mask { text: String, policy: Policy },
-    /// Detect without masking.
-    Detect { text: String, policy: Policy },
-    /// Mask every part of an extracted document (`mask = false`: only report the findings).
-    MaskDocument {
-        document: Box<Document>,
-        policy: Policy,
-        mask: bool,
-    },
+/// Detect and mask personal data in `text` (the leak re-scan included). Replies
+/// `Result<Masked, MaskError>`.
+pub struct Mask {
+    pub text: String,
+    pub policy: Policy,
+}
+
+/// Detect without masking. Replies `Result<Vec<Finding>, MaskError>`.
+pub struct Detect {
+    pub text: String,
+    pub policy: Policy,
+}
+
+/// Mask every part of an extracted document (`mask = false`: only report the findings). Replies
+/// `Result<Box<MaskedDocument>, MaskError>`.
+pub struct MaskDocument {
+    pub document: Box<Document>,
+    pub policy: Policy,
+    pub mask: bool,
 }
 
 /// Why masking did not produce a result.
@@ -28,8 +35,5 @@ pub enum MaskError {
     Engine(#[from] PoolError),
 }
 
-pub enum PiiMaskerReply {
-    Masked(Result<Masked, MaskError>),
-    Findings(Result<Vec<Finding>, MaskError>),
-    Document(Result<Box<MaskedDocument>, MaskError>),
-}
+/// What [`MaskDocument`] answers.
+pub type MaskedDocumentReply = Result<Box<MaskedDocument>, MaskError>;

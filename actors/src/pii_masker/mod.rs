@@ -11,8 +11,11 @@ pub mod messages;
 
 use actix::Context;
 
-use crate::runtime::{Cell, CpuPool, Logic, Outcome};
-pub use messages::{MaskError, PiiMaskerCommand, PiiMaskerReply};
+use crate::runtime::{Cell, CpuPool, Logic, Outcome, Request};
+pub use engine::{
+    mask as mask_text, summarize, Finding, LeakError, Masked, PiiType, Policy, TypeSet,
+};
+pub use messages::{Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply};
 
 /// State of the pii_masker actor.
 pub struct PiiMasker {
@@ -29,53 +32,73 @@ impl PiiMasker {
 
 impl Logic for PiiMasker {
     const NAME: &'static str = "pii_masker";
-    type Command = PiiMaskerCommand;
-    type Reply = PiiMaskerReply;
+}
+
+impl PiiMasker {
+    /// Runs `work` on the masker's pool; the leak it reports, or the pool's failure, becomes a
+    /// [`MaskError`].
+    fn on_pool<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, LeakError> + Send + 'static,
+    ) -> Outcome<Result<T, MaskError>> {
+        let pool = self.pool.clone();
+        Outcome::Pending(Box::pin(async move {
+            match pool.run(work).await {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(leak)) => Err(MaskError::Leak(leak)),
+                Err(error) => Err(MaskError::Engine(error)),
+            }
+        }))
+    }
+}
+
+impl Request<PiiMasker> for Mask {
+    type Reply = Result<Masked, MaskError>;
 
     fn handle(
-        &mut self,
-        command: PiiMaskerCommand,
-        _ctx: &mut Context<Cell<Self>>,
-    ) -> Outcome<PiiMaskerReply> {
-        let pool = self.pool.clone();
-        match command {
-            PiiMaskerCommand::Mask { text, policy } => Outcome::Pending(Box::pin(async move {
-                let result = pool.run(move || engine::mask(&text, &policy)).await;
-                PiiMaskerReply::Masked(match result {
-                    Ok(Ok(masked)) => Ok(masked),
-                    Ok(Err(leak)) => Err(MaskError::Leak(leak)),
-                    Err(error) => Err(MaskError::Engine(error)),
-                })
-            })),
-            PiiMaskerCommand::MaskDocument {
-                document,
-                policy,
-                mask,
-            } => Outcome::Pending(Box::pin(async move {
-                let result = pool
-                    .run(move || {
-                        if mask {
-                            document::mask_document(&document, &policy).map(Box::new)
-                        } else {
-                            let (findings, summary) = document::detect_document(&document, &policy);
-                            Ok(Box::new(document::MaskedDocument {
-                                document: *document,
-                                findings,
-                                summary,
-                            }))
-                        }
-                    })
-                    .await;
-                PiiMaskerReply::Document(match result {
-                    Ok(Ok(masked)) => Ok(masked),
-                    Ok(Err(leak)) => Err(MaskError::Leak(leak)),
-                    Err(error) => Err(MaskError::Engine(error)),
-                })
-            })),
-            PiiMaskerCommand::Detect { text, policy } => Outcome::Pending(Box::pin(async move {
-                let result = pool.run(move || engine::detect(&text, &policy)).await;
-                PiiMaskerReply::Findings(result.map_err(MaskError::Engine))
-            })),
-        }
+        self,
+        masker: &mut PiiMasker,
+        _: &mut Context<Cell<PiiMasker>>,
+    ) -> Outcome<Self::Reply> {
+        masker.on_pool(move || engine::mask(&self.text, &self.policy))
+    }
+}
+
+impl Request<PiiMasker> for Detect {
+    type Reply = Result<Vec<Finding>, MaskError>;
+
+    fn handle(
+        self,
+        masker: &mut PiiMasker,
+        _: &mut Context<Cell<PiiMasker>>,
+    ) -> Outcome<Self::Reply> {
+        masker.on_pool(move || Ok(engine::detect(&self.text, &self.policy)))
+    }
+}
+
+impl Request<PiiMasker> for MaskDocument {
+    type Reply = MaskedDocumentReply;
+
+    fn handle(
+        self,
+        masker: &mut PiiMasker,
+        _: &mut Context<Cell<PiiMasker>>,
+    ) -> Outcome<Self::Reply> {
+        let MaskDocument {
+            document,
+            policy,
+            mask,
+        } = self;
+        masker.on_pool(move || {
+            if mask {
+                return document::mask_document(&document, &policy).map(Box::new);
+            }
+            let (findings, summary) = document::detect_document(&document, &policy);
+            Ok(Box::new(document::MaskedDocument {
+                document: *document,
+                findings,
+                summary,
+            }))
+        })
     }
 }

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use actix::prelude::*;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
-use tokio::sync::oneshot;
 
 use super::handle::{ActorError, ActorHandle};
 use super::registry::ActorRegistry;
@@ -18,24 +17,25 @@ pub enum Outcome<R> {
     Pending(BoxFuture<'static, R>),
 }
 
-/// One actor's behaviour, free of supervision concerns.
+/// One actor's state and lifecycle, free of supervision concerns. What it answers is a
+/// [`Request`] each.
 pub trait Logic: Sized + Unpin + Send + 'static {
     /// The actor's name in logs, metrics and the health report (its config key under `[actors]`).
     const NAME: &'static str;
-    type Command: Send + 'static;
-    type Reply: Send + 'static;
 
     /// Runs on first start and after every restart (timers, reloading pending work from the store).
     fn started(&mut self, _ctx: &mut Context<Cell<Self>>) {}
 
     /// Runs before a restart: drop in-memory state that a panic may have left half-updated.
     fn reset(&mut self) {}
+}
 
-    fn handle(
-        &mut self,
-        command: Self::Command,
-        ctx: &mut Context<Cell<Self>>,
-    ) -> Outcome<Self::Reply>;
+/// One kind of request an actor `L` answers, with its own reply type: callers get that type back
+/// from [`ActorHandle::call`], so none of them matches on replies.
+pub trait Request<L: Logic>: Send + 'static {
+    type Reply: Send + 'static;
+
+    fn handle(self, logic: &mut L, ctx: &mut Context<Cell<L>>) -> Outcome<Self::Reply>;
 }
 
 /// The numbers supervision needs for one actor.
@@ -59,17 +59,21 @@ impl SupervisionSettings {
     }
 }
 
-pub(crate) type Reply<L> = oneshot::Sender<Result<<L as Logic>::Reply, ActorError>>;
+/// A request with its reply channel, its type erased so that one mailbox takes every kind: `job`
+/// handles it and delivers the answer; `fail` answers the caller with an error instead when the job
+/// panics.
+pub(crate) type Job<L> = Box<dyn FnOnce(&mut L, &mut Context<Cell<L>>) -> Outcome<()> + Send>;
+pub(crate) type Fail = Box<dyn FnOnce(ActorError) + Send>;
 
-/// The messages a cell understands. Commands carry their reply channel so that callers can use
+/// The messages a cell understands. Requests carry their reply channel so that callers can use
 /// `try_send` (bounded, fails fast) and still get an answer.
 pub(crate) enum Envelope<L: Logic> {
     Call {
-        command: L::Command,
-        reply: Reply<L>,
+        job: Job<L>,
+        fail: Fail,
     },
     Ping {
-        reply: oneshot::Sender<()>,
+        reply: tokio::sync::oneshot::Sender<()>,
     },
     InjectPanic,
 }
@@ -161,19 +165,15 @@ impl<L: Logic> Handler<Envelope<L>> for Cell<L> {
                     self.crashed(ctx, payload);
                 }
             }
-            Envelope::Call { command, reply } => {
+            Envelope::Call { job, fail } => {
                 let logic = &mut self.logic;
-                match catch_unwind(AssertUnwindSafe(|| logic.handle(command, ctx))) {
-                    Ok(Outcome::Ready(value)) => {
-                        let _ = reply.send(Ok(value));
-                    }
+                match catch_unwind(AssertUnwindSafe(|| job(logic, ctx))) {
+                    Ok(Outcome::Ready(())) => {}
                     Ok(Outcome::Pending(future)) => {
                         let registry = self.registry.clone();
                         let task = async move {
                             match AssertUnwindSafe(future).catch_unwind().await {
-                                Ok(value) => {
-                                    let _ = reply.send(Ok(value));
-                                }
+                                Ok(()) => {}
                                 Err(payload) => {
                                     // The future owns no actor state, so the actor itself stays up.
                                     registry.record_panic(L::NAME);
@@ -182,15 +182,14 @@ impl<L: Logic> Handler<Envelope<L>> for Cell<L> {
                                         panic = %super::panic_message(payload.as_ref()),
                                         "actor task panicked"
                                     );
-                                    let _ =
-                                        reply.send(Err(ActorError::Panicked { actor: L::NAME }));
+                                    fail(ActorError::Panicked { actor: L::NAME });
                                 }
                             }
                         };
                         ctx.spawn(task.into_actor(self));
                     }
                     Err(payload) => {
-                        let _ = reply.send(Err(ActorError::Panicked { actor: L::NAME }));
+                        fail(ActorError::Panicked { actor: L::NAME });
                         self.crashed(ctx, payload);
                     }
                 }

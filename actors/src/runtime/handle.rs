@@ -8,7 +8,7 @@ use actix::prelude::*;
 use futures_util::future::BoxFuture;
 use tokio::sync::oneshot;
 
-use super::cell::{Cell, Envelope, Logic, SupervisionSettings};
+use super::cell::{Cell, Envelope, Fail, Job, Logic, Outcome, Request, SupervisionSettings};
 use super::registry::ActorRegistry;
 use crate::metric_names;
 
@@ -115,21 +115,46 @@ impl<L: Logic> ActorHandle<L> {
         Ok(admission)
     }
 
-    /// Sends `command` and waits for the answer, at most the configured call timeout.
-    pub async fn call(&self, command: L::Command) -> Result<L::Reply, ActorError> {
-        self.call_within(command, self.call_timeout).await
+    /// Sends `request` and waits for its answer, at most the configured call timeout.
+    pub async fn call<R: Request<L>>(&self, request: R) -> Result<R::Reply, ActorError> {
+        self.call_within(request, self.call_timeout).await
     }
 
     /// Like [`call`](Self::call) with an explicit time limit (long-running work such as OCR).
-    pub async fn call_within(
+    pub async fn call_within<R: Request<L>>(
         &self,
-        command: L::Command,
+        request: R,
         timeout: Duration,
-    ) -> Result<L::Reply, ActorError> {
+    ) -> Result<R::Reply, ActorError> {
         let _admission = self.admit()?;
-        let (reply, answer) = oneshot::channel();
+        let (reply, answer) = oneshot::channel::<Result<R::Reply, ActorError>>();
+        // The job answers with the reply, or `fail` with an error when the job panicked: whichever
+        // comes first takes the channel.
+        let slot = Arc::new(std::sync::Mutex::new(Some(reply)));
+        let answer_slot = slot.clone();
+        let job: Job<L> = Box::new(move |logic, ctx| {
+            let deliver = move |value: R::Reply| {
+                if let Some(reply) = answer_slot.lock().ok().and_then(|mut slot| slot.take()) {
+                    let _ = reply.send(Ok(value));
+                }
+            };
+            match request.handle(logic, ctx) {
+                Outcome::Ready(value) => {
+                    deliver(value);
+                    Outcome::Ready(())
+                }
+                Outcome::Pending(future) => {
+                    Outcome::Pending(Box::pin(async move { deliver(future.await) }))
+                }
+            }
+        });
+        let fail: Fail = Box::new(move |error| {
+            if let Some(reply) = slot.lock().ok().and_then(|mut slot| slot.take()) {
+                let _ = reply.send(Err(error));
+            }
+        });
         self.addr
-            .try_send(Envelope::Call { command, reply })
+            .try_send(Envelope::Call { job, fail })
             .map_err(|error| self.send_error(error))?;
         match tokio::time::timeout(timeout, answer).await {
             Err(_) => Err(ActorError::Timeout {

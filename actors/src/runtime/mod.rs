@@ -1,6 +1,7 @@
 //! Our thin layer over actix: supervision with backoff, heartbeats, and bounded admission.
 //!
-//! Each actor is written as a plain [`Logic`] (state + a `handle` function). [`Cell`] wraps it in an
+//! Each actor is written as a plain [`Logic`] (its state and lifecycle) and one [`Request`] type per
+//! kind of request, each with its own reply type. [`Cell`] wraps it in an
 //! actix actor that catches panics, restarts through actix's `Supervisor` after a backoff, and stamps a
 //! heartbeat; [`ActorHandle`] is the only way in, and it refuses work past the mailbox capacity instead
 //! of queueing without bound. Nothing in here knows what any particular actor does.
@@ -10,7 +11,7 @@ mod cpu_pool;
 mod handle;
 mod registry;
 
-pub use cell::{start_supervised, Cell, Logic, Outcome, SupervisionSettings};
+pub use cell::{start_supervised, Cell, Logic, Outcome, Request, SupervisionSettings};
 pub use cpu_pool::{CpuPool, PoolError};
 pub use handle::{ActorError, ActorHandle, UntypedHandle};
 pub use registry::{ActorRegistry, ActorStatus};

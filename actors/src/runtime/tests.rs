@@ -22,19 +22,21 @@ enum CounterCommand {
 
 impl Logic for Counter {
     const NAME: &'static str = "counter";
-    type Command = CounterCommand;
-    type Reply = u32;
 
     fn reset(&mut self) {
         self.handled = 0;
     }
+}
 
-    fn handle(&mut self, command: CounterCommand, _ctx: &mut Context<Cell<Self>>) -> Outcome<u32> {
-        self.handled += 1;
-        match command {
-            CounterCommand::Add => Outcome::Ready(self.handled),
+impl Request<Counter> for CounterCommand {
+    type Reply = u32;
+
+    fn handle(self, counter: &mut Counter, _ctx: &mut Context<Cell<Counter>>) -> Outcome<u32> {
+        counter.handled += 1;
+        match self {
+            CounterCommand::Add => Outcome::Ready(counter.handled),
             CounterCommand::Slow(delay) => {
-                let handled = self.handled;
+                let handled = counter.handled;
                 Outcome::Pending(Box::pin(async move {
                     tokio::time::sleep(delay).await;
                     handled
@@ -44,6 +46,39 @@ impl Logic for Counter {
             CounterCommand::ExplodeLater => Outcome::Pending(Box::pin(async { panic!("later") })),
         }
     }
+}
+
+/// A second kind of request with a reply type of its own.
+struct Handled;
+
+impl Request<Counter> for Handled {
+    type Reply = String;
+
+    fn handle(self, counter: &mut Counter, _ctx: &mut Context<Cell<Counter>>) -> Outcome<String> {
+        Outcome::Ready(format!("{} handled", counter.handled))
+    }
+}
+
+/// A counter under supervision with `capacity`, on an arbiter of its own.
+fn start(capacity: usize) -> (ActorRegistry, Arbiter, ActorHandle<Counter>) {
+    let registry = ActorRegistry::default();
+    let arbiter = Arbiter::new();
+    let handle = start_supervised(
+        Counter::default(),
+        settings(capacity),
+        &registry,
+        &arbiter.handle(),
+    );
+    (registry, arbiter, handle)
+}
+
+#[actix::test]
+async fn each_kind_of_request_gets_its_own_reply_type() {
+    let (_registry, arbiter, handle) = start(8);
+    let count: u32 = handle.call(CounterCommand::Add).await.expect("add");
+    let said: String = handle.call(Handled).await.expect("handled");
+    assert_eq!((count, said.as_str()), (1, "1 handled"));
+    arbiter.stop();
 }
 
 fn settings(capacity: usize) -> SupervisionSettings {
@@ -59,14 +94,7 @@ fn settings(capacity: usize) -> SupervisionSettings {
 
 #[actix::test]
 async fn calls_beyond_capacity_are_refused_not_queued() {
-    let registry = ActorRegistry::default();
-    let arbiter = Arbiter::new();
-    let handle = start_supervised(
-        Counter::default(),
-        settings(2),
-        &registry,
-        &arbiter.handle(),
-    );
+    let (registry, arbiter, handle) = start(2);
     let slow = Duration::from_millis(300);
     let first = tokio::spawn({
         let handle = handle.clone();
@@ -93,14 +121,7 @@ async fn calls_beyond_capacity_are_refused_not_queued() {
 
 #[actix::test]
 async fn a_panic_in_a_handler_restarts_the_actor_with_fresh_state() {
-    let registry = ActorRegistry::default();
-    let arbiter = Arbiter::new();
-    let handle = start_supervised(
-        Counter::default(),
-        settings(8),
-        &registry,
-        &arbiter.handle(),
-    );
+    let (registry, arbiter, handle) = start(8);
     assert_eq!(handle.call(CounterCommand::Add).await.ok(), Some(1));
     assert_eq!(handle.call(CounterCommand::Add).await.ok(), Some(2));
     let crashed = handle.call(CounterCommand::Explode).await;
@@ -117,14 +138,7 @@ async fn a_panic_in_a_handler_restarts_the_actor_with_fresh_state() {
 
 #[actix::test]
 async fn a_panic_in_a_pending_future_fails_only_that_call() {
-    let registry = ActorRegistry::default();
-    let arbiter = Arbiter::new();
-    let handle = start_supervised(
-        Counter::default(),
-        settings(8),
-        &registry,
-        &arbiter.handle(),
-    );
+    let (registry, arbiter, handle) = start(8);
     let crashed = handle.call(CounterCommand::ExplodeLater).await;
     assert!(
         matches!(crashed, Err(ActorError::Panicked { .. })),
@@ -138,14 +152,7 @@ async fn a_panic_in_a_pending_future_fails_only_that_call() {
 
 #[actix::test]
 async fn a_slow_answer_times_out() {
-    let registry = ActorRegistry::default();
-    let arbiter = Arbiter::new();
-    let handle = start_supervised(
-        Counter::default(),
-        settings(8),
-        &registry,
-        &arbiter.handle(),
-    );
+    let (_registry, arbiter, handle) = start(8);
     let result = handle
         .call_within(
             CounterCommand::Slow(Duration::from_secs(2)),

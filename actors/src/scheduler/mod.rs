@@ -5,15 +5,12 @@
 //! Every task it runs is idempotent, so several processes may run the same one; the work itself is
 //! spawned, never run on the arbiter thread.
 
-pub mod messages;
-
 use std::time::Duration;
 
 use actix::{AsyncContext, Context};
 
 use crate::dataset_exporter::{cleanup_expired_exports, ExportServices};
-use crate::runtime::{Cell, Logic, Outcome};
-pub use messages::SchedulerCommand;
+use crate::runtime::{Cell, Logic};
 
 /// State of the scheduler actor: the services its tasks need (none in the crate's unit tests).
 #[derive(Default)]
@@ -42,8 +39,6 @@ async fn cleanup_exports(services: ExportServices) {
 
 impl Logic for Scheduler {
     const NAME: &'static str = "scheduler";
-    type Command = SchedulerCommand;
-    type Reply = ();
 
     fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
         let Some(services) = self.exports.clone() else {
@@ -54,9 +49,5 @@ impl Logic for Scheduler {
         ctx.run_interval(every, move |_, _| {
             actix::spawn(cleanup_exports(services.clone()));
         });
-    }
-
-    fn handle(&mut self, command: SchedulerCommand, _ctx: &mut Context<Cell<Self>>) -> Outcome<()> {
-        match command {}
     }
 }

@@ -21,10 +21,10 @@ use actix::{AsyncContext, Context};
 use crate::cache::Cache;
 use crate::clock::Clock;
 use crate::metric_names as names;
-use crate::runtime::{Cell, Logic, Outcome};
+use crate::runtime::{Cell, Logic, Outcome, Request};
 use crate::settings::WebhooksSettings;
 use crate::store::{AttemptNext, AttemptRecord, ClaimedDelivery, Store};
-pub use messages::WebhookSenderCommand;
+pub use messages::Wake;
 use signing::SecretBox;
 
 /// The wake-up channel for new outbox rows.
@@ -226,8 +226,6 @@ impl WebhookSender {
 
 impl Logic for WebhookSender {
     const NAME: &'static str = "webhook_sender";
-    type Command = WebhookSenderCommand;
-    type Reply = ();
 
     fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
         let Some(sender) = self.sender.clone() else {
@@ -242,19 +240,19 @@ impl Logic for WebhookSender {
         ));
         sender.kick();
     }
+}
+
+impl Request<WebhookSender> for Wake {
+    type Reply = ();
 
     fn handle(
-        &mut self,
-        command: WebhookSenderCommand,
-        _ctx: &mut Context<Cell<Self>>,
+        self,
+        sender: &mut WebhookSender,
+        _ctx: &mut Context<Cell<WebhookSender>>,
     ) -> Outcome<()> {
-        match command {
-            WebhookSenderCommand::Wake => {
-                if let Some(sender) = &self.sender {
-                    sender.kick();
-                }
-                Outcome::Ready(())
-            }
+        if let Some(sender) = &sender.sender {
+            sender.kick();
         }
+        Outcome::Ready(())
     }
 }
