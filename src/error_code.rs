@@ -121,20 +121,21 @@ impl serde::Serialize for ErrorCode {
     }
 }
 
+impl ErrorCode {
+    /// The code named `name`, if there is one.
+    pub fn named(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL
+            .iter()
+            .copied()
+            .find(|code| code.as_str() == name)
+    }
+}
+
+/// The engine names each extraction error's code; this is that code in the table (a test checks that
+/// every one is there).
 impl From<&ExtractError> for ErrorCode {
     fn from(error: &ExtractError) -> ErrorCode {
-        match error {
-            ExtractError::Empty => ErrorCode::EmptyDocument,
-            ExtractError::UnsupportedFormat(_) => ErrorCode::UnsupportedFormat,
-            ExtractError::EncryptedDocument => ErrorCode::EncryptedDocument,
-            ExtractError::Malformed(_) => ErrorCode::MalformedDocument,
-            ExtractError::NoText => ErrorCode::NoText,
-            ExtractError::FormatNotAvailable(_) => ErrorCode::FormatNotAvailable,
-            ExtractError::LimitExceeded(_) => ErrorCode::LimitExceeded,
-            ExtractError::EngineFailure(_) => ErrorCode::ExtractorFailed,
-            ExtractError::Crashed(_) => ErrorCode::ExtractionCrashed,
-            ExtractError::ResultTooLarge(_) => ErrorCode::ResultTooLarge,
-        }
+        ErrorCode::named(error.code()).unwrap_or(ErrorCode::ExtractorFailed)
     }
 }
 
@@ -225,7 +226,11 @@ mod tests {
             ExtractError::ResultTooLarge(String::new()),
         ];
         for error in &errors {
-            assert_eq!(ErrorCode::from(error).as_str(), error.code());
+            assert!(
+                ErrorCode::named(error.code()).is_some(),
+                "{} is not in the table",
+                error.code()
+            );
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::extractor_pool::error::ExtractError;
 use crate::pipeline::{self, ProcessError};
 use crate::store::{
     AuditRecord, ClaimedJob, JobKind, JobPayload, NewExecution, OutboxEvent, ProcessPayload,
-    StoreError, EXTRACTION_CRASHED,
+    RequestedBy, StoreError, EXTRACTION_CRASHED,
 };
 
 use super::Dispatcher;
@@ -130,24 +130,19 @@ pub fn failed_event(
     }
 }
 
-/// Who asked for the job, from its payload (for the audit entry).
-fn requested_by(job: &ClaimedJob) -> (&'static str, Option<String>) {
-    match job.work() {
-        Ok(work) => {
-            let by = work.requested_by();
-            (by.audit_type(), by.id.clone())
-        }
-        Err(_) => ("system", None),
-    }
-}
-
 impl Dispatcher {
     /// Processes the job and records how it ended. Never panics the caller: every failure is a
     /// [`Finish`].
     pub(super) async fn run_job(&self, job: &ClaimedJob) -> Finish {
         let started = Instant::now();
         let started_at = self.services.clock.now();
-        let (finish, meta, usage) = match job.work() {
+        // The payload is read once: its work, and who asked for it (for the audit entry).
+        let work = job.work();
+        let requested_by = work
+            .as_ref()
+            .map(|work| work.requested_by().clone())
+            .unwrap_or_default();
+        let (finish, meta, usage) = match work {
             Ok(JobPayload::DataProcess(work)) => {
                 match self.process_document(job, &work, started_at, started).await {
                     Ok((execution_id, meta, usage)) => {
@@ -160,7 +155,8 @@ impl Dispatcher {
             Err(reason) => (failed("unsupported_job_type", reason), None, None),
         };
         let finish = self.record_failure(job, finish).await;
-        self.after(job, &finish, meta.as_ref(), usage).await;
+        self.after(job, &requested_by, &finish, meta.as_ref(), usage)
+            .await;
         metrics::histogram!(crate::metric_names::JOB_DURATION_SECONDS, "job_type" => job.job_type.clone())
             .record(started.elapsed().as_secs_f64());
         finish
@@ -235,6 +231,7 @@ impl Dispatcher {
     async fn after(
         &self,
         job: &ClaimedJob,
+        requested_by: &RequestedBy,
         finish: &Finish,
         meta: Option<&serde_json::Value>,
         usage: Option<(i64, i64)>,
@@ -299,11 +296,10 @@ impl Dispatcher {
             }),
             Finish::Retry { .. } | Finish::LeaseLost => return,
         };
-        let (actor_type, actor_id) = requested_by(job);
         let record = AuditRecord {
             tenant_id: Some(job.tenant_id),
-            actor_type,
-            actor_id,
+            actor_type: requested_by.audit_type(),
+            actor_id: requested_by.id.clone(),
             action: if job.job_type == JobKind::DatasetBuild.as_str() {
                 "dataset_build"
             } else {

@@ -140,10 +140,10 @@ impl JobPayload {
             format!("the payload of a {job_type} job is unreadable: {error}")
         };
         match JobKind::parse(job_type) {
-            Some(JobKind::DataProcess) => serde_json::from_value(payload.clone())
+            Some(JobKind::DataProcess) => ProcessPayload::deserialize(payload)
                 .map(JobPayload::DataProcess)
                 .map_err(unreadable),
-            Some(JobKind::DatasetBuild) => serde_json::from_value(payload.clone())
+            Some(JobKind::DatasetBuild) => BuildPayload::deserialize(payload)
                 .map(JobPayload::DatasetBuild)
                 .map_err(unreadable),
             None => Err(format!("this version cannot run jobs of type {job_type}")),
@@ -225,7 +225,7 @@ impl Store {
             txn.execute(self.statement(lock, vec![tenant_id.into()]))
                 .await
                 .map_err(StoreError::from)?;
-            let queued = self.queued_count_on(&txn, tenant_id).await?;
+            let queued = self.queued_count(&txn, tenant_id).await?;
             if queued + jobs.len() as u64 > limit {
                 return Err(EnqueueError::QueueFull { queued, limit });
             }
@@ -301,11 +301,7 @@ impl Store {
     }
 
     /// How many jobs of the tenant wait in the queue.
-    pub async fn queued_count(&self, tenant_id: i64) -> Result<u64, StoreError> {
-        self.queued_count_on(self.connection(), tenant_id).await
-    }
-
-    async fn queued_count_on<C: ConnectionTrait>(
+    async fn queued_count<C: ConnectionTrait>(
         &self,
         connection: &C,
         tenant_id: i64,
