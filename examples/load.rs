@@ -244,6 +244,8 @@ fn start(binary: &Path, data_dir: &Path) -> Server {
         .env("DOCSIEVE__STORAGE__DATA_DIR", data_dir)
         .env("DOCSIEVE__LOG__LEVEL", "warn")
         .env("DOCSIEVE__JOBS__MAX_QUEUED_PER_TENANT", "1000000")
+        // Every upload and preview spends a credit: the load tenant's trial period grants plenty.
+        .env("DOCSIEVE__PLANS__TRIAL__CREDITS_PER_PERIOD", "1000000000")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

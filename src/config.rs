@@ -6,7 +6,10 @@
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
-use docsieve_actors::settings::{ActorsSettings, DatasetsSettings, JobsSettings, WebhooksSettings};
+use docsieve_actors::settings::{
+    ActorsSettings, BillingSettings, DatasetsSettings, FineTuneSettings, JobsSettings,
+    PlansSettings, WebhooksSettings,
+};
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
 use serde::{Deserialize, Serialize};
@@ -159,9 +162,15 @@ pub struct Settings {
     pub testing: TestingSettings,
     pub jobs: JobsSettings,
     pub datasets: DatasetsSettings,
+    pub plans: PlansSettings,
+    pub billing: BillingSettings,
+    pub fine_tune: FineTuneSettings,
     pub webhooks: WebhooksSettings,
     pub extraction: ExtractionSettings,
     pub actors: ActorsSettings,
+    /// Deprecated keys found while loading, each with what to write instead (logged at start).
+    #[serde(skip)]
+    pub deprecations: Vec<String>,
 }
 
 fn invalid(message: String) -> ConfigError {
@@ -213,6 +222,7 @@ impl Settings {
         let mut settings: Settings = figment
             .extract()
             .map_err(|error| ConfigError::Load(Box::new(error)))?;
+        settings.deprecations = settings.datasets.move_deprecated_keys(&mut settings.plans);
         settings.validate()?;
         settings.auth.trusted_proxies = settings
             .server
@@ -382,6 +392,14 @@ impl Settings {
         self.actors.validate().map_err(invalid)?;
         self.jobs.validate().map_err(invalid)?;
         self.datasets.validate().map_err(invalid)?;
+        self.plans.validate().map_err(invalid)?;
+        self.billing.validate().map_err(invalid)?;
+        self.fine_tune.validate().map_err(invalid)?;
+        check_url(
+            "fine_tune.provider_url",
+            &self.fine_tune.provider_url,
+            &["http", "https"],
+        )?;
         self.webhooks.validate().map_err(invalid)?;
         Ok(())
     }
@@ -414,6 +432,7 @@ impl Settings {
         };
         hide(&mut copy.auth.internal_token);
         hide(&mut copy.auth.jwt_secret);
+        hide(&mut copy.fine_tune.api_key);
         copy.database.url = redact_url(&self.database_url());
         copy.redis.url = redact_url(&copy.redis.url);
         copy.mail.smtp_url = redact_url(&copy.mail.smtp_url);
@@ -476,6 +495,63 @@ mod tests {
     }
 
     #[test]
+    fn plans_follow_the_spec_and_old_retention_keys_still_read_with_a_warning() {
+        use docsieve_actors::settings::Plan;
+        let settings = defaults();
+        let trial = settings.plans.get(Plan::Trial);
+        assert_eq!(
+            (trial.min_schedule_interval_minutes, trial.fine_tune),
+            (None, false),
+            "trial: no schedules, no fine-tuning"
+        );
+        let starter = settings.plans.get(Plan::Starter);
+        assert_eq!(
+            (
+                starter.min_schedule_interval_minutes,
+                starter.max_schedules_per_connector,
+                starter.fine_tune
+            ),
+            (Some(1440), 5, false)
+        );
+        let pro = settings.plans.get(Plan::Pro);
+        assert_eq!(
+            (
+                pro.min_schedule_interval_minutes,
+                pro.max_schedules_per_connector,
+                pro.fine_tune
+            ),
+            (Some(0), 5, true)
+        );
+        assert_eq!(settings.plans.retention_days("pro"), 30);
+
+        let mut old: Settings = Figment::new()
+            .merge(Toml::string(DEFAULT_TOML))
+            .merge(Toml::string("[datasets]\nretention_days_pro = 45\n"))
+            .extract()
+            .expect("old keys deserialise");
+        let warnings = old.datasets.move_deprecated_keys(&mut old.plans);
+        assert_eq!(old.plans.retention_days("pro"), 45);
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains("plans.pro.export_retention_days"),
+            "{warnings:?}"
+        );
+        old.validate().expect("valid");
+
+        let mut settings = defaults();
+        settings.billing.cycle_cron = "0 0 1 *".to_string();
+        let message = settings.validate().unwrap_err().to_string();
+        assert!(message.contains("billing.cycle_cron"), "{message}");
+        let mut settings = defaults();
+        settings.plans.trial.export_retention_days = 0;
+        let message = settings.validate().unwrap_err().to_string();
+        assert!(
+            message.contains("plans.trial.export_retention_days"),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn redaction_hides_secrets() {
         let mut settings = defaults();
         settings.auth.internal_token = "secret-token".to_string();
@@ -484,5 +560,8 @@ mod tests {
         assert_eq!(redacted.auth.internal_token, "***");
         assert!(!redacted.database.url.contains("pw"));
         assert_eq!(redacted.auth.jwt_secret, "");
+        let mut settings = defaults();
+        settings.fine_tune.api_key = "sk-secret".to_string();
+        assert_eq!(settings.redacted().fine_tune.api_key, "***");
     }
 }

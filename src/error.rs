@@ -20,6 +20,7 @@ pub use crate::error_code::ErrorCode;
 pub enum ErrorKind {
     BadRequest,
     Unauthenticated,
+    PaymentRequired,
     Forbidden,
     NotFound,
     MethodNotAllowed,
@@ -38,6 +39,7 @@ impl ErrorKind {
         match self {
             ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
             ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
+            ErrorKind::PaymentRequired => StatusCode::PAYMENT_REQUIRED,
             ErrorKind::Forbidden => StatusCode::FORBIDDEN,
             ErrorKind::NotFound => StatusCode::NOT_FOUND,
             ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -89,6 +91,17 @@ pub struct ErrorBody {
     pub code: ErrorCode,
 }
 
+/// The body of a 402: the error plus the credits left and the credits the request needed.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct InsufficientCreditsBody {
+    pub detail: String,
+    pub code: ErrorCode,
+    /// Credits left in the open billing period (0 without one).
+    pub balance: i64,
+    /// Credits the request would have reserved.
+    pub required: i64,
+}
+
 /// The body of a 422.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ValidationErrorBody {
@@ -103,6 +116,8 @@ pub struct ApiError {
     retry_after_seconds: Option<u64>,
     allow: Option<String>,
     validation: Vec<ValidationDetail>,
+    /// Keys added to the body beside `detail` and `code` (a 402's `balance` and `required`).
+    extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ApiError {
@@ -119,7 +134,14 @@ impl ApiError {
             retry_after_seconds: None,
             allow: None,
             validation: Vec::new(),
+            extra: serde_json::Map::new(),
         }
+    }
+
+    /// Adds `key` to the body beside `detail` and `code`.
+    pub fn with(mut self, key: &str, value: impl Into<serde_json::Value>) -> ApiError {
+        self.extra.insert(key.to_string(), value.into());
+        self
     }
 
     pub fn validation(details: Vec<ValidationDetail>) -> ApiError {
@@ -250,11 +272,16 @@ impl ResponseError for ApiError {
             response.json(ValidationErrorBody {
                 detail: self.validation.clone(),
             })
-        } else {
+        } else if self.extra.is_empty() {
             response.json(ErrorBody {
                 detail: self.message.clone(),
                 code: self.code,
             })
+        } else {
+            let mut body = self.extra.clone();
+            body.insert("detail".to_string(), self.message.clone().into());
+            body.insert("code".to_string(), self.code.as_str().into());
+            response.json(body)
         }
     }
 }

@@ -59,12 +59,14 @@ error_codes! {
     RefreshTokenReused = "refresh_token_reused", [401], "a refresh token was used twice: every session of the user is revoked";
     RefreshTokenExpired = "refresh_token_expired", [401], "the refresh token has expired: log in again";
     InternalTokenMissing = "internal_token_missing", [401], "a /system route without its internal token";
+    InsufficientCredits = "insufficient_credits", [402], "the open billing period has too few credits left (the body says how many: balance, required)";
     EmailNotVerified = "email_not_verified", [403], "the e-mail address is not confirmed yet";
     Forbidden = "forbidden", [403], "the caller's role does not allow this";
     AccountNotActive = "account_not_active", [403], "the account is suspended or closed";
     InvitationEmailMismatch = "invitation_email_mismatch", [403], "the invitation is for another e-mail address";
     InternalTokenInvalid = "internal_token_invalid", [403], "the internal token is wrong";
     InternalTokenNotConfigured = "internal_token_not_configured", [403], "the /system routes are off: no internal token is configured";
+    PlanRequired = "plan_required", [403], "the plan in force does not include this (fine-tuning needs pro or enterprise)";
     RouteNotFound = "route_not_found", [404], "no such route";
     UserNotFound = "user_not_found", [404], "no such user";
     TenantNotFound = "tenant_not_found", [404], "no such tenant";
@@ -78,12 +80,15 @@ error_codes! {
     WebhookNotFound = "webhook_not_found", [404], "no such webhook in this tenant";
     DeliveryNotFound = "delivery_not_found", [404], "no such delivery of the webhook";
     ConnectorNotFound = "connector_not_found", [404], "no such connector in this tenant";
+    FineTuneJobNotFound = "fine_tune_job_not_found", [404], "no such fine-tune job in this tenant";
     BlobNotFound = "blob_not_found", [404], "a stored file is missing";
     MethodNotAllowed = "method_not_allowed", [405], "the route does not take this method (see Allow)";
     EmailTaken = "email_taken", [409], "an account with this e-mail address exists";
     LastOwner = "last_owner", [409], "the team's last owner cannot be removed";
     DatasetNotReady = "dataset_not_ready", [409], "the dataset is still building or failed";
     ExportFailed = "export_failed", [409], "the dataset could not be written in that format";
+    PeriodAlreadyOpen = "period_already_open", [409], "the tenant has an open billing period: close it first";
+    NoOpenPeriod = "no_open_period", [409], "the tenant has no open billing period";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";
     LimitExceeded = "limit_exceeded", [413], "the document is past an extraction.limits bound";
     ResultTooLarge = "result_too_large", [413], "a preview's answer is past extraction.preview_max_bytes: use the async path";
@@ -107,6 +112,7 @@ error_codes! {
     Timeout = "timeout", [503], "an actor did not answer in time (see Retry-After)";
     ActorUnavailable = "actor_unavailable", [503], "an actor is restarting (see Retry-After)";
     ExportMissing = "export_missing", [503], "an export file is being written again (see Retry-After)";
+    FineTuneUnavailable = "fine_tune_unavailable", [503], "fine-tuning is off: no fine_tune.provider_url is configured";
 }
 
 impl std::fmt::Display for ErrorCode {

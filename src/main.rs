@@ -93,7 +93,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match cli.command.unwrap_or(Command::Serve) {
+    let command = cli.command.unwrap_or(Command::Serve);
+    if matches!(command, Command::PrintConfig) {
+        for deprecation in &settings.deprecations {
+            eprintln!("docsieve: warning: {deprecation}");
+        }
+    }
+    match command {
         Command::Mask(_) | Command::Extract(_) | Command::ExtractWorker(_) => ExitCode::SUCCESS,
         Command::PrintConfig => match toml::to_string_pretty(&settings.redacted()) {
             Ok(text) => {
@@ -123,6 +129,10 @@ fn main() -> ExitCode {
         }
         Command::Serve => {
             telemetry::init_logging(&settings.log);
+            for deprecation in &settings.deprecations {
+                tracing::warn!("{deprecation}");
+                eprintln!("docsieve: warning: {deprecation}");
+            }
             match actix_web::rt::System::new().block_on(serve(settings)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {

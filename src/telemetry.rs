@@ -161,6 +161,42 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
             crate::mail::MAIL_TOTAL,
             "Mails sent or given up, by kind and outcome",
         ),
+        (
+            metric_names::CREDITS_GRANTED_TOTAL,
+            "Credits granted by opened billing periods",
+        ),
+        (
+            metric_names::CREDITS_DEBITED_TOTAL,
+            "Credits debited for processed pages",
+        ),
+        (
+            metric_names::CREDITS_EXPIRED_TOTAL,
+            "Unused credits expired when their period closed",
+        ),
+        (
+            metric_names::CREDITS_REFUSED_TOTAL,
+            "Uploads and previews refused with 402 insufficient_credits",
+        ),
+        (
+            metric_names::BILLING_PERIODS_OPENED_TOTAL,
+            "Billing periods opened, by plan",
+        ),
+        (
+            metric_names::BILLING_PERIODS_CLOSED_TOTAL,
+            "Billing periods closed",
+        ),
+        (
+            metric_names::BILLING_CYCLE_RUNS_TOTAL,
+            "Billing cycles run, by trigger (clock or api)",
+        ),
+        (
+            metric_names::FINE_TUNE_JOBS_TOTAL,
+            "Fine-tune jobs that reached a status, by status",
+        ),
+        (
+            metric_names::FINE_TUNE_PROVIDER_CALLS_TOTAL,
+            "Calls to the fine-tuning provider, by call and outcome",
+        ),
     ] {
         metrics::describe_counter!(name, help);
     }
@@ -172,6 +208,10 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         (
             metric_names::JOBS_OLDEST_QUEUED_AGE_SECONDS,
             "Age of the oldest queued job in seconds",
+        ),
+        (
+            metric_names::FINE_TUNE_JOBS,
+            "Fine-tune jobs by status, all tenants",
         ),
         (
             metric_names::JOB_WORKERS,

@@ -7,6 +7,7 @@
 pub mod blob;
 pub mod cache;
 pub mod clock;
+pub mod cron;
 pub mod metric_names;
 pub mod pipeline;
 pub mod procfs;
@@ -18,6 +19,7 @@ pub mod system;
 pub mod billing_clock;
 pub mod dataset_exporter;
 pub mod extractor_pool;
+pub mod fine_tuner;
 pub mod job_router;
 pub mod pii_masker;
 pub mod scheduler;

@@ -37,6 +37,16 @@ pub const DATASET_EXPORTS_TOTAL: &str = "docsieve_dataset_exports_total";
 pub const DATASET_EXPORT_BYTES_TOTAL: &str = "docsieve_dataset_export_bytes_total";
 pub const DATASET_EXPORTS_EXPIRED_TOTAL: &str = "docsieve_dataset_exports_expired_total";
 pub const DATASET_BUILD_DURATION_SECONDS: &str = "docsieve_dataset_build_duration_seconds";
+pub const CREDITS_GRANTED_TOTAL: &str = "docsieve_credits_granted_total";
+pub const CREDITS_DEBITED_TOTAL: &str = "docsieve_credits_debited_total";
+pub const CREDITS_EXPIRED_TOTAL: &str = "docsieve_credits_expired_total";
+pub const CREDITS_REFUSED_TOTAL: &str = "docsieve_credits_refused_total";
+pub const BILLING_PERIODS_OPENED_TOTAL: &str = "docsieve_billing_periods_opened_total";
+pub const BILLING_PERIODS_CLOSED_TOTAL: &str = "docsieve_billing_periods_closed_total";
+pub const BILLING_CYCLE_RUNS_TOTAL: &str = "docsieve_billing_cycle_runs_total";
+pub const FINE_TUNE_JOBS_TOTAL: &str = "docsieve_fine_tune_jobs_total";
+pub const FINE_TUNE_JOBS: &str = "docsieve_fine_tune_jobs";
+pub const FINE_TUNE_PROVIDER_CALLS_TOTAL: &str = "docsieve_fine_tune_provider_calls_total";
 
 /// Job durations (claim to completion): 10 ms to 10 min.
 pub const JOB_DURATION_BUCKETS: &[f64] = &[

@@ -29,11 +29,12 @@ pub struct ActorsSettings {
     pub scheduler: ActorSettings,
     pub webhook_sender: ActorSettings,
     pub billing_clock: ActorSettings,
+    pub fine_tuner: ActorSettings,
 }
 
 impl ActorsSettings {
     /// Each actor's settings with the config key that holds them, in start order.
-    pub fn named(&self) -> [(&'static str, &ActorSettings); 7] {
+    pub fn named(&self) -> [(&'static str, &ActorSettings); 8] {
         [
             ("job_router", &self.job_router),
             ("extractor_pool", &self.extractor_pool),
@@ -42,6 +43,7 @@ impl ActorsSettings {
             ("scheduler", &self.scheduler),
             ("webhook_sender", &self.webhook_sender),
             ("billing_clock", &self.billing_clock),
+            ("fine_tuner", &self.fine_tuner),
         ]
     }
 
@@ -161,30 +163,44 @@ impl JobsSettings {
     }
 }
 
-/// The `[datasets]` section: build limits and export retention per plan.
+/// The `[datasets]` section: build limits and the export cleanup.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DatasetsSettings {
     /// Most executions in one dataset.
     pub max_executions: usize,
-    /// Days an export file is kept, per plan; the cleanup deletes it afterwards (a new export request
-    /// writes it again).
-    pub retention_days_trial: u32,
-    pub retention_days_starter: u32,
-    pub retention_days_pro: u32,
-    pub retention_days_enterprise: u32,
+    /// Deprecated: `plans.<plan>.export_retention_days`. Still read (with a warning at start) and,
+    /// when set, take the place of the plan's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_days_trial: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_days_starter: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_days_pro: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_days_enterprise: Option<u32>,
     /// How often the scheduler runs the export cleanup, in seconds (default daily).
     pub cleanup_interval_seconds: u64,
 }
 
 impl DatasetsSettings {
-    pub fn retention_days(&self, plan: &str) -> u32 {
-        match plan {
-            "starter" => self.retention_days_starter,
-            "pro" => self.retention_days_pro,
-            "enterprise" => self.retention_days_enterprise,
-            _ => self.retention_days_trial,
+    /// Moves the deprecated `retention_days_*` keys into the plans; one warning per key found.
+    pub fn move_deprecated_keys(&mut self, plans: &mut PlansSettings) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for (plan, old) in [
+            (Plan::Trial, self.retention_days_trial.take()),
+            (Plan::Starter, self.retention_days_starter.take()),
+            (Plan::Pro, self.retention_days_pro.take()),
+            (Plan::Enterprise, self.retention_days_enterprise.take()),
+        ] {
+            if let Some(days) = old {
+                plans.get_mut(plan).export_retention_days = days;
+                warnings.push(format!(
+                    "datasets.retention_days_{plan} is deprecated; it was read as plans.{plan}.export_retention_days = {days}. Move it there."
+                ));
+            }
         }
+        warnings
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -194,20 +210,230 @@ impl DatasetsSettings {
                 self.max_executions
             ));
         }
-        for (plan, days) in [
-            ("trial", self.retention_days_trial),
-            ("starter", self.retention_days_starter),
-            ("pro", self.retention_days_pro),
-            ("enterprise", self.retention_days_enterprise),
-        ] {
-            if days == 0 || days > 3650 {
+        if self.cleanup_interval_seconds < 60 {
+            return Err("datasets.cleanup_interval_seconds must be at least 60".to_string());
+        }
+        Ok(())
+    }
+}
+
+/// A plan a tenant is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Plan {
+    Trial,
+    Starter,
+    Pro,
+    Enterprise,
+}
+
+impl Plan {
+    /// In order, lowest first.
+    pub const ALL: [Plan; 4] = [Plan::Trial, Plan::Starter, Plan::Pro, Plan::Enterprise];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Plan::Trial => "trial",
+            Plan::Starter => "starter",
+            Plan::Pro => "pro",
+            Plan::Enterprise => "enterprise",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Plan> {
+        Plan::ALL.into_iter().find(|plan| plan.as_str() == name)
+    }
+
+    /// A stored plan name; an unknown one (a row written by hand) reads as the trial, the plan that
+    /// allows least.
+    pub fn from_stored(name: &str) -> Plan {
+        Plan::parse(name).unwrap_or(Plan::Trial)
+    }
+}
+
+impl std::fmt::Display for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One `[plans.<plan>]` table.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanSettings {
+    /// Credits granted when a billing period opens (one credit per processed page).
+    pub credits_per_period: i64,
+    /// Days an export file is kept; the cleanup deletes it afterwards (a new export request writes
+    /// it again).
+    pub export_retention_days: u32,
+    /// Most schedules one connector may have.
+    pub max_schedules_per_connector: u32,
+    /// Shortest interval between two runs of a schedule, in minutes; absent: no schedules on the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_schedule_interval_minutes: Option<u32>,
+    /// Whether the plan may fine-tune models (`POST /v1/fine-tune`).
+    pub fine_tune: bool,
+}
+
+/// The `[plans]` section: one table per plan.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlansSettings {
+    pub trial: PlanSettings,
+    pub starter: PlanSettings,
+    pub pro: PlanSettings,
+    pub enterprise: PlanSettings,
+}
+
+impl PlansSettings {
+    pub fn get(&self, plan: Plan) -> &PlanSettings {
+        match plan {
+            Plan::Trial => &self.trial,
+            Plan::Starter => &self.starter,
+            Plan::Pro => &self.pro,
+            Plan::Enterprise => &self.enterprise,
+        }
+    }
+
+    fn get_mut(&mut self, plan: Plan) -> &mut PlanSettings {
+        match plan {
+            Plan::Trial => &mut self.trial,
+            Plan::Starter => &mut self.starter,
+            Plan::Pro => &mut self.pro,
+            Plan::Enterprise => &mut self.enterprise,
+        }
+    }
+
+    /// Days an export file of a tenant on `plan` (a stored name) is kept.
+    pub fn retention_days(&self, plan: &str) -> u32 {
+        self.get(Plan::from_stored(plan)).export_retention_days
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        for plan in Plan::ALL {
+            let settings = self.get(plan);
+            if settings.credits_per_period < 0 || settings.credits_per_period > 1_000_000_000_000 {
                 return Err(format!(
-                    "datasets.retention_days_{plan} must be between 1 and 3650, got {days}"
+                    "plans.{plan}.credits_per_period must be between 0 and 1000000000000, got {}",
+                    settings.credits_per_period
+                ));
+            }
+            if settings.export_retention_days == 0 || settings.export_retention_days > 3650 {
+                return Err(format!(
+                    "plans.{plan}.export_retention_days must be between 1 and 3650, got {}",
+                    settings.export_retention_days
+                ));
+            }
+            if settings.max_schedules_per_connector > 10_000 {
+                return Err(format!(
+                    "plans.{plan}.max_schedules_per_connector must be at most 10000, got {}",
+                    settings.max_schedules_per_connector
+                ));
+            }
+            if settings
+                .min_schedule_interval_minutes
+                .is_some_and(|minutes| minutes > 525_600)
+            {
+                return Err(format!(
+                    "plans.{plan}.min_schedule_interval_minutes must be at most 525600 (a year)"
                 ));
             }
         }
-        if self.cleanup_interval_seconds < 60 {
-            return Err("datasets.cleanup_interval_seconds must be at least 60".to_string());
+        Ok(())
+    }
+}
+
+/// The `[billing]` section.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BillingSettings {
+    /// When the billing clock runs the cycle (5 fields, UTC).
+    pub cycle_cron: String,
+    /// How often the clock looks whether a firing is due, in seconds.
+    pub poll_interval_seconds: u64,
+}
+
+impl BillingSettings {
+    pub fn schedule(&self) -> Result<crate::cron::Schedule, String> {
+        crate::cron::Schedule::parse(&self.cycle_cron)
+            .map_err(|error| format!("billing.cycle_cron: {error}"))
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        self.schedule()?;
+        if self.poll_interval_seconds == 0 || self.poll_interval_seconds > 3600 {
+            return Err(format!(
+                "billing.poll_interval_seconds must be between 1 and 3600, got {}",
+                self.poll_interval_seconds
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The `[fine_tune]` section: the OpenAI-compatible provider fine-tuning jobs go to.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FineTuneSettings {
+    /// Base URL of the provider, `/v1` included (`https://api.openai.com/v1`). Empty: fine-tuning is
+    /// off (`POST /v1/fine-tune` answers 503 `fine_tune_unavailable`).
+    pub provider_url: String,
+    /// Sent as `Authorization: Bearer <api_key>` when not empty.
+    pub api_key: String,
+    /// How often a job's state is read from the provider while it trains.
+    pub poll_interval_seconds: u64,
+    /// Time limit of one call to the provider (the training file upload included).
+    pub request_timeout_ms: u64,
+    /// First delay after a provider that is down or answers 5xx; doubles up to `retry_max_ms`.
+    pub retry_backoff_ms: u64,
+    pub retry_max_ms: u64,
+    /// Failed attempts in a row before a job that never reached the provider fails with
+    /// `provider_unavailable` (a job the provider already runs is polled until it ends).
+    pub max_attempts: u32,
+    /// How a dataset row without `messages` becomes a chat example: three templates in which
+    /// `{column}` is replaced by the row's column (`text`, `filename`, `format`, `language`,
+    /// `quality_grade`, `fields` and `tables` as JSON). An empty system template sends no system
+    /// message; a row whose user or assistant message comes out empty (or `{}`/`[]`) is left out.
+    pub system_template: String,
+    pub user_template: String,
+    pub assistant_template: String,
+}
+
+impl FineTuneSettings {
+    pub fn enabled(&self) -> bool {
+        !self.provider_url.is_empty()
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(&str, u64, u64, u64); 5] = [
+            (
+                "poll_interval_seconds",
+                self.poll_interval_seconds,
+                1,
+                86_400,
+            ),
+            (
+                "request_timeout_ms",
+                self.request_timeout_ms,
+                100,
+                3_600_000,
+            ),
+            ("retry_backoff_ms", self.retry_backoff_ms, 10, 3_600_000),
+            ("retry_max_ms", self.retry_max_ms, 10, 86_400_000),
+            ("max_attempts", u64::from(self.max_attempts), 1, 1000),
+        ];
+        for (key, value, min, max) in checks {
+            if value < min || value > max {
+                return Err(format!(
+                    "fine_tune.{key} must be between {min} and {max}, got {value}"
+                ));
+            }
+        }
+        if self.user_template.trim().is_empty() || self.assistant_template.trim().is_empty() {
+            return Err(
+                "fine_tune.user_template and fine_tune.assistant_template must not be empty"
+                    .to_string(),
+            );
         }
         Ok(())
     }

@@ -28,6 +28,7 @@ pub struct ActorHandles {
     pub scheduler: ActorHandle<Scheduler>,
     pub webhook_sender: ActorHandle<WebhookSender>,
     pub billing_clock: ActorHandle<BillingClock>,
+    pub fine_tuner: ActorHandle<crate::fine_tuner::FineTuner>,
     registry: ActorRegistry,
 }
 
@@ -87,6 +88,7 @@ impl ActorHandles {
             Arc::new(self.scheduler.clone()),
             Arc::new(self.webhook_sender.clone()),
             Arc::new(self.billing_clock.clone()),
+            Arc::new(self.fine_tuner.clone()),
         ]
     }
 
@@ -141,6 +143,8 @@ pub struct Services {
     pub jobs: JobServices,
     pub exports: ExportServices,
     pub webhooks: WebhookServices,
+    pub billing: crate::billing_clock::BillingServices,
+    pub fine_tune: crate::fine_tuner::FineTuneServices,
 }
 
 /// The running actors and the arbiters they live on.
@@ -182,14 +186,16 @@ impl ActorSystem {
 
     /// Starts every actor; with `jobs`, the job router claims and runs jobs from the store.
     pub fn start_with(settings: &ActorsSettings, services: Option<Services>) -> ActorSystem {
-        let (extraction, jobs, exports, webhooks) = match services {
+        let (extraction, jobs, exports, webhooks, billing, fine_tune) = match services {
             Some(services) => (
                 services.extraction,
                 Some(services.jobs),
                 Some(services.exports),
                 Some(services.webhooks),
+                Some(services.billing),
+                Some(services.fine_tune),
             ),
-            None => (None, None, None, None),
+            None => (None, None, None, None, None, None),
         };
         let registry = ActorRegistry::default();
         let mut arbiters = Vec::new();
@@ -268,9 +274,16 @@ impl ActorSystem {
                 arbiters_ref,
             ),
             billing_clock: start_on_own_arbiter(
-                BillingClock,
+                BillingClock::new(billing),
                 settings,
                 &settings.billing_clock,
+                &registry,
+                arbiters_ref,
+            ),
+            fine_tuner: start_on_own_arbiter(
+                crate::fine_tuner::FineTuner::new(fine_tune, settings.fine_tuner.pool_size),
+                settings,
+                &settings.fine_tuner,
                 &registry,
                 arbiters_ref,
             ),
@@ -310,6 +323,14 @@ impl ActorSystem {
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "the job router did not drain"),
         }
+        if let Err(error) = self
+            .handles
+            .fine_tuner
+            .call_within(crate::fine_tuner::Release, Duration::from_secs(3))
+            .await
+        {
+            tracing::warn!(%error, "the fine-tuner did not give back its leases; they expire");
+        }
         quiet.await;
         // Every thread is told to stop before any is waited for, so that none goes on issuing queries
         // while the others are joined.
@@ -347,7 +368,8 @@ mod tests {
             dataset_exporter: actor.clone(),
             scheduler: actor.clone(),
             webhook_sender: actor.clone(),
-            billing_clock: actor,
+            billing_clock: actor.clone(),
+            fine_tuner: actor,
         }
     }
 

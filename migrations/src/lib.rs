@@ -12,6 +12,7 @@ mod m20261122_000002_tenant_usage;
 mod m20261122_000003_dataset_exports;
 mod m20261122_000004_webhook_attempts;
 mod m20261122_000005_execution_list_index;
+mod m20261127_000006_billing;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -25,6 +26,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000003_dataset_exports::Migration),
             Box::new(m20261122_000004_webhook_attempts::Migration),
             Box::new(m20261122_000005_execution_list_index::Migration),
+            Box::new(m20261127_000006_billing::Migration),
         ]
     }
 }

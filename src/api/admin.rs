@@ -134,26 +134,6 @@ fn report_query(query: &Query) -> Result<(), ApiError> {
 }
 
 not_yet!(
-    billing_open_period,
-    post,
-    "/system/billing/open-period/{tenant_id}",
-    "billing periods",
-    |tenant_id: web::Path<String>| tenant_path(&tenant_id)
-);
-not_yet!(
-    billing_close_period,
-    post,
-    "/system/billing/close-period/{tenant_id}",
-    "billing periods",
-    |tenant_id: web::Path<String>| tenant_path(&tenant_id)
-);
-not_yet!(
-    billing_cycle,
-    post,
-    "/system/billing/cycle",
-    "the monthly billing cycle"
-);
-not_yet!(
     tenant_data_export,
     get,
     "/system/admin/tenants/{tenant_id}/data-export",
@@ -196,9 +176,6 @@ not_yet!(
 /// This resource's routes.
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(quality_flagged)
-        .service(billing_open_period)
-        .service(billing_close_period)
-        .service(billing_cycle)
         .service(storage_cleanup)
         .service(tenant_data_export)
         .service(oss_metrics_fetch)

@@ -243,7 +243,13 @@ pub async fn verify_email(
     let TokenCheck::Consumed(user_id) = check else {
         return Err(bad_token(&check));
     };
-    state.store.activate_user(user_id, now).await?;
+    for tenant_id in state.store.activate_user(user_id, now).await? {
+        // A verified tenant's first (trial) billing period, with its credits.
+        state
+            .store
+            .first_period(tenant_id, &state.settings.plans, now)
+            .await?;
+    }
     audit_user(
         &state,
         "email_verified",

@@ -141,6 +141,7 @@ fn reprocess_masked(body: &[u8]) -> Result<bool, ApiError> {
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 402, description = "Too few credits left: one is reserved per document (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 429, body = crate::error::ErrorBody)
     ),
     security(("api_key" = []), ("bearer" = [])))]

@@ -4,10 +4,12 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod billing;
 pub mod common;
 pub mod datasets;
 pub mod documents;
 pub mod executions;
+pub mod fine_tune;
 pub mod jobs;
 pub mod me;
 pub mod openapi;
@@ -40,9 +42,11 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     jobs::configure(cfg);
     audit::configure(cfg);
     datasets::configure(cfg);
+    fine_tune::configure(cfg);
     webhooks::configure(cfg);
     team::configure(cfg);
     admin::configure(cfg);
+    billing::configure(cfg);
 }
 
 /// `{"data": ...}`: every successful JSON body.
@@ -133,7 +137,7 @@ impl Modify for SecuritySchemes {
 #[openapi(
     info(
         title = "docsieve",
-        description = "Privacy-aware document processing and dataset export service. Errors: 422 bodies are `{\"detail\": [{\"loc\", \"msg\", \"type\"}]}`; every other error is `{\"detail\": \"message\", \"code\": \"stable_code\"}`. 429 and 503 carry Retry-After.",
+        description = "Privacy-aware document processing and dataset export service. Errors: 422 bodies are `{\"detail\": [{\"loc\", \"msg\", \"type\"}]}`; every other error is `{\"detail\": \"message\", \"code\": \"stable_code\"}`. 429 and 503 carry Retry-After; a 402 `insufficient_credits` also carries `balance` and `required`.",
         license(name = "Apache-2.0")
     ),
     modifiers(&SecuritySchemes),
@@ -151,9 +155,10 @@ impl Modify for SecuritySchemes {
         (name = "team", description = "Invitations and members"),
         (name = "processing", description = "Extraction and masking: synchronous preview and CSV export, async jobs, documents, executions, jobs"),
         (name = "datasets", description = "Datasets built from executions and their exports in seven formats"),
+        (name = "fine-tune", description = "Fine-tuning a model of an OpenAI-compatible provider on a ready dataset (pro and enterprise plans)"),
         (name = "webhooks", description = "Signed deliveries of job and dataset events, retries, delivery log"),
         (name = "audit", description = "The tenant's audit log"),
-        (name = "admin", description = "Internal operations; X-Internal-Token required"),
+        (name = "admin", description = "Internal operations (billing periods, plans, storage cleanup, quality); X-Internal-Token required"),
         (name = "testing", description = "Fault injection and clock control; only with testing.enabled")
     )
 )]

@@ -8,6 +8,7 @@ use docsieve_actors::extractor_pool::limits::Limits;
 use docsieve_actors::extractor_pool::ExtractError;
 use docsieve_actors::pii_masker::document::MaskedDocument;
 use docsieve_actors::pipeline::ProcessError;
+use docsieve_actors::store::CreditError;
 use futures_util::TryStreamExt;
 use utoipa_actix_web::service_config::ServiceConfig;
 
@@ -110,10 +111,68 @@ struct Processed {
     result: Box<MaskedDocument>,
 }
 
-/// The shared front half of preview and CSV export: `masked` (default false), the `file` field, then
-/// [`extract_and_mask`].
+/// A preview's credit, reserved when it is accepted and settled when it ends: the pages it read
+/// (at least one) once it succeeded, nothing when it failed or its client went away (the guard is
+/// dropped then and gives the credit back on a task of its own).
+struct PreviewCredit {
+    state: web::Data<AppState>,
+    tenant_id: i64,
+    reference: Option<String>,
+}
+
+impl PreviewCredit {
+    async fn reserve(
+        state: &web::Data<AppState>,
+        tenant_id: i64,
+    ) -> Result<PreviewCredit, ApiError> {
+        let reference = format!("preview:{}", docsieve_actors::store::new_id("pv"));
+        state
+            .store
+            .reserve_credit(tenant_id, &reference, state.clock.now())
+            .await
+            .map_err(|error| match error {
+                CreditError::Insufficient(short) => super::billing::insufficient_credits(&short),
+                CreditError::Store(error) => error.into(),
+            })?;
+        Ok(PreviewCredit {
+            state: state.clone(),
+            tenant_id,
+            reference: Some(reference),
+        })
+    }
+
+    async fn settle(mut self, credits: i64) {
+        if let Some(reference) = self.reference.take() {
+            settle(&self.state, self.tenant_id, &reference, credits).await;
+        }
+    }
+}
+
+async fn settle(state: &AppState, tenant_id: i64, reference: &str, credits: i64) {
+    if let Err(error) = state
+        .store
+        .settle_credit(tenant_id, reference, credits, state.clock.now())
+        .await
+    {
+        tracing::error!(%error, reference, "a preview's credit could not be settled; it stays reserved");
+    }
+}
+
+impl Drop for PreviewCredit {
+    fn drop(&mut self) {
+        if let Some(reference) = self.reference.take() {
+            let state = self.state.clone();
+            let tenant_id = self.tenant_id;
+            actix_web::rt::spawn(async move { settle(&state, tenant_id, &reference, 0).await });
+        }
+    }
+}
+
+/// The shared front half of preview and CSV export: `masked` (default false), the `file` field, a
+/// credit reserved, then [`extract_and_mask`]; the credit is settled with the pages read.
 async fn process_upload(
-    state: &AppState,
+    state: &web::Data<AppState>,
+    tenant_id: i64,
     query: &Query,
     payload: Multipart,
 ) -> Result<Processed, ApiError> {
@@ -126,12 +185,18 @@ async fn process_upload(
         .preview_limits(state.settings.actors.call_timeout_ms);
     let (filename, bytes) = read_file(payload, limits.max_bytes).await?;
     let size = bytes.len();
-    let result = extract_and_mask(state, bytes, limits, masked).await?;
+    let credit = PreviewCredit::reserve(state, tenant_id).await?;
+    let result = extract_and_mask(state, bytes, limits, masked).await;
+    let credits = match &result {
+        Ok(result) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
+        Err(_) => 0,
+    };
+    credit.settle(credits).await;
     Ok(Processed {
         filename,
         size,
         masked,
-        result,
+        result: result?,
     })
 }
 
@@ -161,6 +226,7 @@ fn process_error(error: ProcessError) -> ApiError {
     responses(
         (status = 200, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`. Generic XML's leaf elements and attributes come as `key_value` elements `name: value`; keys (before ':' or '=', in any case) label the values after them; URL-encoded values are decoded and read as `key: value`; a key that says nothing (`value`, `text`) is labelled by its record; a PostgreSQL dump's COPY column list heads its rows, an SQL INSERT's values are read under its column list or its table's CREATE TABLE, and a JSON array of rows under its object's `columns` (names, or objects with a `name`) or its first row of names; a table whose cells ';' or '|' separate inside prose (an e-mail body's pasted list, a Markdown table) is read under its header line; JSON, JSON Lines and SQL files are text, never CSV. Privacy fails closed: a value whose checksum holds is masked even when its layout is odd (an IBAN length its country does not use, a Turkish reserve digit other than 0, a card issuer the table lacks), with its confidence lowered one step; a value right behind its own label that validates as the label's type takes that type (`PESEL: 02122401358` is a `national_id_pl`)"),
         (status = 401, body = crate::error::ErrorBody),
+        (status = 402, description = "Too few credits left (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 413, body = crate::error::ErrorBody),
         (status = 415, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody),
@@ -179,7 +245,7 @@ pub async fn preview(
         size,
         masked,
         result,
-    } = process_upload(&state, &query, payload).await?;
+    } = process_upload(&state, auth.tenant_id, &query, payload).await?;
     let pii_count: u64 = result.summary.values().sum();
     // Serialized straight from the model (no intermediate JSON tree: a long document's answer is large).
     let body = super::Envelope {
@@ -263,6 +329,7 @@ fn download_name(filename: &str, extension: &str) -> String {
     responses(
         (status = 200, content_type = "text/csv", description = "RFC 4180 CSV, UTF-8, as an attachment"),
         (status = 401, body = crate::error::ErrorBody),
+        (status = 402, description = "Too few credits left (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 413, body = crate::error::ErrorBody),
         (status = 415, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody),
@@ -281,7 +348,7 @@ pub async fn export_csv(
         size,
         masked,
         result,
-    } = process_upload(&state, &query, payload).await?;
+    } = process_upload(&state, auth.tenant_id, &query, payload).await?;
     let document = result.document;
     let csv = web::block(move || {
         docsieve_actors::dataset_exporter::document_csv::document_csv(&document)

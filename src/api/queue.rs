@@ -51,6 +51,7 @@ pub async fn enqueue(
                 ),
                 30,
             ),
+            EnqueueError::InsufficientCredits(short) => super::billing::insufficient_credits(&short),
             EnqueueError::Store(error) => error.into(),
         })?;
     for job in &queued {

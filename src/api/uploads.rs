@@ -228,6 +228,7 @@ fn one_mode_error(message: &str) -> ApiError {
         (status = 404, description = "The connector does not exist", body = crate::error::ErrorBody),
         (status = 413, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 402, description = "Too few credits left: one is reserved per document (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 429, description = "Too many queued jobs for this tenant", body = crate::error::ErrorBody),
         (status = 501, description = "Fetching from connectors is not available yet", body = crate::error::ErrorBody)
     ),

@@ -572,10 +572,12 @@ async fn api_keys_authenticate_and_can_be_revoked() {
     assert_eq!(status, 200, "{usage}");
     assert_eq!(usage["data"]["tenant_id"], tenant_id);
     assert_eq!(usage["data"]["plan"], "trial");
-    assert_eq!(usage["data"]["period"], serde_json::Value::Null);
+    // Verification opened the first (trial) period with its credits.
+    assert_eq!(usage["data"]["period"]["plan"], "trial");
     assert_eq!(
         usage["data"]["credits"],
-        json!({"granted": 0, "used": 0, "remaining": 0})
+        json!({"granted": 1000, "reserved": 0, "used": 0, "expired": 0, "remaining": 1000,
+            "expires_at": usage["data"]["period"]["end"]})
     );
     assert_eq!(usage["data"]["documents_processed"], 0);
 

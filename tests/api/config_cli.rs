@@ -60,6 +60,34 @@ fn print_config_layers_env_over_defaults_and_redacts_secrets() {
 }
 
 #[test]
+fn an_old_retention_key_is_read_into_its_plan_with_a_warning() {
+    let output = Command::new(binary())
+        .arg("print-config")
+        .env("DOCSIEVE__DATASETS__RETENTION_DAYS_STARTER", "12")
+        .env("DOCSIEVE__FINE_TUNE__API_KEY", "sk-very-secret")
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let parsed: toml::Value = toml::from_str(&text).expect("print-config prints TOML");
+    assert_eq!(
+        parsed["plans"]["starter"]["export_retention_days"].as_integer(),
+        Some(12)
+    );
+    assert!(
+        parsed["datasets"].get("retention_days_starter").is_none(),
+        "{text}"
+    );
+    assert!(!text.contains("sk-very-secret"), "{text}");
+    let warnings = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        warnings.contains("datasets.retention_days_starter is deprecated")
+            && warnings.contains("plans.starter.export_retention_days"),
+        "{warnings}"
+    );
+}
+
+#[test]
 fn migrate_creates_the_schema_and_is_idempotent() {
     let dir = tempfile::tempdir().expect("tempdir");
     for _ in 0..2 {

@@ -30,7 +30,7 @@ pub fn planted(name: &str) -> Vec<String> {
         .collect()
 }
 
-fn files(items: Vec<(&str, Vec<u8>)>) -> Form {
+pub fn files(items: Vec<(&str, Vec<u8>)>) -> Form {
     items.into_iter().fold(Form::new(), |form, (name, bytes)| {
         form.part("files", Part::bytes(bytes).file_name(name.to_string()))
     })
@@ -683,7 +683,7 @@ async fn queue_many(server: &TestServer, who: &Tenant, docs: &[(String, Vec<u8>)
     ids
 }
 
-async fn count(server: &TestServer, sql: &str) -> i64 {
+pub async fn count(server: &TestServer, sql: &str) -> i64 {
     server
         .query_strings(&format!("SELECT CAST(({sql}) AS TEXT)"))
         .await
@@ -859,6 +859,25 @@ async fn two_processes_share_the_queue_and_run_each_job_once() {
     );
 }
 
+/// `n` one-file uploads sent at once; each answer's status and body.
+pub async fn concurrent_uploads(server: &TestServer, who: &Tenant, n: usize) -> Vec<(u16, Value)> {
+    let names: Vec<String> = (0..n).map(|i| format!("belge-{i}.txt")).collect();
+    let uploads = names.iter().enumerate().map(|(i, name)| {
+        server
+            .bearer(Method::POST, "/v1/data-process/async", &who.token)
+            .multipart(files(vec![(
+                name.as_str(),
+                format!("{i}. belge: teslimat notu").into_bytes(),
+            )]))
+            .send()
+    });
+    let mut answers = Vec::with_capacity(n);
+    for response in futures_util::future::join_all(uploads).await {
+        answers.push(json_of(response.expect("POST")).await);
+    }
+    answers
+}
+
 /// The queue limit holds when uploads race: 50 one-file uploads sent at once against a limit of 10,
 /// with the jobs held in the queue (`jobs.run_jobs = false`), queue exactly 10 documents; the other
 /// 40 get 429 `queue_full` and leave no document behind.
@@ -871,22 +890,9 @@ async fn fifty_concurrent_uploads_against_a_limit_of_ten_queue_exactly_ten() {
     )
     .await;
     let alice = tenant(&server, "alice-race@example.com").await;
-    let names: Vec<String> = (0..50).map(|i| format!("belge-{i}.txt")).collect();
-    let uploads = names.iter().enumerate().map(|(i, name)| {
-        server
-            .bearer(Method::POST, "/v1/data-process/async", &alice.token)
-            .multipart(files(vec![(
-                name.as_str(),
-                format!("{i}. belge: teslimat notu").into_bytes(),
-            )]))
-            .send()
-    });
     let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
-    for response in futures_util::future::join_all(uploads).await {
-        let response = response.expect("POST");
-        let status = response.status().as_u16();
+    for (status, body) in concurrent_uploads(&server, &alice, 50).await {
         if status == 429 {
-            let (_, body) = json_of(response).await;
             assert_eq!(body["code"], "queue_full", "{body}");
         }
         *statuses.entry(status).or_default() += 1;

@@ -6,9 +6,11 @@
 mod support;
 
 mod accounts;
+mod billing;
 mod cli_mask;
 mod config_cli;
 mod datasets;
+mod fine_tune;
 mod hostile;
 mod jobs;
 mod process;

@@ -19,7 +19,7 @@ use crate::blob::{keys, Blobs};
 use crate::clock::Clock;
 use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome, Request};
-use crate::settings::DatasetsSettings;
+use crate::settings::{DatasetsSettings, PlansSettings};
 use crate::store::Store;
 pub use formats::{ExportFormat, FORMAT_NAMES};
 pub use messages::{Build, Built, Export, Exported};
@@ -32,6 +32,7 @@ pub struct ExportServices {
     pub blobs: Blobs,
     pub clock: Clock,
     pub settings: DatasetsSettings,
+    pub plans: PlansSettings,
     /// Where scratch files are written (under the data dir).
     pub scratch_dir: PathBuf,
 }
@@ -368,8 +369,7 @@ pub async fn export_format(
         .tenant_plan(tenant_id)
         .await
         .map_err(store_error)?;
-    let expires_at =
-        now + chrono::Duration::days(i64::from(services.settings.retention_days(&plan)));
+    let expires_at = now + chrono::Duration::days(i64::from(services.plans.retention_days(&plan)));
     services
         .store
         .record_dataset_export(crate::store::NewExport {

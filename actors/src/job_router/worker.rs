@@ -484,6 +484,7 @@ impl Dispatcher {
             duration_ms: started.elapsed().as_millis().min(i64::MAX as u128) as i64,
             result_blob_key: result_key,
             result_meta: meta.clone(),
+            credits: pages.max(1),
         };
         // The store fills in the execution id inside the transaction that creates it.
         let event = job_event(

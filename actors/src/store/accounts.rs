@@ -198,8 +198,13 @@ impl Store {
         }
     }
 
-    /// Marks the user verified and activates every tenant they own that waits for verification.
-    pub async fn activate_user(&self, user_id: i64, now: DateTime<Utc>) -> Result<(), StoreError> {
+    /// Marks the user verified and activates every tenant they own that waits for verification; the
+    /// tenants it activated.
+    pub async fn activate_user(
+        &self,
+        user_id: i64,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<i64>, StoreError> {
         let txn = self.connection().begin().await?;
         user::Entity::update_many()
             .col_expr(user::Column::Status, Expr::value("active"))
@@ -216,15 +221,22 @@ impl Store {
             .into_iter()
             .map(|m| m.tenant_id)
             .collect();
+        let waiting: Vec<i64> = tenant::Entity::find()
+            .filter(tenant::Column::Id.is_in(owned))
+            .filter(tenant::Column::Status.eq("pending_verification"))
+            .all(&txn)
+            .await?
+            .into_iter()
+            .map(|t| t.id)
+            .collect();
         tenant::Entity::update_many()
             .col_expr(tenant::Column::Status, Expr::value("active"))
             .col_expr(tenant::Column::UpdatedAt, Expr::value(now))
-            .filter(tenant::Column::Id.is_in(owned))
-            .filter(tenant::Column::Status.eq("pending_verification"))
+            .filter(tenant::Column::Id.is_in(waiting.clone()))
             .exec(&txn)
             .await?;
         txn.commit().await?;
-        Ok(())
+        Ok(waiting)
     }
 
     /// Sets a new password hash and revokes every refresh token of the user.

@@ -232,13 +232,9 @@ impl Store {
         Ok(true)
     }
 
-    /// The tenant's plan (for retention).
+    /// The plan in force for the tenant (for retention): its open period's, else its own.
     pub async fn tenant_plan(&self, tenant_id: i64) -> Result<String, StoreError> {
-        use super::entities::tenant;
-        Ok(tenant::Entity::find_by_id(tenant_id)
-            .one(self.connection())
-            .await?
-            .map_or_else(|| "trial".to_string(), |t| t.plan))
+        Ok(self.plan_in_force(tenant_id).await?.as_str().to_string())
     }
 
     pub async fn dataset_export(

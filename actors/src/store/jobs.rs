@@ -81,6 +81,8 @@ pub struct NewExecution {
     pub duration_ms: i64,
     pub result_blob_key: String,
     pub result_meta: serde_json::Value,
+    /// Credits the work cost (its pages, at least one), debited with the execution.
+    pub credits: i64,
 }
 
 /// An event to put in the webhook outbox in the same transaction as the state change it reports.
@@ -278,7 +280,11 @@ impl Store {
             })
             .collect();
         self.queue_events(&txn, job.tenant_id, events, now).await?;
+        let settled = self
+            .settle_in(&txn, job.tenant_id, &job.id, execution.credits, now)
+            .await?;
         txn.commit().await?;
+        super::billing::settled_metrics(&settled);
         Ok(Some(row.id))
     }
 
@@ -313,7 +319,10 @@ impl Store {
             return Ok(false);
         }
         self.queue_events(&txn, job.tenant_id, events, now).await?;
+        // A failed job costs nothing: its reservation is given back.
+        let settled = self.settle_in(&txn, job.tenant_id, &job.id, 0, now).await?;
         txn.commit().await?;
+        super::billing::settled_metrics(&settled);
         Ok(true)
     }
 
@@ -414,6 +423,7 @@ impl Store {
                 self.queue_events(&txn, job.tenant_id, vec![outbox], now)
                     .await?;
             }
+            self.settle_in(&txn, job.tenant_id, &job.id, 0, now).await?;
         }
         let requeued = txn
             .execute(self.statement(

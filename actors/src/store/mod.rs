@@ -5,13 +5,16 @@
 
 mod accounts;
 mod audit;
+mod billing;
 mod connect;
 mod datasets;
+mod fine_tune;
 mod jobs;
 mod processing;
 mod queue;
 mod sessions;
 mod team;
+mod ticks;
 mod usage;
 mod webhooks;
 pub use connect::default_sqlite_url;
@@ -24,8 +27,13 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, State
 
 pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
+pub use billing::{
+    one_month_after, settled_metrics, ClosedPeriod, CreditError, CreditTotals, CycleReport,
+    PeriodError, PeriodRecord, Settlement, ShortOfCredits,
+};
 pub use connect::StoreSettings;
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
+pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
     lease_until, new_id, ClaimedJob, ExhaustedJob, NewExecution, OutboxEvent, QueueDepth, Reaped,
     EXTRACTION_CRASHED, LEASE_EXPIRED,
@@ -38,7 +46,7 @@ pub use queue::{
 };
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
-pub use usage::{CreditTotals, UsageRecord};
+pub use usage::UsageRecord;
 pub use webhooks::{AttemptNext, AttemptRecord, ClaimedDelivery, DeliveryRecord};
 
 /// Turns a unique-constraint violation into [`StoreError::Duplicate`].

@@ -1,17 +1,18 @@
 //! Queuing jobs: what kinds there are, what each one's payload holds, and the one way in,
-//! [`Store::enqueue`], which checks the tenant's queue limit and inserts the rows in one transaction.
+//! [`Store::enqueue`], which checks the tenant's queue limit, reserves a credit per document job and
+//! inserts the rows in one transaction.
 //!
-//! The limit cannot be passed by requests that arrive together: the transaction first locks the
-//! tenant's row (PostgreSQL: `SELECT ... FOR NO KEY UPDATE`, which leaves foreign-key checks on it
-//! free; SQLite: a no-op write to it, which takes the database's write lock before anything is read), so
-//! each transaction counts the queue after the one before it has committed its jobs.
+//! Neither the limit nor the balance can be passed by requests that arrive together: the transaction
+//! first locks the tenant's row ([`Store::lock_tenant`]), so each transaction counts the queue and the
+//! credits after the one before it has committed.
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set, TransactionTrait};
 use serde::{Deserialize, Serialize};
 
+use super::billing::{CreditError, ShortOfCredits};
 use super::entities::{dataset, document, job};
-use super::{Backend, Store, StoreError};
+use super::{Store, StoreError};
 
 /// What a job does; its name is what `jobs.job_type` holds and what the API shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -199,6 +200,9 @@ pub enum EnqueueError {
     /// Queuing would take the tenant past its limit: nothing was queued.
     #[error("this account has {queued} queued jobs; at most {limit} may wait at once")]
     QueueFull { queued: u64, limit: u64 },
+    /// The tenant's open period has fewer credits left than the jobs reserve: nothing was queued.
+    #[error("{} credits are needed and {} are left", .0.required, .0.balance)]
+    InsufficientCredits(ShortOfCredits),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -215,21 +219,27 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<Vec<Queued>, EnqueueError> {
         let txn = self.connection().begin().await.map_err(StoreError::from)?;
+        // Document jobs cost credits: each reserves one, under its job id.
+        let reservations: Vec<String> = jobs
+            .iter()
+            .filter(|job| job.payload.kind() == JobKind::DataProcess)
+            .map(|job| job.id.clone())
+            .collect();
+        if limit.is_some() || !reservations.is_empty() {
+            self.lock_tenant(&txn, tenant_id).await?;
+        }
         if let Some(limit) = limit {
-            let lock = match self.backend {
-                Backend::Postgres => "SELECT id FROM tenants WHERE id = ? FOR NO KEY UPDATE",
-                // A column no foreign key refers to: writing the key would make SQLite check
-                // every table that refers to tenants.
-                Backend::Sqlite => "UPDATE tenants SET status = status WHERE id = ?",
-            };
-            txn.execute(self.statement(lock, vec![tenant_id.into()]))
-                .await
-                .map_err(StoreError::from)?;
             let queued = self.queued_count(&txn, tenant_id).await?;
             if queued + jobs.len() as u64 > limit {
                 return Err(EnqueueError::QueueFull { queued, limit });
             }
         }
+        self.reserve_in(&txn, tenant_id, &reservations, now)
+            .await
+            .map_err(|error| match error {
+                CreditError::Insufficient(short) => EnqueueError::InsufficientCredits(short),
+                CreditError::Store(error) => EnqueueError::Store(error),
+            })?;
         let mut queued = Vec::with_capacity(jobs.len());
         for new_job in jobs {
             let kind = new_job.payload.kind();

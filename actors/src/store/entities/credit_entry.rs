@@ -9,7 +9,8 @@ pub struct Model {
     pub id: i64,
     pub tenant_id: i64,
     pub billing_period_id: Option<i64>,
-    /// `grant`, `usage` or `expiry`; usage and expiry amounts are negative.
+    /// `grant`, `reserve`, `release`, `debit` or `expire` (see the store's billing module); reserve,
+    /// debit and expire amounts are negative.
     pub entry_type: String,
     pub amount: i64,
     pub reference: Option<String>,

@@ -1,0 +1,285 @@
+//! A dataset's canonical rows as the provider's chat JSONL, re-scanned for personal data on the way.
+//!
+//! Each line of the training file is `{"messages": [{"role", "content"}, ...]}`. A row that carries
+//! `messages` (at its top level, or among its extracted `fields`: a document that was itself a chat
+//! transcript) passes as it is; any other row is mapped by the configured templates (see
+//! [`Template`]). Every message's content is scanned again by the detectors before the file may
+//! leave: a row of an unmasked execution, or any value the detectors still find, refuses the whole
+//! file (the counts by type are reported, never the values).
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::pii_masker::engine::{detect, Policy};
+
+/// The three message templates of a row without `messages`; `{column}` stands for the row's column.
+#[derive(Clone, Debug)]
+pub struct Template {
+    pub system: String,
+    pub user: String,
+    pub assistant: String,
+}
+
+/// What was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub rows: i64,
+    /// Rows left out because a templated message came out empty.
+    pub skipped: i64,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TrainingError {
+    #[error("the dataset holds {rows} row(s) of executions that were not masked; fine-tuning takes masked datasets only")]
+    Unmasked { rows: i64 },
+    #[error("the re-scan found personal data in {rows} row(s) of the training file ({}); nothing was sent", describe(.types))]
+    Refused {
+        rows: i64,
+        types: BTreeMap<String, u64>,
+    },
+    #[error(
+        "no row of the dataset makes a training example (every templated message came out empty)"
+    )]
+    Empty,
+    #[error("a dataset row is not valid JSON: {0}")]
+    BadRow(String),
+    #[error("the training file could not be written: {0}")]
+    Io(String),
+}
+
+impl TrainingError {
+    /// The job's error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TrainingError::Unmasked { .. } => "dataset_not_masked",
+            TrainingError::Refused { .. } => "training_data_refused",
+            TrainingError::Empty => "empty_training_file",
+            TrainingError::BadRow(_) | TrainingError::Io(_) => "training_file_failed",
+        }
+    }
+}
+
+fn describe(types: &BTreeMap<String, u64>) -> String {
+    types
+        .iter()
+        .map(|(name, n)| format!("{name}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A column of the row as template text: strings as they are, other values as compact JSON.
+fn column(row: &Value, name: &str) -> Option<String> {
+    match row.get(name)? {
+        Value::String(text) => Some(text.clone()),
+        Value::Null => Some(String::new()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// `template` with each `{column}` replaced; an unknown name stays as written.
+pub fn render(template: &str, row: &Value) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close)
+                if after[..close]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && close > 0 =>
+            {
+                match column(row, &after[..close]) {
+                    Some(value) => out.push_str(&value),
+                    None => out.push_str(&rest[open..open + close + 2]),
+                }
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn says_nothing(text: &str) -> bool {
+    matches!(text.trim(), "" | "{}" | "[]" | "null")
+}
+
+/// The row's messages: its own, or the templates'. None when a templated message says nothing.
+fn messages(row: &Value, template: &Template) -> Option<Vec<Value>> {
+    for own in [&row["messages"], &row["fields"]["messages"]] {
+        if let Some(list) = own.as_array().filter(|list| !list.is_empty()) {
+            return Some(list.clone());
+        }
+    }
+    let user = render(&template.user, row);
+    let assistant = render(&template.assistant, row);
+    if says_nothing(&user) || says_nothing(&assistant) {
+        return None;
+    }
+    let mut list = Vec::with_capacity(3);
+    let system = render(&template.system, row);
+    if !system.trim().is_empty() {
+        list.push(json!({"role": "system", "content": system}));
+    }
+    list.push(json!({"role": "user", "content": user}));
+    list.push(json!({"role": "assistant", "content": assistant}));
+    Some(list)
+}
+
+/// Personal data the detectors find in a message's content (text, or the text of its parts).
+fn scan(message: &Value, policy: &Policy, found: &mut BTreeMap<String, u64>) -> bool {
+    let text = match &message["content"] {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let findings = detect(&text, policy);
+    for finding in &findings {
+        *found
+            .entry(finding.pii_type.name().to_string())
+            .or_default() += 1;
+    }
+    !findings.is_empty()
+}
+
+/// Streams the canonical rows at `rows` into a training file at `out`.
+pub fn write_training_file(
+    rows: &Path,
+    out: &Path,
+    template: &Template,
+) -> Result<Written, TrainingError> {
+    let io = |error: std::io::Error| TrainingError::Io(error.to_string());
+    let reader = std::io::BufReader::new(std::fs::File::open(rows).map_err(io)?);
+    let mut writer = std::io::BufWriter::new(std::fs::File::create(out).map_err(io)?);
+    let policy = Policy::default();
+    let mut written = Written {
+        rows: 0,
+        skipped: 0,
+    };
+    let mut unmasked = 0;
+    let mut refused_rows = 0;
+    let mut types = BTreeMap::new();
+    for line in reader.lines() {
+        let line = line.map_err(io)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row: Value = serde_json::from_str(&line)
+            .map_err(|error| TrainingError::BadRow(error.to_string()))?;
+        if row["masked"] == Value::Bool(false) {
+            unmasked += 1;
+            continue;
+        }
+        let Some(messages) = messages(&row, template) else {
+            written.skipped += 1;
+            continue;
+        };
+        let mut leaked = false;
+        for message in &messages {
+            leaked |= scan(message, &policy, &mut types);
+        }
+        if leaked {
+            refused_rows += 1;
+            continue;
+        }
+        serde_json::to_writer(&mut writer, &json!({"messages": messages}))
+            .map_err(|error| TrainingError::Io(error.to_string()))?;
+        writer.write_all(b"\n").map_err(io)?;
+        written.rows += 1;
+    }
+    writer.flush().map_err(io)?;
+    if unmasked > 0 {
+        return Err(TrainingError::Unmasked { rows: unmasked });
+    }
+    if refused_rows > 0 {
+        return Err(TrainingError::Refused {
+            rows: refused_rows,
+            types,
+        });
+    }
+    if written.rows == 0 {
+        return Err(TrainingError::Empty);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template() -> Template {
+        Template {
+            system: "Extract the fields.".to_string(),
+            user: "{text}".to_string(),
+            assistant: "{fields}".to_string(),
+        }
+    }
+
+    fn run(lines: &[Value]) -> (Result<Written, TrainingError>, String) {
+        let dir = tempfile::tempdir().expect("dir");
+        let rows = dir.path().join("rows.jsonl");
+        let out = dir.path().join("train.jsonl");
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&rows, text).expect("write");
+        let result = write_training_file(&rows, &out, &template());
+        (result, std::fs::read_to_string(&out).unwrap_or_default())
+    }
+
+    #[test]
+    fn rows_become_chat_examples_and_messages_pass_as_they_are() {
+        let chat = json!({"role": "user", "content": "Merhaba"});
+        let (result, out) = run(&[
+            json!({"masked": true, "text": "Fatura no 12, tutar 40 TL", "fields": {"tutar": "40 TL"}}),
+            json!({"masked": true, "text": "boş", "fields": {}}),
+            json!({"masked": true, "messages": [chat.clone(), {"role": "assistant", "content": "Selam"}]}),
+        ]);
+        assert_eq!(
+            result,
+            Ok(Written {
+                rows: 2,
+                skipped: 1
+            })
+        );
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        assert_eq!(lines[0]["messages"][0]["role"], "system");
+        assert_eq!(
+            lines[0]["messages"][1]["content"],
+            "Fatura no 12, tutar 40 TL"
+        );
+        assert_eq!(lines[0]["messages"][2]["content"], r#"{"tutar":"40 TL"}"#);
+        assert_eq!(lines[1]["messages"][0], chat);
+        assert_eq!(
+            render("{unknown} {text} {", &json!({"text": "x"})),
+            "{unknown} x {"
+        );
+    }
+
+    #[test]
+    fn a_raw_value_or_an_unmasked_row_refuses_the_file() {
+        let (result, _) = run(&[
+            json!({"masked": true, "text": "IBAN TR33 0006 1005 1978 6457 8413 26", "fields": {"a": "b"}}),
+        ]);
+        match result {
+            Err(error @ TrainingError::Refused { .. }) => {
+                assert_eq!(error.code(), "training_data_refused");
+                assert!(!error.to_string().contains("TR33"), "{error}");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+        let (result, _) = run(&[json!({"masked": false, "text": "x", "fields": {"a": "b"}})]);
+        assert_eq!(result, Err(TrainingError::Unmasked { rows: 1 }));
+        let (result, _) = run(&[json!({"masked": true, "text": "", "fields": {}})]);
+        assert_eq!(result, Err(TrainingError::Empty));
+    }
+}

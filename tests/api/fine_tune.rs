@@ -1,0 +1,758 @@
+//! Fine-tuning over HTTP against a stand-in provider started by the test: the OpenAI files and
+//! fine_tuning jobs endpoints with a scripted status progression, a failing mode, a 5xx mode, a
+//! rejecting mode and a create whose answer is lost. The stand-in checks every request for the
+//! documents' planted personal values; a restart between upload and success loses no job and creates
+//! no second one.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::jobs::{corpus, planted, tenant, Tenant};
+use crate::support::{json_of, ServerOptions, TestServer};
+
+const API_KEY: &str = "sk-test-standin";
+
+/// How the stand-in behaves.
+#[derive(Clone, Debug, Default)]
+struct Script {
+    /// Each job fails at its third poll instead of succeeding.
+    fail_jobs: bool,
+    /// Answer this many more requests with 503 (then serve normally).
+    unavailable: u32,
+    /// Refuse job creation with 400 and this message.
+    reject_create: Option<String>,
+    /// Create the next job but answer 500 (the answer is lost).
+    lose_create: bool,
+    /// Jobs stay `running` while set.
+    hold: bool,
+}
+
+#[derive(Clone, Debug)]
+struct StandInJob {
+    id: String,
+    training_file: String,
+    model: String,
+    suffix: Option<String>,
+    polls: u32,
+}
+
+#[derive(Default)]
+struct State {
+    script: Script,
+    files: Vec<(String, String, Vec<u8>)>,
+    jobs: Vec<StandInJob>,
+    creates: u32,
+    unavailable_answers: u32,
+    /// Planted values found in requests (must stay empty).
+    leaks: Vec<String>,
+    unauthorized: u32,
+}
+
+#[derive(Clone)]
+struct Provider {
+    url: String,
+    state: Arc<Mutex<State>>,
+}
+
+struct Request {
+    method: String,
+    path: String,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Request> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 16384];
+    let head_end = loop {
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).to_string();
+    let mut lines = head.lines();
+    let first: Vec<&str> = lines.next()?.split_whitespace().collect();
+    let headers: HashMap<String, String> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let chunked = headers
+        .get("transfer-encoding")
+        .is_some_and(|v| v.contains("chunked"));
+    loop {
+        let have = buffer.len() - head_end;
+        let done = if chunked {
+            buffer[head_end..].windows(5).any(|w| w == b"0\r\n\r\n")
+        } else {
+            have >= length
+        };
+        if done {
+            break;
+        }
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+    let mut body = buffer[head_end..].to_vec();
+    if chunked {
+        let mut decoded = Vec::new();
+        let mut rest = &body[..];
+        while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
+            let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..end]).trim(), 16)
+                .unwrap_or(0);
+            if size == 0 {
+                break;
+            }
+            decoded.extend_from_slice(&rest[end + 2..end + 2 + size]);
+            rest = &rest[end + 2 + size + 2..];
+        }
+        body = decoded;
+    } else {
+        body.truncate(length);
+    }
+    Some(Request {
+        method: first.first()?.to_string(),
+        path: first.get(1)?.to_string(),
+        headers,
+        body,
+    })
+}
+
+/// The file part of a multipart body: its filename and content.
+fn file_part(body: &[u8], content_type: &str) -> Option<(String, Vec<u8>)> {
+    let boundary = content_type.split("boundary=").nth(1)?.trim_matches('"');
+    let marker = format!("--{boundary}");
+    let text = body;
+    let mut start = 0;
+    let positions: Vec<usize> = (0..text.len().saturating_sub(marker.len()))
+        .filter(|&i| text[i..].starts_with(marker.as_bytes()))
+        .collect();
+    for pair in positions.windows(2) {
+        let part = &text[pair[0] + marker.len()..pair[1]];
+        let head_end = part.windows(4).position(|w| w == b"\r\n\r\n")?;
+        let head = String::from_utf8_lossy(&part[..head_end]).to_string();
+        if head.contains("name=\"file\"") {
+            let filename = head
+                .split("filename=\"")
+                .nth(1)?
+                .split('"')
+                .next()?
+                .to_string();
+            let content = part[head_end + 4..part.len() - 2].to_vec();
+            return Some((filename, content));
+        }
+        start += 1;
+    }
+    let _ = start;
+    None
+}
+
+fn job_json(job: &StandInJob, script: &Script) -> Value {
+    let (status, model, error) = match job.polls {
+        0 => ("validating_files", Value::Null, Value::Null),
+        1 => ("queued", Value::Null, Value::Null),
+        _ if script.hold => ("running", Value::Null, Value::Null),
+        2 => ("running", Value::Null, Value::Null),
+        _ if script.fail_jobs => (
+            "failed",
+            Value::Null,
+            json!({"code": "invalid_training_file", "message": "training loss diverged"}),
+        ),
+        _ => (
+            "succeeded",
+            json!(format!(
+                "ft:{}:docsieve:{}:{}",
+                job.model,
+                job.suffix.clone().unwrap_or_default(),
+                job.id
+            )),
+            Value::Null,
+        ),
+    };
+    json!({"object": "fine_tuning.job", "id": job.id, "status": status, "model": job.model,
+        "training_file": job.training_file, "fine_tuned_model": model, "error": error})
+}
+
+impl Provider {
+    async fn start(planted: Vec<String>) -> Provider {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}/v1", listener.local_addr().expect("address"));
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = state.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut socket, _)) = listener.accept().await else {
+                    return;
+                };
+                let (state, planted) = (shared.clone(), planted.clone());
+                tokio::spawn(async move {
+                    let Some(request) = read_request(&mut socket).await else {
+                        return;
+                    };
+                    let (status, body) = Provider::answer(&state, &planted, request);
+                    let body = body.to_string();
+                    let response = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = socket.write_all(response.as_bytes()).await;
+                    let _ = socket.shutdown().await;
+                });
+            }
+        });
+        Provider { url, state }
+    }
+
+    fn answer(state: &Mutex<State>, planted: &[String], request: Request) -> (u16, Value) {
+        let mut state = state.lock().expect("state");
+        let raw = String::from_utf8_lossy(&request.body).to_string();
+        for value in planted {
+            if raw.contains(value.as_str()) {
+                state.leaks.push(value.clone());
+            }
+        }
+        if request.headers.get("authorization").map(String::as_str)
+            != Some(&format!("Bearer {API_KEY}"))
+        {
+            state.unauthorized += 1;
+            return (401, json!({"error": {"message": "bad key"}}));
+        }
+        if state.script.unavailable > 0 {
+            state.script.unavailable -= 1;
+            state.unavailable_answers += 1;
+            return (503, json!({"error": {"message": "overloaded"}}));
+        }
+        let path = request.path.split('?').next().unwrap_or("").to_string();
+        match (request.method.as_str(), path.as_str()) {
+            ("POST", "/v1/files") => {
+                let content_type = request
+                    .headers
+                    .get("content-type")
+                    .cloned()
+                    .unwrap_or_default();
+                let Some((filename, content)) = file_part(&request.body, &content_type) else {
+                    return (400, json!({"error": {"message": "no file part"}}));
+                };
+                if !raw.contains("fine-tune") {
+                    return (
+                        400,
+                        json!({"error": {"message": "purpose must be fine-tune"}}),
+                    );
+                }
+                let id = format!("file-{}", state.files.len() + 1);
+                state
+                    .files
+                    .push((id.clone(), filename.clone(), content.clone()));
+                (
+                    200,
+                    json!({"id": id, "object": "file", "filename": filename, "purpose": "fine-tune", "bytes": content.len()}),
+                )
+            }
+            ("GET", "/v1/files") => {
+                let data: Vec<Value> = state
+                    .files
+                    .iter()
+                    .map(|(id, name, _)| json!({"id": id, "object": "file", "filename": name}))
+                    .collect();
+                (200, json!({"object": "list", "data": data}))
+            }
+            ("POST", "/v1/fine_tuning/jobs") => {
+                if let Some(message) = state.script.reject_create.clone() {
+                    return (
+                        400,
+                        json!({"error": {"message": message, "type": "invalid_request_error"}}),
+                    );
+                }
+                let body: Value = serde_json::from_slice(&request.body).unwrap_or_default();
+                let job = StandInJob {
+                    id: format!("ftjob-{}", state.jobs.len() + 1),
+                    training_file: body["training_file"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    model: body["model"].as_str().unwrap_or_default().to_string(),
+                    suffix: body["suffix"].as_str().map(str::to_string),
+                    polls: 0,
+                };
+                state.creates += 1;
+                state.jobs.push(job.clone());
+                if state.script.lose_create {
+                    state.script.lose_create = false;
+                    return (500, json!({"error": {"message": "internal error"}}));
+                }
+                (200, job_json(&job, &state.script))
+            }
+            ("GET", "/v1/fine_tuning/jobs") => {
+                let script = state.script.clone();
+                let data: Vec<Value> = state
+                    .jobs
+                    .iter()
+                    .rev()
+                    .map(|job| job_json(job, &script))
+                    .collect();
+                (
+                    200,
+                    json!({"object": "list", "data": data, "has_more": false}),
+                )
+            }
+            ("GET", job_path) if job_path.starts_with("/v1/fine_tuning/jobs/") => {
+                let id = job_path
+                    .trim_start_matches("/v1/fine_tuning/jobs/")
+                    .to_string();
+                let script = state.script.clone();
+                match state.jobs.iter_mut().find(|job| job.id == id) {
+                    Some(job) => {
+                        job.polls += 1;
+                        (200, job_json(job, &script))
+                    }
+                    None => (404, json!({"error": {"message": "no such job"}})),
+                }
+            }
+            _ => (404, json!({"error": {"message": "unknown route"}})),
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        f(&mut self.state.lock().expect("state"))
+    }
+}
+
+fn server_options(provider: &Provider) -> ServerOptions {
+    ServerOptions::default()
+        .env("DOCSIEVE__FINE_TUNE__PROVIDER_URL", &provider.url)
+        .env("DOCSIEVE__FINE_TUNE__API_KEY", API_KEY)
+        .env("DOCSIEVE__FINE_TUNE__POLL_INTERVAL_SECONDS", "1")
+        .env("DOCSIEVE__FINE_TUNE__RETRY_BACKOFF_MS", "100")
+        .env("DOCSIEVE__FINE_TUNE__RETRY_MAX_MS", "500")
+        .env("DOCSIEVE__FINE_TUNE__MAX_ATTEMPTS", "4")
+        .env("DOCSIEVE__FINE_TUNE__REQUEST_TIMEOUT_MS", "5000")
+}
+
+const DOCUMENTS: [(&str, &str); 2] = [
+    ("ik.docx", "tr/tr_ik_yazisi.docx"),
+    ("musteriler.csv", "tr/tr_musteri_listesi.csv"),
+];
+
+fn planted_values() -> Vec<String> {
+    DOCUMENTS
+        .iter()
+        .flat_map(|(_, path)| planted(path))
+        .filter(|value| value.chars().count() >= 6)
+        .collect()
+}
+
+/// A ready dataset of the corpus documents, processed masked (or not).
+async fn dataset(server: &TestServer, who: &Tenant, masked: bool) -> String {
+    let form = DOCUMENTS
+        .iter()
+        .fold(reqwest::multipart::Form::new(), |form, (name, path)| {
+            form.part(
+                "files",
+                reqwest::multipart::Part::bytes(corpus(path)).file_name(name.to_string()),
+            )
+        });
+    let (status, body) = who
+        .upload(
+            server,
+            &format!("/v1/data-process/async?masked={masked}"),
+            form,
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let jobs: Vec<String> = body["data"]["job_ids"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .map(|id| id.as_str().expect("id").to_string())
+        .collect();
+    let executions: Vec<i64> = who
+        .wait_for(server, &jobs, Duration::from_secs(90))
+        .await
+        .iter()
+        .map(|v| v["execution_id"].as_i64().expect("completed"))
+        .collect();
+    dataset_of(server, who, json!(executions), "ready").await
+}
+
+/// Creates a dataset of `executions` and waits until it is `until` (ready or failed).
+async fn dataset_of(server: &TestServer, who: &Tenant, executions: Value, until: &str) -> String {
+    let (status, created) = json_of(
+        server
+            .bearer(Method::POST, "/v1/datasets", &who.token)
+            .json(&json!({"name": "faturalar", "execution_ids": executions}))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 202, "{created}");
+    let id = created["data"]["id"].as_str().expect("id").to_string();
+    for _ in 0..600 {
+        let (_, body) = who.get(server, &format!("/v1/datasets/{id}")).await;
+        if body["data"]["status"] == until {
+            return id;
+        }
+        assert!(
+            body["data"]["status"] != "failed" && body["data"]["status"] != "ready",
+            "{body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the dataset never became {until}");
+}
+
+/// A dataset whose build failed: its execution's stored result was removed from the blob folder.
+async fn failed_dataset(server: &TestServer, who: &Tenant) -> String {
+    let jobs = who
+        .queue(server, vec![("kayip.txt", b"kaybolacak sonuc".to_vec())])
+        .await;
+    let views = who.wait_for(server, &jobs, Duration::from_secs(60)).await;
+    let result = server.data_dir.path().join(format!(
+        "blobs/tenants/{}/results/{}.json",
+        who.tenant_id, jobs[0]
+    ));
+    std::fs::remove_file(&result).expect("the job's stored result");
+    dataset_of(server, who, json!([views[0]["execution_id"]]), "failed").await
+}
+
+/// Moves the tenant to the pro plan now (the change applies from the next period).
+async fn pro(server: &TestServer, who: &Tenant) {
+    let plan = server
+        .internal(
+            Method::PUT,
+            &format!("/system/admin/tenants/{}/plan", who.tenant_id),
+        )
+        .json(&json!({"plan": "pro"}))
+        .send()
+        .await
+        .expect("PUT");
+    assert_eq!(plan.status(), 200);
+    for action in ["close-period", "open-period"] {
+        let response = server
+            .internal(
+                Method::POST,
+                &format!("/system/billing/{action}/{}", who.tenant_id),
+            )
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(response.status(), 200, "{action}");
+    }
+}
+
+async fn fine_tune(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
+    json_of(
+        server
+            .bearer(Method::POST, "/v1/fine-tune", &who.token)
+            .json(&body)
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await
+}
+
+/// Waits until the job reaches one of `states`; returns its view.
+async fn wait_status(server: &TestServer, who: &Tenant, job: &str, states: &[&str]) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let (status, body) = who.get(server, &format!("/v1/fine-tune/{job}")).await;
+        assert_eq!(status, 200, "{body}");
+        if states.iter().any(|s| body["data"]["status"] == *s) {
+            return body["data"].clone();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "fine-tune job stuck at {body}\n{}",
+            server.stderr()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_fine_tune_job_runs_through_the_provider_on_masked_data_only() {
+    let provider = Provider::start(planted_values()).await;
+    let server = TestServer::start_with(server_options(&provider)).await;
+    let alice = tenant(&server, "alice-ft@example.com").await;
+    let ready = dataset(&server, &alice, true).await;
+
+    let (status, body) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": ready, "model": "gpt-4o-mini"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (403, Some("plan_required")),
+        "{body}"
+    );
+    pro(&server, &alice).await;
+
+    for (bad, field) in [
+        (json!({"model": "m"}), "dataset_id"),
+        (json!({"dataset_id": ready}), "model"),
+        (
+            json!({"dataset_id": ready, "model": "m", "suffix": 5}),
+            "suffix",
+        ),
+        (json!({"dataset_id": ready, "model": ""}), "model"),
+    ] {
+        let (status, body) = fine_tune(&server, &alice, bad).await;
+        assert_eq!(status, 422, "{body}");
+        assert_eq!(body["detail"][0]["loc"][1], field, "{body}");
+    }
+    let (status, body) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": "ds_missing", "model": "m"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (404, Some("dataset_not_found")),
+        "{body}"
+    );
+    let (status, body) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": failed_dataset(&server, &alice).await, "model": "m"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (409, Some("dataset_not_ready")),
+        "{body}"
+    );
+
+    let (status, created) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": ready, "model": "gpt-4o-mini-2024-07-18", "suffix": "faturalar"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{created}");
+    assert_eq!(created["data"]["status"], "queued");
+    let job = created["data"]["job_id"]
+        .as_str()
+        .expect("job id")
+        .to_string();
+    let done = wait_status(&server, &alice, &job, &["succeeded", "failed"]).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(done["provider_job_id"], "ftjob-1");
+    assert_eq!(
+        done["fine_tuned_model"],
+        "ft:gpt-4o-mini-2024-07-18:docsieve:faturalar:ftjob-1"
+    );
+    assert!(done["training_rows"].as_i64().unwrap_or(0) >= 2, "{done}");
+    assert!(done["finished_at"].is_string(), "{done}");
+    assert_eq!(done["error"], Value::Null);
+
+    provider.with(|state| {
+        assert!(
+            state.leaks.is_empty(),
+            "planted values reached the provider: {:?}",
+            state.leaks
+        );
+        assert_eq!(state.unauthorized, 0);
+        assert_eq!((state.files.len(), state.creates), (1, 1));
+        let (_, filename, content) = &state.files[0];
+        assert_eq!(filename, &format!("docsieve-{job}.jsonl"));
+        let lines: Vec<Value> = String::from_utf8_lossy(content)
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSONL line"))
+            .collect();
+        assert_eq!(
+            lines.len() as i64,
+            done["training_rows"].as_i64().expect("rows")
+        );
+        for line in &lines {
+            let roles: Vec<&str> = line["messages"]
+                .as_array()
+                .expect("messages")
+                .iter()
+                .map(|m| m["role"].as_str().expect("role"))
+                .collect();
+            assert_eq!(roles, ["system", "user", "assistant"], "{line}");
+        }
+        assert!(
+            String::from_utf8_lossy(content).contains("[MASKED_"),
+            "the training text is the masked text"
+        );
+    });
+
+    let (status, list) = alice.get(&server, "/v1/fine-tune?page_size=5").await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["data"]["total"], 1);
+    assert_eq!(list["data"]["items"][0]["job_id"], job);
+    let (status, body) = alice.get(&server, "/v1/fine-tune/ft_000000000000").await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (404, Some("fine_tune_job_not_found")),
+        "{body}"
+    );
+    let bob = tenant(&server, "bob-ft@example.com").await;
+    let (status, _) = bob.get(&server, &format!("/v1/fine-tune/{job}")).await;
+    assert_eq!(status, 404, "another tenant's job is not found");
+
+    // An unmasked dataset never leaves: the job fails before any upload.
+    let raw = dataset(&server, &alice, false).await;
+    let (status, created) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": raw, "model": "gpt-4o-mini"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{created}");
+    let refused = wait_status(
+        &server,
+        &alice,
+        created["data"]["job_id"].as_str().expect("id"),
+        &["failed", "succeeded"],
+    )
+    .await;
+    assert_eq!(refused["status"], "failed", "{refused}");
+    assert_eq!(refused["error"]["code"], "dataset_not_masked", "{refused}");
+    provider.with(|state| {
+        assert_eq!(state.files.len(), 1, "nothing more was uploaded");
+        assert!(state.leaks.is_empty(), "{:?}", state.leaks);
+    });
+    let metrics = server.get("/metrics").await.text().await.expect("metrics");
+    assert!(
+        metrics.contains("docsieve_fine_tune_jobs_total{status=\"succeeded\"} 1"),
+        "{metrics}"
+    );
+}
+
+#[tokio::test]
+async fn provider_failures_retries_and_refusals_end_as_documented() {
+    let provider = Provider::start(planted_values()).await;
+    let server = TestServer::start_with(server_options(&provider)).await;
+    let alice = tenant(&server, "alice-ft-modes@example.com").await;
+    pro(&server, &alice).await;
+    let ready = dataset(&server, &alice, true).await;
+    let start = |model: &str| json!({"dataset_id": ready, "model": model});
+
+    // 5xx: retried with backoff, then it goes through.
+    provider.with(|state| state.script.unavailable = 3);
+    let (_, created) = fine_tune(&server, &alice, start("m-flaky")).await;
+    let flaky = wait_status(
+        &server,
+        &alice,
+        created["data"]["job_id"].as_str().expect("id"),
+        &["succeeded", "failed"],
+    )
+    .await;
+    assert_eq!(flaky["status"], "succeeded", "{flaky}");
+    assert_eq!(provider.with(|state| state.unavailable_answers), 3);
+
+    // The provider's job fails: so does ours, with its message.
+    provider.with(|state| state.script.fail_jobs = true);
+    let (_, created) = fine_tune(&server, &alice, start("m-fails")).await;
+    let failed = wait_status(
+        &server,
+        &alice,
+        created["data"]["job_id"].as_str().expect("id"),
+        &["succeeded", "failed"],
+    )
+    .await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], "provider_job_failed");
+    assert_eq!(failed["error"]["message"], "training loss diverged");
+
+    // A 4xx ends the job at once with the provider's message.
+    provider.with(|state| {
+        state.script.fail_jobs = false;
+        state.script.reject_create = Some("model m-unknown does not exist".to_string());
+    });
+    let (_, created) = fine_tune(&server, &alice, start("m-unknown")).await;
+    let rejected = wait_status(
+        &server,
+        &alice,
+        created["data"]["job_id"].as_str().expect("id"),
+        &["succeeded", "failed"],
+    )
+    .await;
+    assert_eq!(rejected["error"]["code"], "provider_rejected", "{rejected}");
+    assert!(rejected["error"]["message"]
+        .as_str()
+        .expect("message")
+        .contains("model m-unknown does not exist"));
+
+    // A provider that stays down: the job gives up after fine_tune.max_attempts.
+    provider.with(|state| {
+        state.script.reject_create = None;
+        state.script.unavailable = 1000;
+    });
+    let (_, created) = fine_tune(&server, &alice, start("m-down")).await;
+    let down = wait_status(
+        &server,
+        &alice,
+        created["data"]["job_id"].as_str().expect("id"),
+        &["succeeded", "failed"],
+    )
+    .await;
+    assert_eq!(down["error"]["code"], "provider_unavailable", "{down}");
+    provider.with(|state| assert!(state.leaks.is_empty(), "{:?}", state.leaks));
+}
+
+/// The create's answer is lost (the provider made the job and answered 500), then the server restarts
+/// while the job trains: the job is adopted, not created again, and followed to success.
+#[tokio::test]
+async fn a_lost_answer_and_a_restart_create_no_second_provider_job() {
+    let provider = Provider::start(planted_values()).await;
+    let mut server = TestServer::start_with(server_options(&provider)).await;
+    let alice = tenant(&server, "alice-ft-restart@example.com").await;
+    pro(&server, &alice).await;
+    let ready = dataset(&server, &alice, true).await;
+    provider.with(|state| {
+        state.script.lose_create = true;
+        state.script.hold = true;
+    });
+    let (status, created) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": ready, "model": "m-restart"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{created}");
+    let job = created["data"]["job_id"].as_str().expect("id").to_string();
+    let running = wait_status(&server, &alice, &job, &["running"]).await;
+    assert_eq!(
+        running["provider_job_id"], "ftjob-1",
+        "the lost job was adopted: {running}"
+    );
+
+    server.terminate(Duration::from_secs(20));
+    server.spawn();
+    let (status, view) = alice.get(&server, &format!("/v1/fine-tune/{job}")).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["data"]["status"], "running", "{view}");
+    provider.with(|state| state.script.hold = false);
+    let done = wait_status(&server, &alice, &job, &["succeeded", "failed"]).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    provider.with(|state| {
+        assert_eq!(state.creates, 1, "one provider job");
+        assert_eq!(state.files.len(), 1, "one training file");
+        assert!(state.leaks.is_empty(), "{:?}", state.leaks);
+    });
+}
