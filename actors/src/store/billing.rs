@@ -697,3 +697,113 @@ pub fn settled_metrics(settled: &Settlement) {
     metrics::counter!(names::CREDITS_DEBITED_TOTAL).increment(settled.debited.max(0) as u64);
     metrics::counter!(names::CREDITS_EXPIRED_TOTAL).increment(settled.expired.max(0) as u64);
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::settings::PlanSettings;
+    use crate::store::StoreSettings;
+
+    /// Every plan granting `credits`.
+    pub(crate) fn plans(credits: i64) -> PlansSettings {
+        let plan = || PlanSettings {
+            credits_per_period: credits,
+            export_retention_days: 1,
+            max_schedules_per_connector: 0,
+            min_schedule_interval_minutes: None,
+            fine_tune: false,
+        };
+        PlansSettings {
+            trial: plan(),
+            starter: plan(),
+            pro: plan(),
+            enterprise: plan(),
+        }
+    }
+
+    /// Work still running when its period closes is charged to that period (within what it held)
+    /// and the rest of its reservation expires: a closed period's entries sum to zero.
+    #[tokio::test]
+    async fn a_reservation_settled_after_its_period_closed_leaves_it_at_zero() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let settings = StoreSettings::sqlite_in(dir.path());
+        Store::migrate(&settings).await.expect("migrate");
+        let store = Store::connect(&settings).await.expect("connect");
+        let now = Utc::now();
+        let tenant = store
+            .create_account("ledger@example.com", "hash", "token", now, now)
+            .await
+            .expect("account")
+            .tenant_id;
+        let period = store
+            .open_billing_period(tenant, &plans(5), now)
+            .await
+            .expect("open");
+        for reference in ["a", "b"] {
+            store
+                .reserve_credit(tenant, reference, now)
+                .await
+                .expect("reserve");
+        }
+        // Settling twice changes nothing.
+        let settled = store
+            .settle_credit(tenant, "a", 1, now)
+            .await
+            .expect("settle");
+        assert_eq!(
+            settled,
+            Settlement {
+                debited: 1,
+                released: 1,
+                expired: 0
+            }
+        );
+        let again = store
+            .settle_credit(tenant, "a", 1, now)
+            .await
+            .expect("settle");
+        assert_eq!(again, Settlement::default());
+        // "b" still holds one credit when the period closes: the three left expire.
+        let closed = store
+            .close_billing_period(tenant, now)
+            .await
+            .expect("close");
+        assert_eq!(closed.expired, 3);
+        // "b" read three pages but held one: one is debited, nothing more.
+        let late = store
+            .settle_credit(tenant, "b", 3, now)
+            .await
+            .expect("settle");
+        assert_eq!(
+            late,
+            Settlement {
+                debited: 1,
+                released: 1,
+                expired: 0
+            }
+        );
+        assert_eq!(
+            store
+                .period_balance(store.connection(), period.id)
+                .await
+                .expect("sum"),
+            0
+        );
+        let totals = store.credit_totals(period.id).await.expect("totals");
+        assert_eq!(
+            totals,
+            CreditTotals {
+                granted: 5,
+                reserved: 0,
+                used: 2,
+                expired: 3,
+                remaining: 0
+            }
+        );
+        // Without an open period nothing can be reserved.
+        match store.reserve_credit(tenant, "c", now).await {
+            Err(CreditError::Insufficient(short)) => assert!(!short.period_open),
+            other => panic!("reserved without a period: {other:?}"),
+        }
+    }
+}

@@ -606,6 +606,10 @@ mod tests {
             .await
             .expect("account");
         let tenant = account.tenant_id;
+        store
+            .open_billing_period(tenant, &crate::store::billing::tests::plans(10), now)
+            .await
+            .expect("period");
         let document = NewDocument {
             filename: "a.txt".to_string(),
             mime: "text/plain".to_string(),

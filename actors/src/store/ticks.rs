@@ -60,7 +60,7 @@ mod tests {
     use super::*;
     use crate::store::StoreSettings;
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_firing_is_claimed_once_and_a_missed_one_at_the_next_look() {
         let dir = tempfile::tempdir().expect("temp dir");
         let settings = StoreSettings::sqlite_in(dir.path());
@@ -99,5 +99,22 @@ mod tests {
             .claim_tick("t", &schedule, at("2027-03-16T00:00:00Z"))
             .await
             .expect("claim"));
+        // Eight processes look at once after the next firing: one runs it.
+        let claims = (0..8).map(|_| {
+            let store = store.clone();
+            let schedule = schedule.clone();
+            tokio::spawn(async move {
+                store
+                    .claim_tick("t", &schedule, at("2027-04-01T00:00:10Z"))
+                    .await
+                    .expect("claim")
+            })
+        });
+        let won = futures_util::future::join_all(claims)
+            .await
+            .into_iter()
+            .filter(|claimed| *claimed.as_ref().expect("task"))
+            .count();
+        assert_eq!(won, 1);
     }
 }
