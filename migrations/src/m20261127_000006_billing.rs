@@ -1,5 +1,5 @@
-//! Plans, billing periods, credits and fine-tuning: the ledger's lookups (a period's balance, a job's
-//! reservation) with one entry of a kind per reference, the clock ticks that let one process of many
+//! Plans, billing periods, credits and fine-tuning: a period's running balance, the ledger's lookups
+//! (a period's entries, a job's reservation) with one entry of a kind per reference, the clock ticks that let one process of many
 //! run a cron task, and fine-tune jobs laid out for the fine_tuner actor (the table of the first
 //! schema was never written to; it is replaced).
 
@@ -18,6 +18,15 @@ impl MigrationName for Migration {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        // The sum of the period's ledger entries, moved with each of them (admission reads it).
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(name("billing_periods"))
+                    .add_column(big_default("balance", 0))
+                    .to_owned(),
+            )
+            .await?;
         manager
             .create_index(index("credit_ledger", &["billing_period_id"], false))
             .await?;

@@ -113,7 +113,8 @@ struct Processed {
 
 /// A preview's credit, reserved when it is accepted and settled when it ends: the pages it read
 /// (at least one) once it succeeded, nothing when it failed or its client went away (the guard is
-/// dropped then and gives the credit back on a task of its own).
+/// dropped then). The settlement runs on a task of its own, after the answer: it can only use credits
+/// the reservation holds or give them back, so nobody waits for it.
 struct PreviewCredit {
     state: web::Data<AppState>,
     tenant_id: i64,
@@ -141,29 +142,32 @@ impl PreviewCredit {
         })
     }
 
-    async fn settle(mut self, credits: i64) {
+    fn settle(mut self, credits: i64) {
         if let Some(reference) = self.reference.take() {
-            settle(&self.state, self.tenant_id, &reference, credits).await;
+            let state = self.state.clone();
+            let tenant_id = self.tenant_id;
+            actix_web::rt::spawn(async move {
+                if let Err(error) = state
+                    .store
+                    .settle_credit(tenant_id, &reference, credits, state.clock.now())
+                    .await
+                {
+                    tracing::error!(%error, reference, "a preview's credit could not be settled; it stays reserved until its period closes");
+                }
+            });
         }
-    }
-}
-
-async fn settle(state: &AppState, tenant_id: i64, reference: &str, credits: i64) {
-    if let Err(error) = state
-        .store
-        .settle_credit(tenant_id, reference, credits, state.clock.now())
-        .await
-    {
-        tracing::error!(%error, reference, "a preview's credit could not be settled; it stays reserved");
     }
 }
 
 impl Drop for PreviewCredit {
     fn drop(&mut self) {
-        if let Some(reference) = self.reference.take() {
-            let state = self.state.clone();
-            let tenant_id = self.tenant_id;
-            actix_web::rt::spawn(async move { settle(&state, tenant_id, &reference, 0).await });
+        if self.reference.is_some() {
+            PreviewCredit {
+                state: self.state.clone(),
+                tenant_id: self.tenant_id,
+                reference: self.reference.take(),
+            }
+            .settle(0);
         }
     }
 }
@@ -191,7 +195,7 @@ async fn process_upload(
         Ok(result) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
         Err(_) => 0,
     };
-    credit.settle(credits).await;
+    credit.settle(credits);
     Ok(Processed {
         filename,
         size,

@@ -67,6 +67,17 @@ async fn ledger_holds(server: &TestServer, who: &Tenant, remaining: i64) {
         assert!(balance >= 0, "the balance went below zero: {amounts:?}");
     }
     assert_eq!(balance, remaining, "ledger {amounts:?}");
+    let kept = server
+        .query_strings(&format!(
+            "SELECT CAST(balance AS TEXT) FROM billing_periods WHERE tenant_id = {} AND status = 'open'",
+            who.tenant_id
+        ))
+        .await;
+    assert_eq!(
+        kept,
+        vec![remaining.to_string()],
+        "the period's running balance is the ledger's sum"
+    );
 }
 
 #[tokio::test]
@@ -371,6 +382,13 @@ async fn credits_are_reserved_debited_per_page_and_run_out_with_402() {
         .await
         .expect("POST");
     assert_eq!(response.status(), 200);
+    // A preview's pages are settled just after its answer.
+    let settled = server
+        .eventually(Duration::from_secs(10), || async {
+            usage(&server, &alice).await["credits"]["used"] == 3
+        })
+        .await;
+    assert!(settled, "{}", usage(&server, &alice).await);
     let spent = usage(&server, &alice).await;
     assert_eq!(spent["credits"]["used"], 3, "{spent}");
     assert_eq!(spent["credits"]["remaining"], 1, "{spent}");

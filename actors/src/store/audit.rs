@@ -88,7 +88,11 @@ impl Drop for Writing {
 impl AuditQueue {
     /// Starts the writer on the current runtime (`None` outside one: entries are then written
     /// directly). The task ends when the last clone of the store is dropped.
-    pub(super) fn start(db: &DatabaseConnection, linger: Duration) -> Option<AuditQueue> {
+    pub(super) fn start(
+        db: &DatabaseConnection,
+        linger: Duration,
+        gate: Option<Arc<tokio::sync::Mutex<()>>>,
+    ) -> Option<AuditQueue> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let (sender, mut queue) = mpsc::channel::<Queued>(QUEUE);
         let writing = Arc::new(AtomicUsize::new(0));
@@ -110,6 +114,10 @@ impl AuditQueue {
                     }
                 }
                 let (_guard, _) = Writing::enter(&counter);
+                let _turn = match &gate {
+                    Some(gate) => Some(gate.lock().await),
+                    None => None,
+                };
                 write_batch(&db, &mut batch).await;
             }
         });

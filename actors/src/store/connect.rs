@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use docsieve_migrations::{Migrator, MigratorTrait};
@@ -112,8 +113,23 @@ impl Store {
                 .await?
             }
         };
-        let audit = super::audit::AuditQueue::start(&db, settings.audit_linger);
-        Ok(Store { db, backend, audit })
+        // On SQLite the audit and credit writers take turns in the process before they ask for the
+        // database's one write lock: a writer that found it taken would sleep in SQLite's busy
+        // handler (steps of up to 100 ms) instead of starting the moment the other one commits.
+        let gate = (backend == Backend::Sqlite).then(|| Arc::new(tokio::sync::Mutex::new(())));
+        let audit = super::audit::AuditQueue::start(&db, settings.audit_linger, gate.clone());
+        let bare = Store {
+            db,
+            backend,
+            audit: None,
+            credits: None,
+        };
+        let credits = super::billing::CreditQueue::start(&bare, gate);
+        Ok(Store {
+            audit,
+            credits,
+            ..bare
+        })
     }
 
     /// Applies pending migrations. On PostgreSQL this runs on one dedicated session holding an advisory

@@ -280,6 +280,8 @@ impl Store {
             })
             .collect();
         self.queue_events(&txn, job.tenant_id, events, now).await?;
+        // The tenant's lock last: the job's row is held already (the same order as the reaper's).
+        self.lock_tenant(&txn, job.tenant_id).await?;
         let settled = self
             .settle_in(&txn, job.tenant_id, &job.id, execution.credits, now)
             .await?;
@@ -320,6 +322,7 @@ impl Store {
         }
         self.queue_events(&txn, job.tenant_id, events, now).await?;
         // A failed job costs nothing: its reservation is given back.
+        self.lock_tenant(&txn, job.tenant_id).await?;
         let settled = self.settle_in(&txn, job.tenant_id, &job.id, 0, now).await?;
         txn.commit().await?;
         super::billing::settled_metrics(&settled);
@@ -423,7 +426,6 @@ impl Store {
                 self.queue_events(&txn, job.tenant_id, vec![outbox], now)
                     .await?;
             }
-            self.settle_in(&txn, job.tenant_id, &job.id, 0, now).await?;
         }
         let requeued = txn
             .execute(self.statement(
@@ -434,6 +436,15 @@ impl Store {
             ))
             .await?
             .rows_affected();
+        // The failed jobs' reservations are given back once every job row is written, tenants in id
+        // order: a worker completing a job holds its job's row and then takes its tenant's lock, so
+        // taking tenants before job rows here could wait on each other.
+        let mut failed: Vec<&ExhaustedJob> = exhausted.iter().collect();
+        failed.sort_by_key(|job| job.tenant_id);
+        for job in failed {
+            self.lock_tenant(&txn, job.tenant_id).await?;
+            self.settle_in(&txn, job.tenant_id, &job.id, 0, now).await?;
+        }
         txn.commit().await?;
         Ok(Reaped {
             requeued,

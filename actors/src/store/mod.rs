@@ -94,6 +94,8 @@ pub struct Store {
     backend: Backend,
     /// The audit writer's queue (see [`audit::AuditQueue`]); `None` outside a runtime.
     audit: Option<audit::AuditQueue>,
+    /// The credit writer's queue (see [`billing::CreditQueue`]); `None` outside a runtime.
+    credits: Option<billing::CreditQueue>,
 }
 
 impl Store {

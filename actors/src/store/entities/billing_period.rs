@@ -13,6 +13,8 @@ pub struct Model {
     pub starts_at: DateTimeUtc,
     pub ends_at: DateTimeUtc,
     pub credits_granted: i64,
+    /// The sum of the period's ledger entries, kept with each of them.
+    pub balance: i64,
     pub closed_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
 }
