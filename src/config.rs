@@ -147,6 +147,15 @@ impl ExtractionSettings {
     }
 }
 
+/// The `[connectors]` section.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectorsSettings {
+    /// Allow connector endpoints at private, loopback or link-local addresses (emulators, an
+    /// in-house object store); off: the same guard as webhook URLs.
+    pub allow_private_endpoints: bool,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -166,6 +175,7 @@ pub struct Settings {
     pub billing: BillingSettings,
     pub fine_tune: FineTuneSettings,
     pub webhooks: WebhooksSettings,
+    pub connectors: ConnectorsSettings,
     pub extraction: ExtractionSettings,
     pub actors: ActorsSettings,
     /// Deprecated keys found while loading, each with what to write instead (logged at start).

@@ -325,6 +325,14 @@ impl Pagination {
         }
     }
 
+    /// `page` and `page_size` of a query that takes nothing else, or the 422 naming them.
+    pub fn only(query: &Query) -> Result<Pagination, ApiError> {
+        let mut violations = Violations::default();
+        let pagination = Pagination::read(query, &mut violations);
+        violations.finish()?;
+        Ok(pagination)
+    }
+
     pub fn offset(&self) -> u64 {
         (self.page - 1) * self.page_size
     }

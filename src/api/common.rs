@@ -21,3 +21,23 @@ pub fn page_request(pagination: Pagination) -> PageRequest {
 pub fn meta_of(execution: &execution::Model) -> Value {
     serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| json!({}))
 }
+
+/// The answer of a DELETE: the `missing` error when nothing was deleted, else the audit entry
+/// (`action` on `target_type` `id`) and 204.
+pub async fn deleted(
+    state: &crate::state::AppState,
+    auth: &crate::auth::Authenticated,
+    (action, target_type, id): (&'static str, &'static str, i64),
+    found: bool,
+    missing: impl FnOnce(i64) -> crate::error::ApiError,
+) -> Result<actix_web::HttpResponse, crate::error::ApiError> {
+    if !found {
+        return Err(missing(id));
+    }
+    crate::accounts::audit(
+        state,
+        auth.audit(action, Some((target_type, id.to_string())), json!({})),
+    )
+    .await;
+    Ok(actix_web::HttpResponse::NoContent().finish())
+}

@@ -16,7 +16,7 @@ use crate::api::queue;
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
-use crate::validation::{Pagination, Query, Violations};
+use crate::validation::{Pagination, Query};
 
 fn not_found(dataset_id: &str) -> ApiError {
     ApiError::not_found(
@@ -231,9 +231,7 @@ pub async fn list(
     auth: Authenticated,
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     let (datasets, total) = state
         .store
         .datasets_page(auth.tenant_id, page_request(pagination))

@@ -13,7 +13,7 @@ use crate::api::queue;
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
-use crate::validation::{path_id, Pagination, Query, Violations};
+use crate::validation::{path_id, Pagination, Query};
 
 fn document_view(record: &DocumentRecord) -> Value {
     let document = &record.document;
@@ -68,9 +68,7 @@ pub async fn list(
     auth: Authenticated,
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     let (records, total) = state
         .store
         .documents_page(auth.tenant_id, page_request(pagination))

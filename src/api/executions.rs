@@ -10,7 +10,7 @@ use crate::api::common::{meta_of, page_request, rfc3339};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
-use crate::validation::{path_id, Pagination, Query, Violations};
+use crate::validation::{path_id, Pagination, Query};
 
 pub fn execution_view(execution: &execution::Model) -> Value {
     let meta = meta_of(execution);
@@ -51,9 +51,7 @@ pub async fn list(
     auth: Authenticated,
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     let (items, total) = state
         .store
         .executions_page(auth.tenant_id, page_request(pagination))

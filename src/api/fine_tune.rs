@@ -15,7 +15,7 @@ use crate::accounts;
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
-use crate::validation::{Pagination, Query, Violations};
+use crate::validation::{Pagination, Query};
 
 /// A job's error.
 #[derive(Serialize, ToSchema)]
@@ -233,9 +233,7 @@ pub async fn list(
     auth: Authenticated,
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     let (jobs, total) = state
         .store
         .fine_tune_jobs_page(auth.tenant_id, page_request(pagination))

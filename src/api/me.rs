@@ -12,7 +12,7 @@ use crate::accounts;
 use crate::auth::{tokens, Authenticated};
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
-use crate::validation::{path_id, Pagination, Query, ValidJson, Violations};
+use crate::validation::{path_id, Pagination, Query, ValidJson};
 
 #[derive(Serialize, ToSchema)]
 pub struct Me {
@@ -170,9 +170,7 @@ pub async fn list_api_keys(
     auth: Authenticated,
     query: Query,
 ) -> Result<web::Json<Envelope<Page<ApiKeyView>>>, ApiError> {
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     let keys = state.store.list_api_keys(auth.tenant_id).await?;
     Ok(envelope(Page::slice(
         keys.into_iter().map(ApiKeyView::from).collect(),

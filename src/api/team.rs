@@ -12,7 +12,7 @@ use crate::accounts;
 use crate::auth::{tokens, Authenticated};
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
-use crate::validation::{path_id, Pagination, Query, ValidJson, Violations};
+use crate::validation::{path_id, Pagination, Query, ValidJson};
 
 /// Roles an invitation may grant. Ownership is not handed out by mail.
 const INVITABLE_ROLES: &[&str] = &["admin", "member"];
@@ -216,9 +216,7 @@ pub async fn members(
     auth: Authenticated,
     query: Query,
 ) -> Result<web::Json<Envelope<Page<Member>>>, ApiError> {
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     let members = state.store.list_members(auth.tenant_id).await?;
     Ok(envelope(Page::slice(
         members.into_iter().map(Member::from).collect(),

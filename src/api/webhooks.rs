@@ -13,7 +13,7 @@ use crate::api::common::{page_request, rfc3339};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ValidationDetail};
 use crate::state::AppState;
-use crate::validation::{path_id, Pagination, Query, Violations};
+use crate::validation::{path_id, Pagination, Query};
 
 pub const EVENTS: &[&str] = &["job.completed", "job.failed", "dataset.ready"];
 
@@ -248,9 +248,7 @@ pub async fn list(
     auth: Authenticated,
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     let (hooks, total) = state
         .store
         .webhooks_page(auth.tenant_id, page_request(pagination))
@@ -294,23 +292,18 @@ pub async fn remove(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let webhook_id = path_id(&path, "webhook_id")?;
-    if !state
+    let found = state
         .store
         .delete_webhook(auth.tenant_id, webhook_id)
-        .await?
-    {
-        return Err(not_found(webhook_id));
-    }
-    accounts::audit(
+        .await?;
+    super::common::deleted(
         &state,
-        auth.audit(
-            "webhook_delete",
-            Some(("webhook", webhook_id.to_string())),
-            json!({}),
-        ),
+        &auth,
+        ("webhook_delete", "webhook", webhook_id),
+        found,
+        not_found,
     )
-    .await;
-    Ok(HttpResponse::NoContent().finish())
+    .await
 }
 
 /// The delivery log: each event with every attempt (status code or error, duration, time) and whether
@@ -335,9 +328,7 @@ pub async fn deliveries(
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
     let webhook_id = path_id(&path, "webhook_id")?;
-    let mut violations = Violations::default();
-    let pagination = Pagination::read(&query, &mut violations);
-    violations.finish()?;
+    let pagination = Pagination::only(&query)?;
     state
         .store
         .webhook(auth.tenant_id, webhook_id)

@@ -9,6 +9,7 @@ mod accounts;
 mod billing;
 mod cli_mask;
 mod config_cli;
+mod connectors;
 mod datasets;
 mod fine_tune;
 mod hostile;

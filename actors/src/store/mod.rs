@@ -7,6 +7,7 @@ mod accounts;
 mod audit;
 mod billing;
 mod connect;
+mod connectors;
 mod datasets;
 mod fine_tune;
 mod jobs;
@@ -32,6 +33,7 @@ pub use billing::{
     PeriodError, PeriodRecord, Settlement, ShortOfCredits,
 };
 pub use connect::StoreSettings;
+pub use connectors::ConnectorRecord;
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
