@@ -143,32 +143,31 @@ impl PreviewCredit {
     }
 
     fn settle(mut self, credits: i64) {
-        if let Some(reference) = self.reference.take() {
-            let state = self.state.clone();
-            let tenant_id = self.tenant_id;
-            actix_web::rt::spawn(async move {
-                if let Err(error) = state
-                    .store
-                    .settle_credit(tenant_id, &reference, credits, state.clock.now())
-                    .await
-                {
-                    tracing::error!(%error, reference, "a preview's credit could not be settled; it stays reserved until its period closes");
-                }
-            });
-        }
+        self.settle_later(credits);
+    }
+
+    /// Settles on a task of its own, once (the reference is taken).
+    fn settle_later(&mut self, credits: i64) {
+        let Some(reference) = self.reference.take() else {
+            return;
+        };
+        let state = self.state.clone();
+        let tenant_id = self.tenant_id;
+        actix_web::rt::spawn(async move {
+            if let Err(error) = state
+                .store
+                .settle_credit(tenant_id, &reference, credits, state.clock.now())
+                .await
+            {
+                tracing::error!(%error, reference, "a preview's credit could not be settled; it stays reserved until its period closes");
+            }
+        });
     }
 }
 
 impl Drop for PreviewCredit {
     fn drop(&mut self) {
-        if self.reference.is_some() {
-            PreviewCredit {
-                state: self.state.clone(),
-                tenant_id: self.tenant_id,
-                reference: self.reference.take(),
-            }
-            .settle(0);
-        }
+        self.settle_later(0);
     }
 }
 

@@ -309,10 +309,11 @@ async fn submit_source(
     value: &serde_json::Value,
 ) -> Result<HttpResponse, ApiError> {
     let (connector_id, keys) = parse_source(value)?;
-    if !state
+    if state
         .store
-        .connector_exists(auth.tenant_id, connector_id)
+        .connector(auth.tenant_id, connector_id)
         .await?
+        .is_none()
     {
         return Err(ApiError::not_found(
             ErrorCode::ConnectorNotFound,

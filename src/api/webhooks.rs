@@ -93,10 +93,11 @@ async fn auto_export(
         ));
         return Ok(None);
     };
-    if !state
+    if state
         .store
-        .connector_exists(tenant_id, connector_id)
+        .connector(tenant_id, connector_id)
         .await?
+        .is_none()
     {
         details.push(problem(
             "auto_export.connector_id",

@@ -366,10 +366,11 @@ pub async fn export_format(
     let now = services.clock.now();
     let plan = services
         .store
-        .tenant_plan(tenant_id)
+        .plan_in_force(tenant_id)
         .await
         .map_err(store_error)?;
-    let expires_at = now + chrono::Duration::days(i64::from(services.plans.retention_days(&plan)));
+    let days = services.plans.get(plan).export_retention_days;
+    let expires_at = now + chrono::Duration::days(i64::from(days));
     services
         .store
         .record_dataset_export(crate::store::NewExport {

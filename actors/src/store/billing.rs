@@ -37,6 +37,9 @@ pub struct PeriodRecord {
     pub starts_at: DateTime<Utc>,
     pub ends_at: DateTime<Utc>,
     pub credits_granted: i64,
+    /// What may still be reserved: the sum of the period's ledger entries, which every ledger write
+    /// moves in the same transaction (a test checks it against the ledger).
+    pub balance: i64,
     pub closed_at: Option<DateTime<Utc>>,
 }
 
@@ -49,12 +52,13 @@ fn period_from(row: &QueryResult) -> Result<PeriodRecord, StoreError> {
         starts_at: row.try_get("", "starts_at")?,
         ends_at: row.try_get("", "ends_at")?,
         credits_granted: row.try_get("", "credits_granted")?,
+        balance: row.try_get("", "balance")?,
         closed_at: row.try_get("", "closed_at")?,
     })
 }
 
 const PERIOD_COLUMNS: &str =
-    "id, tenant_id, plan, status, starts_at, ends_at, credits_granted, closed_at";
+    "id, tenant_id, plan, status, starts_at, ends_at, credits_granted, balance, closed_at";
 
 /// A period that was closed, with the credits that expired with it.
 #[derive(Clone, Debug, Serialize)]
@@ -300,27 +304,9 @@ impl Store {
         self.open_period_of(self.connection(), tenant_id).await
     }
 
-    /// What the period may still reserve: its running balance, which every ledger write moves by the
-    /// sum of its entries in the same transaction (a test checks it against the ledger's sum).
-    async fn period_balance<C: ConnectionTrait>(
-        &self,
-        connection: &C,
-        period_id: i64,
-    ) -> Result<i64, StoreError> {
-        let row = connection
-            .query_one(self.statement(
-                "SELECT balance FROM billing_periods WHERE id = ?",
-                vec![period_id.into()],
-            ))
-            .await?;
-        Ok(match row {
-            Some(row) => row.try_get("", "balance")?,
-            None => 0,
-        })
-    }
-
     /// The sum of a period's ledger entries (what its running balance must equal).
-    pub async fn ledger_sum(&self, period_id: i64) -> Result<i64, StoreError> {
+    #[cfg(test)]
+    async fn ledger_sum(&self, period_id: i64) -> Result<i64, StoreError> {
         let row = self
             .connection()
             .query_one(self.statement(
@@ -329,7 +315,7 @@ impl Store {
             ))
             .await?;
         Ok(match row {
-            Some(row) => sum_of(&row, "total")?,
+            Some(row) => row.try_get("", "total")?,
             None => 0,
         })
     }
@@ -417,7 +403,7 @@ impl Store {
             ))
             .await?
             .ok_or_else(|| StoreError::Database(sea_orm::DbErr::RecordNotInserted))?;
-        let period = period_from(&row)?;
+        let mut period = period_from(&row)?;
         let reference = format!("period:{}", period.id);
         self.post(
             txn,
@@ -426,6 +412,7 @@ impl Store {
             now,
         )
         .await?;
+        period.balance = credits;
         Ok(period)
     }
 
@@ -436,7 +423,7 @@ impl Store {
         period: PeriodRecord,
         now: DateTime<Utc>,
     ) -> Result<ClosedPeriod, StoreError> {
-        let left = self.period_balance(txn, period.id).await?;
+        let left = period.balance;
         if left > 0 {
             let reference = format!("period:{}", period.id);
             self.post(
@@ -455,6 +442,7 @@ impl Store {
         Ok(ClosedPeriod {
             period: PeriodRecord {
                 status: "closed".to_string(),
+                balance: period.balance - left.max(0),
                 closed_at: Some(now),
                 ..period
             },
@@ -653,10 +641,9 @@ impl Store {
                 period_open: false,
             }));
         };
-        let balance = self.period_balance(txn, period.id).await?;
-        if balance < required {
+        if period.balance < required {
             return Err(CreditError::Insufficient(ShortOfCredits {
-                balance: balance.max(0),
+                balance: period.balance.max(0),
                 required,
                 period_open: true,
             }));
@@ -831,38 +818,41 @@ impl Store {
         let entries = connection
             .query_all(self.statement(
                 "SELECT l.entry_type AS entry_type, l.amount AS amount, l.billing_period_id AS period_id, \
-                 p.status AS status FROM credit_ledger l JOIN billing_periods p ON p.id = l.billing_period_id \
-                 WHERE l.reference = ? AND l.tenant_id = ?",
+                 p.status AS status, p.balance AS balance FROM credit_ledger l \
+                 JOIN billing_periods p ON p.id = l.billing_period_id WHERE l.reference = ? AND l.tenant_id = ?",
                 vec![reference.into(), tenant_id.into()],
             ))
             .await?;
-        let mut reservation: Option<(i64, i64, bool)> = None;
+        // (period, credits held, whether the period is open, its balance)
+        let mut reservation: Option<(i64, i64, bool, i64)> = None;
         for entry in &entries {
             let kind: String = entry.try_get("", "entry_type")?;
             match kind.as_str() {
                 "reserve" => {
                     let amount: i64 = entry.try_get("", "amount")?;
                     let status: String = entry.try_get("", "status")?;
-                    reservation =
-                        Some((entry.try_get("", "period_id")?, -amount, status == "open"));
+                    reservation = Some((
+                        entry.try_get("", "period_id")?,
+                        -amount,
+                        status == "open",
+                        entry.try_get("", "balance")?,
+                    ));
                 }
                 // Settled already.
                 "release" | "debit" => return Ok(Settlement::default()),
                 _ => {}
             }
         }
-        let (period_id, held, open) = match reservation {
+        let (period_id, held, open, balance) = match reservation {
             Some(found) => found,
+            // Nothing held and nothing to charge: nothing to write.
+            None if credits <= 0 => return Ok(Settlement::default()),
             None => match self.open_period_of(connection, tenant_id).await? {
-                Some(period) => (period.id, 0, true),
+                Some(period) => (period.id, 0, true, period.balance),
                 None => return Ok(Settlement::default()),
             },
         };
-        let available = if open {
-            self.period_balance(connection, period_id).await? + held
-        } else {
-            held
-        };
+        let available = if open { balance + held } else { held };
         let debited = credits.clamp(0, available.max(0));
         let expired = if open { 0 } else { held - debited };
         let entries: Vec<(&str, i64, &str)> = [
@@ -897,7 +887,7 @@ impl Store {
         let mut release = 0;
         for row in &rows {
             let kind: String = row.try_get("", "entry_type")?;
-            let total = sum_of(row, "total")?;
+            let total: i64 = row.try_get("", "total")?;
             match kind.as_str() {
                 "grant" => totals.granted += total,
                 "reserve" => reserve += -total,
@@ -911,11 +901,6 @@ impl Store {
         totals.remaining = totals.granted - totals.reserved - totals.used - totals.expired;
         Ok(totals)
     }
-}
-
-/// A SUM column, cast to BIGINT in the query (PostgreSQL answers NUMERIC for SUM(BIGINT)).
-fn sum_of(row: &QueryResult, column: &str) -> Result<i64, StoreError> {
-    Ok(row.try_get("", column)?)
 }
 
 fn opened_metrics(period: &PeriodRecord) {
@@ -1019,13 +1004,17 @@ pub(crate) mod tests {
                 expired: 0
             }
         );
-        assert_eq!(
-            store
-                .period_balance(store.connection(), period.id)
-                .await
-                .expect("sum"),
-            0
-        );
+        let row = store
+            .connection()
+            .query_one(store.statement(
+                &format!("SELECT {PERIOD_COLUMNS} FROM billing_periods WHERE id = ?"),
+                vec![period.id.into()],
+            ))
+            .await
+            .expect("read")
+            .expect("row");
+        assert_eq!(period_from(&row).expect("period").balance, 0);
+        assert_eq!(store.ledger_sum(period.id).await.expect("sum"), 0);
         let totals = store.credit_totals(period.id).await.expect("totals");
         assert_eq!(
             totals,

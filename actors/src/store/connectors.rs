@@ -91,31 +91,13 @@ impl Store {
         tenant_id: i64,
         page: PageRequest,
     ) -> Result<(Vec<ConnectorRecord>, u64), StoreError> {
-        let total: i64 = self
-            .connection()
-            .query_one(self.statement(
-                "SELECT COUNT(*) AS n FROM connectors WHERE tenant_id = ?",
-                vec![tenant_id.into()],
-            ))
-            .await?
-            .map(|row| row.try_get("", "n"))
-            .transpose()?
-            .unwrap_or(0);
-        let rows = self
-            .connection()
-            .query_all(self.statement(
-                &format!(
-                    "SELECT {COLUMNS} FROM connectors WHERE tenant_id = ? ORDER BY id DESC LIMIT ? OFFSET ?"
-                ),
-                vec![
-                    tenant_id.into(),
-                    (page.limit as i64).into(),
-                    (page.offset as i64).into(),
-                ],
-            ))
-            .await?;
-        let items = rows.iter().map(record_from).collect::<Result<_, _>>()?;
-        Ok((items, total.max(0) as u64))
+        self.tenant_page(
+            ("connectors", COLUMNS, "id DESC"),
+            tenant_id,
+            page,
+            record_from,
+        )
+        .await
     }
 
     /// Deletes the connector (its schedules go with it; documents it brought stay, without it); false

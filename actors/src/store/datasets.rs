@@ -232,11 +232,6 @@ impl Store {
         Ok(true)
     }
 
-    /// The plan in force for the tenant (for retention): its open period's, else its own.
-    pub async fn tenant_plan(&self, tenant_id: i64) -> Result<String, StoreError> {
-        Ok(self.plan_in_force(tenant_id).await?.as_str().to_string())
-    }
-
     pub async fn dataset_export(
         &self,
         dataset_id: &str,

@@ -152,32 +152,13 @@ impl Store {
         tenant_id: i64,
         page: PageRequest,
     ) -> Result<(Vec<FineTuneRecord>, u64), StoreError> {
-        let total = self
-            .connection()
-            .query_one(self.statement(
-                "SELECT COUNT(*) AS n FROM fine_tune_jobs WHERE tenant_id = ?",
-                vec![tenant_id.into()],
-            ))
-            .await?
-            .map(|row| row.try_get::<i64>("", "n"))
-            .transpose()?
-            .unwrap_or(0);
-        let rows = self
-            .connection()
-            .query_all(self.statement(
-                &format!(
-                    "SELECT {COLUMNS} FROM fine_tune_jobs WHERE tenant_id = ? \
-                     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
-                ),
-                vec![
-                    tenant_id.into(),
-                    (page.limit as i64).into(),
-                    (page.offset as i64).into(),
-                ],
-            ))
-            .await?;
-        let items = rows.iter().map(record_from).collect::<Result<_, _>>()?;
-        Ok((items, total.max(0) as u64))
+        self.tenant_page(
+            ("fine_tune_jobs", COLUMNS, "created_at DESC, id DESC"),
+            tenant_id,
+            page,
+            record_from,
+        )
+        .await
     }
 
     /// Claims up to `limit` jobs due for a step, each under a lease for `owner` until `lease_until`.

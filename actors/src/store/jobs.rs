@@ -321,9 +321,10 @@ impl Store {
             return Ok(false);
         }
         self.queue_events(&txn, job.tenant_id, events, now).await?;
-        // A failed job costs nothing: its reservation is given back.
-        self.lock_tenant(&txn, job.tenant_id).await?;
-        let settled = self.settle_in(&txn, job.tenant_id, &job.id, 0, now).await?;
+        // A failed document job costs nothing: its reservation is given back.
+        let settled = self
+            .release_in(&txn, job.tenant_id, &job.id, &job.job_type, now)
+            .await?;
         txn.commit().await?;
         super::billing::settled_metrics(&settled);
         Ok(true)
@@ -442,8 +443,8 @@ impl Store {
         let mut failed: Vec<&ExhaustedJob> = exhausted.iter().collect();
         failed.sort_by_key(|job| job.tenant_id);
         for job in failed {
-            self.lock_tenant(&txn, job.tenant_id).await?;
-            self.settle_in(&txn, job.tenant_id, &job.id, 0, now).await?;
+            self.release_in(&txn, job.tenant_id, &job.id, &job.job_type, now)
+                .await?;
         }
         txn.commit().await?;
         Ok(Reaped {
@@ -490,6 +491,22 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// Gives back a failed job's reservation under its tenant's lock; only document jobs reserve.
+    async fn release_in(
+        &self,
+        txn: &DatabaseTransaction,
+        tenant_id: i64,
+        job_id: &str,
+        job_type: &str,
+        now: DateTime<Utc>,
+    ) -> Result<super::Settlement, StoreError> {
+        if job_type != JobKind::DataProcess.as_str() {
+            return Ok(super::Settlement::default());
+        }
+        self.lock_tenant(txn, tenant_id).await?;
+        self.settle_in(txn, tenant_id, job_id, 0, now).await
     }
 
     /// Jobs by state and the oldest queued job's creation time, over every tenant.

@@ -150,6 +150,42 @@ impl Store {
         true
     }
 
+    /// One page of a tenant's rows of `table` (`columns` read by `read`), in `order`, with the
+    /// tenant's total.
+    pub(crate) async fn tenant_page<T>(
+        &self,
+        (table, columns, order): (&str, &str, &str),
+        tenant_id: i64,
+        page: PageRequest,
+        read: fn(&sea_orm::QueryResult) -> Result<T, StoreError>,
+    ) -> Result<(Vec<T>, u64), StoreError> {
+        let total: i64 = self
+            .db
+            .query_one(self.statement(
+                &format!("SELECT COUNT(*) AS n FROM {table} WHERE tenant_id = ?"),
+                vec![tenant_id.into()],
+            ))
+            .await?
+            .map(|row| row.try_get("", "n"))
+            .transpose()?
+            .unwrap_or(0);
+        let rows = self
+            .db
+            .query_all(self.statement(
+                &format!(
+                    "SELECT {columns} FROM {table} WHERE tenant_id = ? ORDER BY {order} LIMIT ? OFFSET ?"
+                ),
+                vec![
+                    tenant_id.into(),
+                    (page.limit as i64).into(),
+                    (page.offset as i64).into(),
+                ],
+            ))
+            .await?;
+        let items = rows.iter().map(read).collect::<Result<_, _>>()?;
+        Ok((items, total.max(0) as u64))
+    }
+
     pub async fn close(self) -> Result<(), StoreError> {
         self.db.close().await?;
         Ok(())

@@ -225,23 +225,6 @@ impl Store {
             .await?)
     }
 
-    /// Whether the connector exists and belongs to the tenant.
-    pub async fn connector_exists(
-        &self,
-        tenant_id: i64,
-        connector_id: i64,
-    ) -> Result<bool, StoreError> {
-        use sea_orm::ConnectionTrait;
-        let row = self
-            .connection()
-            .query_one(self.statement(
-                "SELECT id FROM connectors WHERE id = ? AND tenant_id = ?",
-                vec![connector_id.into(), tenant_id.into()],
-            ))
-            .await?;
-        Ok(row.is_some())
-    }
-
     /// The tenant's executions with these ids (for job views).
     pub async fn executions_by_ids(
         &self,
