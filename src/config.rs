@@ -7,8 +7,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use docsieve_actors::settings::{
-    ActorsSettings, BillingSettings, DatasetsSettings, FineTuneSettings, JobsSettings,
-    PlansSettings, WebhooksSettings,
+    ActorsSettings, BillingSettings, ConnectorsSettings, DatasetsSettings, FineTuneSettings,
+    JobsSettings, PlansSettings, WebhooksSettings,
 };
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
@@ -145,15 +145,6 @@ impl ExtractionSettings {
         limits.max_seconds = limits.max_seconds.min((call_timeout_ms / 1000).max(2) - 1);
         limits
     }
-}
-
-/// The `[connectors]` section.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConnectorsSettings {
-    /// Allow connector endpoints at private, loopback or link-local addresses (emulators, an
-    /// in-house object store); off: the same guard as webhook URLs.
-    pub allow_private_endpoints: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -405,6 +396,7 @@ impl Settings {
         self.plans.validate().map_err(invalid)?;
         self.billing.validate().map_err(invalid)?;
         self.fine_tune.validate().map_err(invalid)?;
+        self.connectors.validate().map_err(invalid)?;
         check_url(
             "fine_tune.provider_url",
             &self.fine_tune.provider_url,

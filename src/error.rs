@@ -155,6 +155,12 @@ impl ApiError {
         }
     }
 
+    /// A 422 with a code of its own (shown beside the detail list, and as the type of its entry).
+    pub fn coded(mut self, code: ErrorCode) -> ApiError {
+        self.code = code;
+        self
+    }
+
     pub fn not_found(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError::new(ErrorKind::NotFound, code, message)
     }
@@ -268,10 +274,16 @@ impl ResponseError for ApiError {
                 response.insert_header((header::ALLOW, value));
             }
         }
-        if self.kind == ErrorKind::Validation {
+        if self.kind == ErrorKind::Validation && self.extra.is_empty() {
             response.json(ValidationErrorBody {
                 detail: self.validation.clone(),
             })
+        } else if self.kind == ErrorKind::Validation {
+            // A 422 of its own kind: the detail list, plus its code and figures beside it.
+            let mut body = self.extra.clone();
+            body.insert("detail".to_string(), serde_json::json!(self.validation));
+            body.insert("code".to_string(), self.code.as_str().into());
+            response.json(body)
         } else if self.extra.is_empty() {
             response.json(ErrorBody {
                 detail: self.message.clone(),

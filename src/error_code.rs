@@ -66,7 +66,7 @@ error_codes! {
     InvitationEmailMismatch = "invitation_email_mismatch", [403], "the invitation is for another e-mail address";
     InternalTokenInvalid = "internal_token_invalid", [403], "the internal token is wrong";
     InternalTokenNotConfigured = "internal_token_not_configured", [403], "the /system routes are off: no internal token is configured";
-    PlanRequired = "plan_required", [403], "the plan in force does not include this (fine-tuning needs pro or enterprise)";
+    PlanRequired = "plan_required", [403], "the plan in force does not include this (fine-tuning needs pro or enterprise, schedules starter or above)";
     RouteNotFound = "route_not_found", [404], "no such route";
     UserNotFound = "user_not_found", [404], "no such user";
     TenantNotFound = "tenant_not_found", [404], "no such tenant";
@@ -81,6 +81,7 @@ error_codes! {
     DeliveryNotFound = "delivery_not_found", [404], "no such delivery of the webhook";
     ConnectorNotFound = "connector_not_found", [404], "no such connector in this tenant";
     FineTuneJobNotFound = "fine_tune_job_not_found", [404], "no such fine-tune job in this tenant";
+    ScheduleNotFound = "schedule_not_found", [404], "no such schedule on this connector";
     BlobNotFound = "blob_not_found", [404], "a stored file is missing";
     MethodNotAllowed = "method_not_allowed", [405], "the route does not take this method (see Allow)";
     EmailTaken = "email_taken", [409], "an account with this e-mail address exists";
@@ -89,6 +90,7 @@ error_codes! {
     ExportFailed = "export_failed", [409], "the dataset could not be written in that format";
     PeriodAlreadyOpen = "period_already_open", [409], "the tenant has an open billing period: close it first";
     NoOpenPeriod = "no_open_period", [409], "the tenant has no open billing period";
+    ScheduleLimitReached = "schedule_limit_reached", [409], "the connector has as many schedules as the plan allows (the body says the limit)";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";
     LimitExceeded = "limit_exceeded", [413], "the document is past an extraction.limits bound";
     ResultTooLarge = "result_too_large", [413], "a preview's answer is past extraction.preview_max_bytes: use the async path";
@@ -103,6 +105,7 @@ error_codes! {
     ExtractorFailed = "extractor_failed", [422], "the reader failed on this document";
     ExtractionCrashed = "extraction_crashed", [422], "the document killed its extraction worker process";
     MaskingRefused = "masking_refused", [422], "masking would leave personal data in the output: refused";
+    ScheduleTooFrequent = "schedule_too_frequent", [422], "the cron fires more often than the plan's minimum interval (the body says both)";
     QueueFull = "queue_full", [429], "too many of the tenant's jobs wait (see Retry-After)";
     TooManyFailedLogins = "too_many_failed_logins", [429], "too many failed logins from this address (see Retry-After)";
     ResendTooSoon = "resend_too_soon", [429], "a mail went to this address recently (see Retry-After)";

@@ -149,15 +149,27 @@ async fn docs_redirect() -> actix_web::HttpResponse {
         .finish()
 }
 
-/// The actors' services, from the settings and the shared stores.
+/// The actors' services, from the settings and the shared stores (which connector work holds too).
 fn actor_services(
     settings: &Settings,
-    store: &Store,
-    blobs: &Blobs,
-    cache: &Arc<dyn docsieve_actors::cache::Cache>,
-    clock: &Clock,
-    secrets: &docsieve_actors::webhook_sender::signing::SecretBox,
+    connectors: &docsieve_actors::connector::ConnectorServices,
 ) -> anyhow::Result<docsieve_actors::system::Services> {
+    let docsieve_actors::connector::ConnectorServices {
+        store,
+        blobs,
+        cache,
+        clock,
+        secrets,
+        ..
+    } = connectors;
+    let exports = docsieve_actors::dataset_exporter::ExportServices {
+        store: store.clone(),
+        blobs: blobs.clone(),
+        clock: clock.clone(),
+        settings: settings.datasets.clone(),
+        plans: settings.plans.clone(),
+        scratch_dir: settings.storage.data_dir.join("tmp"),
+    };
     Ok(docsieve_actors::system::Services {
         extraction: worker_command(settings)?,
         jobs: docsieve_actors::job_router::JobServices {
@@ -168,14 +180,7 @@ fn actor_services(
             jobs: settings.jobs.clone(),
             limits: settings.extraction.limits.clone(),
         },
-        exports: docsieve_actors::dataset_exporter::ExportServices {
-            store: store.clone(),
-            blobs: blobs.clone(),
-            clock: clock.clone(),
-            settings: settings.datasets.clone(),
-            plans: settings.plans.clone(),
-            scratch_dir: settings.storage.data_dir.join("tmp"),
-        },
+        exports: exports.clone(),
         billing: docsieve_actors::billing_clock::BillingServices {
             store: store.clone(),
             clock: clock.clone(),
@@ -193,14 +198,38 @@ fn actor_services(
             owner: docsieve_actors::store::new_id("process"),
             tick: std::time::Duration::from_secs(1),
         },
+        connectors: connectors.clone(),
         webhooks: docsieve_actors::webhook_sender::WebhookServices {
             store: store.clone(),
             cache: cache.clone(),
             clock: clock.clone(),
             settings: settings.webhooks.clone(),
             secrets: secrets.clone(),
+            exports: exports.clone(),
+            connectors: connectors.clone(),
         },
     })
+}
+
+/// What connector work (source-mode uploads, syncs, auto-exports) needs.
+fn connector_services(
+    settings: &Settings,
+    store: &Store,
+    blobs: &Blobs,
+    cache: &Arc<dyn docsieve_actors::cache::Cache>,
+    clock: &Clock,
+    secrets: &docsieve_actors::webhook_sender::signing::SecretBox,
+) -> docsieve_actors::connector::ConnectorServices {
+    docsieve_actors::connector::ConnectorServices {
+        store: store.clone(),
+        blobs: blobs.clone(),
+        cache: cache.clone(),
+        clock: clock.clone(),
+        secrets: secrets.clone(),
+        settings: settings.connectors.clone(),
+        jobs: settings.jobs.clone(),
+        plans: settings.plans.clone(),
+    }
 }
 
 /// Opens what the server holds (database, blobs, cache, LLM probe, mail) and starts the actors.
@@ -234,7 +263,8 @@ async fn open_state(
     let secrets = docsieve_actors::webhook_sender::signing::SecretBox::from_server_secret(
         &settings.auth.jwt_secret,
     );
-    let services = actor_services(&settings, &store, &blobs, &cache, &clock, &secrets)?;
+    let connectors = connector_services(&settings, &store, &blobs, &cache, &clock, &secrets);
+    let services = actor_services(&settings, &connectors)?;
     let actors = ActorSystem::start_with(&settings.actors, Some(services));
     metrics::gauge!(
         metric_names::BUILD_INFO,
@@ -253,6 +283,7 @@ async fn open_state(
         metrics,
         llm,
         mailer,
+        connectors,
         secrets,
         started_at: Instant::now(),
     };

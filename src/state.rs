@@ -25,6 +25,8 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
     pub llm: LlmProbe,
     pub mailer: Mailer,
+    /// What connector work needs (source-mode uploads, triggered syncs, connection tests).
+    pub connectors: docsieve_actors::connector::ConnectorServices,
     /// Encrypts webhook secrets at rest.
     pub secrets: docsieve_actors::webhook_sender::signing::SecretBox,
     pub started_at: Instant,

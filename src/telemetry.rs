@@ -162,6 +162,34 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
             "Mails sent or given up, by kind and outcome",
         ),
         (
+            metric_names::CONNECTOR_SYNCS_TOTAL,
+            "Connector syncs (scheduled and triggered), by outcome (succeeded, failed)",
+        ),
+        (
+            metric_names::CONNECTOR_OBJECTS_LISTED_TOTAL,
+            "Objects listed in connectors' buckets, by connector type",
+        ),
+        (
+            metric_names::CONNECTOR_OBJECTS_QUEUED_TOTAL,
+            "Connector objects queued for processing, by connector type",
+        ),
+        (
+            metric_names::CONNECTOR_OBJECTS_SKIPPED_TOTAL,
+            "Connector objects a sync skipped because the same version was taken before",
+        ),
+        (
+            metric_names::CONNECTOR_ERRORS_TOTAL,
+            "Failures talking to a storage provider, by code (bad_credentials, bucket_not_found, permission_denied, object_not_found, unreachable, timeout, provider_error)",
+        ),
+        (
+            metric_names::CONNECTOR_BYTES_FETCHED_TOTAL,
+            "Bytes read from storage connectors, by connector type",
+        ),
+        (
+            metric_names::CONNECTOR_EXPORTS_TOTAL,
+            "Dataset exports written to connectors (auto_export), by outcome",
+        ),
+        (
             metric_names::CREDITS_GRANTED_TOTAL,
             "Credits granted by opened billing periods",
         ),

@@ -7,6 +7,7 @@
 pub mod blob;
 pub mod cache;
 pub mod clock;
+pub mod connector;
 pub mod cron;
 pub mod metric_names;
 pub mod pipeline;

@@ -47,6 +47,13 @@ pub const BILLING_CYCLE_RUNS_TOTAL: &str = "docsieve_billing_cycle_runs_total";
 pub const FINE_TUNE_JOBS_TOTAL: &str = "docsieve_fine_tune_jobs_total";
 pub const FINE_TUNE_JOBS: &str = "docsieve_fine_tune_jobs";
 pub const FINE_TUNE_PROVIDER_CALLS_TOTAL: &str = "docsieve_fine_tune_provider_calls_total";
+pub const CONNECTOR_SYNCS_TOTAL: &str = "docsieve_connector_syncs_total";
+pub const CONNECTOR_OBJECTS_LISTED_TOTAL: &str = "docsieve_connector_objects_listed_total";
+pub const CONNECTOR_OBJECTS_QUEUED_TOTAL: &str = "docsieve_connector_objects_queued_total";
+pub const CONNECTOR_OBJECTS_SKIPPED_TOTAL: &str = "docsieve_connector_objects_skipped_total";
+pub const CONNECTOR_ERRORS_TOTAL: &str = "docsieve_connector_errors_total";
+pub const CONNECTOR_BYTES_FETCHED_TOTAL: &str = "docsieve_connector_bytes_fetched_total";
+pub const CONNECTOR_EXPORTS_TOTAL: &str = "docsieve_connector_exports_total";
 
 /// Job durations (claim to completion): 10 ms to 10 min.
 pub const JOB_DURATION_BUCKETS: &[f64] = &[

@@ -371,6 +371,50 @@ impl BillingSettings {
     }
 }
 
+/// The `[connectors]` section: storage connectors (S3, Azure Blob, GCS), their syncs and schedules.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectorsSettings {
+    /// Allow connector endpoints at private, loopback or link-local addresses (emulators, an
+    /// in-house object store); off: the same guard as webhook URLs.
+    pub allow_private_endpoints: bool,
+    /// How long one request to a provider may take, in milliseconds (then `timeout`).
+    pub request_timeout_ms: u64,
+    /// How long connecting to a provider may take, in milliseconds (then `unreachable`).
+    pub connect_timeout_ms: u64,
+    /// Retries of a failed provider request (connection errors, 5xx) before giving up.
+    pub max_retries: usize,
+    /// How often the scheduler looks for schedules whose cron has fired, in seconds.
+    pub schedule_poll_seconds: u64,
+    /// Objects one sync lists at most; the rest wait for the next run.
+    pub max_objects_per_sync: usize,
+}
+
+impl ConnectorsSettings {
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(&str, u64, u64, u64); 5] = [
+            ("request_timeout_ms", self.request_timeout_ms, 100, 600_000),
+            ("connect_timeout_ms", self.connect_timeout_ms, 100, 600_000),
+            ("max_retries", self.max_retries as u64, 0, 10),
+            ("schedule_poll_seconds", self.schedule_poll_seconds, 1, 3600),
+            (
+                "max_objects_per_sync",
+                self.max_objects_per_sync as u64,
+                1,
+                1_000_000,
+            ),
+        ];
+        for (key, value, min, max) in checks {
+            if value < min || value > max {
+                return Err(format!(
+                    "connectors.{key} must be between {min} and {max}, got {value}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The `[fine_tune]` section: the OpenAI-compatible provider fine-tuning jobs go to.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -145,6 +145,7 @@ pub struct Services {
     pub webhooks: WebhookServices,
     pub billing: crate::billing_clock::BillingServices,
     pub fine_tune: crate::fine_tuner::FineTuneServices,
+    pub connectors: crate::connector::ConnectorServices,
 }
 
 /// The running actors and the arbiters they live on.
@@ -186,7 +187,7 @@ impl ActorSystem {
 
     /// Starts every actor; with `jobs`, the job router claims and runs jobs from the store.
     pub fn start_with(settings: &ActorsSettings, services: Option<Services>) -> ActorSystem {
-        let (extraction, jobs, exports, webhooks, billing, fine_tune) = match services {
+        let (extraction, jobs, exports, webhooks, billing, fine_tune, connectors) = match services {
             Some(services) => (
                 services.extraction,
                 Some(services.jobs),
@@ -194,8 +195,9 @@ impl ActorSystem {
                 Some(services.webhooks),
                 Some(services.billing),
                 Some(services.fine_tune),
+                Some(services.connectors),
             ),
-            None => (None, None, None, None, None, None),
+            None => (None, None, None, None, None, None, None),
         };
         let registry = ActorRegistry::default();
         let mut arbiters = Vec::new();
@@ -255,7 +257,7 @@ impl ActorSystem {
             pii_masker,
             dataset_exporter,
             scheduler: start_on_own_arbiter(
-                Scheduler::new(exports),
+                Scheduler::new(exports, connectors),
                 settings,
                 &settings.scheduler,
                 &registry,

@@ -4,6 +4,7 @@
 //! `connectors.allow_private_endpoints` is set.
 
 use actix_web::{delete, get, post, web, HttpResponse};
+use docsieve_actors::connector::{Connector, TestOutcome};
 use docsieve_actors::store::ConnectorRecord;
 use docsieve_actors::webhook_sender::target;
 use serde_json::{json, Map, Value};
@@ -206,6 +207,19 @@ fn not_found(connector_id: i64) -> ApiError {
     )
 }
 
+/// The tenant's connector `connector_id`, or 404 `connector_not_found`.
+pub async fn found(
+    state: &AppState,
+    auth: &Authenticated,
+    connector_id: i64,
+) -> Result<ConnectorRecord, ApiError> {
+    state
+        .store
+        .connector(auth.tenant_id, connector_id)
+        .await?
+        .ok_or_else(|| not_found(connector_id))
+}
+
 /// Registers a storage connector.
 #[utoipa::path(post, path = "/v1/connectors", tag = "connectors",
     request_body(content_type = "application/json", description = "`{type, name, config}`. `s3`: bucket, region, aws_access_key_id, aws_secret_access_key, prefix?, endpoint? (an S3-compatible store, path-style). `azure_blob`: account_name, container_name, account_key, prefix?, endpoint? (Azurite). `gcs`: bucket, service_account_key (the JSON key, object or string; not needed with an emulator endpoint), prefix?, endpoint?"),
@@ -335,12 +349,49 @@ pub async fn detail(
     connector_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let connector_id = path_id(&connector_id, "connector_id")?;
-    let connector = state
-        .store
-        .connector(auth.tenant_id, connector_id)
-        .await?
-        .ok_or_else(|| not_found(connector_id))?;
+    let connector = found(&state, &auth, connector_id).await?;
     Ok(HttpResponse::Ok().json(json!({"data": connector_view(&connector)})))
+}
+
+/// Tests the connection: lists one page under the connector's prefix and reads the first object.
+/// A provider's refusal is an answer, not an error: `ok: false` with its code.
+#[utoipa::path(post, path = "/v1/connectors/{connector_id}/test", tag = "connectors",
+    params(("connector_id" = i64, Path, description = "Connector id")),
+    responses(
+        (status = 200, description = "`{ok: true, objects_seen, latency_ms}`, or `{ok: false, code, message}` with code one of bad_credentials, bucket_not_found, permission_denied (the message names list or read), unreachable, timeout, provider_error"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, description = "`connector_not_found`", body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/connectors/{connector_id}/test")]
+pub async fn test(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    connector_id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let connector_id = path_id(&connector_id, "connector_id")?;
+    let record = found(&state, &auth, connector_id).await?;
+    let services = &state.connectors;
+    let outcome = match Connector::open(&record, &services.secrets, &services.settings) {
+        Ok(connector) => connector.test().await,
+        Err(error) => TestOutcome::Failed {
+            ok: false,
+            code: error.code.as_str(),
+            message: error.message,
+        },
+    };
+    let ok = matches!(outcome, TestOutcome::Ok { .. });
+    accounts::audit(
+        &state,
+        auth.audit(
+            "connector_test",
+            Some(("connector", connector_id.to_string())),
+            json!({"ok": ok}),
+        ),
+    )
+    .await;
+    Ok(HttpResponse::Ok().json(json!({"data": outcome})))
 }
 
 /// Deletes a connector with its schedules; documents it brought stay.
@@ -379,5 +430,6 @@ pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(create)
         .service(list)
         .service(detail)
+        .service(test)
         .service(remove);
 }

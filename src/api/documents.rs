@@ -28,6 +28,7 @@ fn document_view(record: &DocumentRecord) -> Value {
         "source": document.source,
         "connector_id": document.connector_id,
         "source_key": document.source_key,
+        "source_etag": document.source_etag,
         "created_at": rfc3339(document.created_at),
         "latest_job": record.latest_job.as_ref().map(|job| json!({
             "job_id": job.id,
@@ -57,7 +58,7 @@ fn not_found(document_id: i64) -> ApiError {
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [document], page, page_size, total}`; a document has id, filename, mime, format, size, sha256, source (upload|connector), created_at, latest_job, latest_execution"),
+        (status = 200, description = "`{items: [document], page, page_size, total}`; a document has id, filename, mime, format, size, sha256, source (upload|connector), connector_id, source_key, source_etag (connector documents), created_at, latest_job, latest_execution"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),

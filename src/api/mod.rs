@@ -16,6 +16,7 @@ pub mod me;
 pub mod openapi;
 pub mod process;
 pub mod queue;
+pub mod schedules;
 pub mod system;
 pub mod team;
 pub mod testing;
@@ -46,6 +47,7 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     fine_tune::configure(cfg);
     webhooks::configure(cfg);
     connectors::configure(cfg);
+    schedules::configure(cfg);
     team::configure(cfg);
     admin::configure(cfg);
     billing::configure(cfg);

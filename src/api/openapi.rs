@@ -116,8 +116,8 @@ pub struct AsyncUpload {
     /// The documents, one part each (repeat the field).
     #[schema(value_type = Option<Vec<String>>, format = Binary)]
     pub files: Option<Vec<Vec<u8>>>,
-    /// Instead of files: JSON text `{"connector_id": "...", "keys": ["..."]}` (connectors are not
-    /// available yet: 501).
+    /// Instead of files: JSON text `{"connector_id": 1, "keys": ["in/a.pdf"]}`: objects of a storage
+    /// connector, by their full keys in the bucket; each is read, checked and queued like a file.
     pub source: Option<String>,
 }
 

@@ -3,7 +3,6 @@
 //!
 //! [`Store::enqueue`]: docsieve_actors::store::Store::enqueue
 
-use docsieve_actors::metric_names as names;
 use docsieve_actors::store::{EnqueueError, NewJob, Queued, RequestedBy};
 
 use crate::auth::Authenticated;
@@ -32,33 +31,35 @@ pub async fn enqueue(
     jobs: Vec<NewJob>,
     limit: Limit,
 ) -> Result<Vec<Queued>, ApiError> {
-    if jobs.is_empty() {
-        return Ok(Vec::new());
-    }
     let limit = match limit {
         Limit::Applies => Some(state.settings.jobs.max_queued_per_tenant),
         Limit::Exempt => None,
     };
-    let queued = state
-        .store
-        .enqueue(tenant_id, jobs, limit, state.clock.now())
-        .await
-        .map_err(|error| match error {
-            EnqueueError::QueueFull { queued, limit } => ApiError::too_many_requests(
-                ErrorCode::QueueFull,
-                format!(
-                    "this account has {queued} queued jobs; at most {limit} may wait at once. Retry when some have finished."
-                ),
-                30,
+    docsieve_actors::job_router::queue_jobs(
+        &state.store,
+        &state.cache,
+        tenant_id,
+        jobs,
+        limit,
+        state.clock.now(),
+    )
+    .await
+    .map_err(enqueue_error)
+}
+
+/// The answer to work that could not be queued.
+pub fn enqueue_error(error: EnqueueError) -> ApiError {
+    match error {
+        EnqueueError::QueueFull { queued, limit } => ApiError::too_many_requests(
+            ErrorCode::QueueFull,
+            format!(
+                "this account has {queued} queued jobs; at most {limit} may wait at once. Retry when some have finished."
             ),
-            EnqueueError::InsufficientCredits(short) => super::billing::insufficient_credits(&short),
-            EnqueueError::Store(error) => error.into(),
-        })?;
-    for job in &queued {
-        metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => job.kind.as_str()).increment(1);
+            30,
+        ),
+        EnqueueError::InsufficientCredits(short) => super::billing::insufficient_credits(&short),
+        EnqueueError::Store(error) => error.into(),
     }
-    wake(state, docsieve_actors::job_router::WAKE_CHANNEL).await;
-    Ok(queued)
 }
 
 /// Wakes every process's `channel` subscribers; a failure only delays the work until their next poll.

@@ -7,10 +7,13 @@ use actix_multipart::Multipart;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use docsieve_actors::blob::keys;
-use docsieve_actors::extractor_pool::sniff;
-use docsieve_actors::extractor_pool::ExtractError;
+use docsieve_actors::connector::ingest::{self, Fetched};
+use docsieve_actors::connector::Connector;
+use docsieve_actors::extractor_pool::admission;
 use docsieve_actors::metric_names as names;
-use docsieve_actors::store::{new_id, JobPayload, JobTarget, NewDocument, NewJob, ProcessPayload};
+use docsieve_actors::store::{
+    new_id, JobPayload, JobTarget, NewDocument, NewJob, Origin, ProcessPayload,
+};
 use futures_util::TryStreamExt;
 use serde::Serialize;
 use serde_json::json;
@@ -41,12 +44,6 @@ pub struct Accepted {
     pub document_id: i64,
     pub job_id: String,
 }
-
-/// Extensions of programs and archives: refused by name even before their content is looked at.
-const REFUSED_EXTENSIONS: &[&str] = &[
-    "exe", "dll", "so", "dylib", "bin", "msi", "com", "bat", "cmd", "sh", "ps1", "apk", "dmg",
-    "iso", "jar", "class", "scr", "app", "deb", "rpm",
-];
 
 fn reject(filename: &str, code: &str, reason: impl Into<String>) -> Rejected {
     metrics::counter!(names::UPLOADS_REJECTED_TOTAL, "code" => code.to_string()).increment(1);
@@ -153,21 +150,8 @@ async fn read_parts(
 
 /// The format of a file, or why it is refused.
 fn classify(filename: &str, bytes: &[u8]) -> Result<(&'static str, &'static str), Rejected> {
-    let extension = filename
-        .rsplit_once('.')
-        .map(|(_, ext)| ext.to_ascii_lowercase());
-    if let Some(extension) = extension.filter(|ext| REFUSED_EXTENSIONS.contains(&ext.as_str())) {
-        return Err(reject(
-            filename,
-            "unsupported_format",
-            format!("files of type .{extension} are not documents this service reads"),
-        ));
-    }
-    match sniff(bytes) {
-        Ok((format, _)) => Ok((format.name(), format.mime())),
-        Err(ExtractError::Empty) => Err(reject(filename, "empty_file", "the file is empty")),
-        Err(error) => Err(reject(filename, error.code(), error.to_string())),
-    }
+    admission::admit(filename, bytes)
+        .map_err(|refusal| reject(filename, &refusal.code, refusal.reason))
 }
 
 /// `{connector_id, keys}` from the `source` field or body.
@@ -223,14 +207,13 @@ fn one_mode_error(message: &str) -> ApiError {
     request_body(content_type = "multipart/form-data", content = super::openapi::AsyncUpload,
         description = "Form fields `files` (repeatable) or `source` (JSON {connector_id, keys}); or a JSON body {\"source\": {...}}"),
     responses(
-        (status = 202, description = "`{job_ids, status: queued, rejected: [{filename|key, code, reason}], accepted: [{filename, document_id, job_id}]}`"),
+        (status = 202, description = "`{job_ids, status: queued, rejected: [{filename|key, code, reason}], accepted: [{filename, key?, document_id, job_id}]}`. A key is rejected with object_not_found, file_too_large, unsupported_format, empty_file, duplicate_key, too_many_files, or the connector's failure (bad_credentials, bucket_not_found, permission_denied, unreachable, timeout)"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "The connector does not exist", body = crate::error::ErrorBody),
         (status = 413, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody),
         (status = 402, description = "Too few credits left: one is reserved per document (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
-        (status = 429, description = "Too many queued jobs for this tenant", body = crate::error::ErrorBody),
-        (status = 501, description = "Fetching from connectors is not available yet", body = crate::error::ErrorBody)
+        (status = 429, description = "Too many queued jobs for this tenant", body = crate::error::ErrorBody)
     ),
     security(("api_key" = []), ("bearer" = [])))]
 #[post("/v1/data-process/async")]
@@ -265,7 +248,7 @@ pub async fn submit(
                 "json_invalid",
             )])
         })?;
-        return submit_source(&state, &auth, &value).await;
+        return submit_source(&state, &auth, &value, masked).await;
     }
     if !content_type.starts_with("multipart/form-data") {
         return Err(ApiError::new(
@@ -296,7 +279,7 @@ pub async fn submit(
                     "json_invalid",
                 )])
             })?;
-            return submit_source(&state, &auth, &value).await;
+            return submit_source(&state, &auth, &value, masked).await;
         }
         (false, None) => {}
     }
@@ -307,28 +290,130 @@ async fn submit_source(
     state: &AppState,
     auth: &Authenticated,
     value: &serde_json::Value,
+    masked: bool,
 ) -> Result<HttpResponse, ApiError> {
     let (connector_id, keys) = parse_source(value)?;
-    if state
-        .store
-        .connector(auth.tenant_id, connector_id)
-        .await?
-        .is_none()
-    {
-        return Err(ApiError::not_found(
-            ErrorCode::ConnectorNotFound,
-            format!("connector {connector_id} does not exist"),
-        ));
+    let record = crate::api::connectors::found(state, auth, connector_id).await?;
+    let services = &state.connectors;
+    let max_keys = state.settings.jobs.max_files_per_request;
+    let mut rejected = Vec::new();
+    let mut documents = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    // A failure of the connector itself (credentials, bucket, network) ends the fetching: the keys
+    // left are rejected with the same code instead of each waiting for the same failure.
+    let mut connector = Connector::open(&record, &services.secrets, &services.settings)
+        .map_err(|error| (error.code.as_str(), error.message));
+    for key in keys {
+        let refuse = |code: &str, reason: String| Rejected {
+            filename: None,
+            key: Some(key.clone()),
+            code: code.to_string(),
+            reason,
+        };
+        if !seen.insert(key.clone()) {
+            rejected.push(refuse(
+                "duplicate_key",
+                "the key is listed twice in this request".into(),
+            ));
+            continue;
+        }
+        if documents.len() + rejected.len() >= max_keys {
+            rejected.push(refuse(
+                "too_many_files",
+                format!("at most {max_keys} keys are accepted per request"),
+            ));
+            continue;
+        }
+        let client = match &connector {
+            Ok(client) => client,
+            Err((code, message)) => {
+                rejected.push(refuse(code, message.clone()));
+                continue;
+            }
+        };
+        match ingest::fetch_document(services, client, &key).await {
+            Ok(Fetched::Document(document)) => documents.push((key, document)),
+            Ok(Fetched::Refused(refusal)) => rejected.push(refuse(&refusal.code, refusal.reason)),
+            Err(error) => {
+                rejected.push(refuse(error.code.as_str(), error.message.clone()));
+                connector = Err((error.code.as_str(), error.message));
+            }
+        }
     }
-    Err(ApiError::new(
-        ErrorKind::NotImplemented,
-        ErrorCode::NotImplemented,
-        format!(
-            "fetching objects from storage connectors is not available in this version yet; \
-             {} key(s) of connector {connector_id} were not queued. Upload the files with `files` instead.",
-            keys.len()
-        ),
-    ))
+    for rejection in &rejected {
+        metrics::counter!(names::UPLOADS_REJECTED_TOTAL, "code" => rejection.code.clone())
+            .increment(1);
+    }
+    let requested_by = queue::requested_by(auth);
+    let blob_keys: Vec<String> = documents.iter().map(|(_, d)| d.blob_key.clone()).collect();
+    let (keys, jobs): (Vec<String>, Vec<NewJob>) = documents
+        .into_iter()
+        .map(|(key, document)| {
+            let job = ingest::process_job(
+                document,
+                masked,
+                requested_by.clone(),
+                state.settings.jobs.max_attempts,
+            );
+            (key, job)
+        })
+        .unzip();
+    let queued = match queue::enqueue(state, auth.tenant_id, jobs, queue::Limit::Applies).await {
+        Ok(queued) => queued,
+        Err(error) => {
+            forget(state, &blob_keys).await;
+            return Err(error);
+        }
+    };
+    let accepted: Vec<serde_json::Value> = keys
+        .iter()
+        .zip(&queued)
+        .map(|(key, job)| {
+            json!({
+                "key": key,
+                "filename": ingest::object_name(key),
+                "document_id": job.document_id.unwrap_or_default(),
+                "job_id": job.job_id,
+            })
+        })
+        .collect();
+    let job_ids: Vec<&str> = queued.iter().map(|job| job.job_id.as_str()).collect();
+    let accepted = serde_json::Value::Array(accepted);
+    answer(
+        state,
+        auth,
+        (&accepted, &rejected, &job_ids),
+        masked,
+        Some(connector_id),
+    )
+    .await
+}
+
+/// The 202 of a submission, audited as `upload`.
+async fn answer(
+    state: &AppState,
+    auth: &Authenticated,
+    (accepted, rejected, job_ids): (&serde_json::Value, &[Rejected], &[&str]),
+    masked: bool,
+    connector_id: Option<i64>,
+) -> Result<HttpResponse, ApiError> {
+    let mut details = json!({
+        "accepted": accepted.as_array().map_or(0, Vec::len),
+        "rejected": rejected.len(),
+        "rejected_codes": rejected.iter().map(|r| r.code.as_str()).collect::<Vec<_>>(),
+        "job_ids": job_ids,
+        "masked": masked,
+    });
+    if let Some(connector_id) = connector_id {
+        details["connector_id"] = json!(connector_id);
+    }
+    accounts::audit(state, auth.audit("upload", None, details)).await;
+    Ok(HttpResponse::Accepted().json(json!({"data": {
+        "job_ids": job_ids,
+        "status": "queued",
+        "rejected": rejected,
+        "accepted": accepted,
+    }})))
 }
 
 async fn submit_files(
@@ -384,6 +469,7 @@ async fn submit_files(
                     size_bytes: size,
                     sha256,
                     blob_key,
+                    origin: Origin::Upload,
                 }),
                 payload: JobPayload::DataProcess(ProcessPayload {
                     masked,
@@ -412,20 +498,8 @@ async fn submit_files(
         })
         .collect();
     let job_ids: Vec<&str> = accepted.iter().map(|a| a.job_id.as_str()).collect();
-    let details = json!({
-        "accepted": accepted.len(),
-        "rejected": rejected.len(),
-        "rejected_codes": rejected.iter().map(|r| r.code.as_str()).collect::<Vec<_>>(),
-        "job_ids": job_ids,
-        "masked": masked,
-    });
-    accounts::audit(state, auth.audit("upload", None, details)).await;
-    Ok(HttpResponse::Accepted().json(json!({"data": {
-        "job_ids": job_ids,
-        "status": "queued",
-        "rejected": rejected,
-        "accepted": accepted,
-    }})))
+    let accepted = json!(accepted);
+    answer(state, auth, (&accepted, &rejected, &job_ids), masked, None).await
 }
 
 /// Deletes stored originals whose rows were never written.

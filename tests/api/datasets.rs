@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::jobs::{corpus, planted, tenant, Tenant};
 use crate::support::{json_of, TestServer};
 
-async fn processed(server: &TestServer, who: &Tenant) -> Vec<i64> {
+pub(crate) async fn processed(server: &TestServer, who: &Tenant) -> Vec<i64> {
     let jobs = who
         .queue(
             server,
@@ -27,7 +27,7 @@ async fn processed(server: &TestServer, who: &Tenant) -> Vec<i64> {
         .collect()
 }
 
-async fn post(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
+pub(crate) async fn post(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
     json_of(
         server
             .bearer(Method::POST, "/v1/datasets", &who.token)
@@ -52,7 +52,7 @@ async fn get_with_key(server: &TestServer, key: &str, path: &str) -> Value {
     body
 }
 
-async fn wait_ready(server: &TestServer, key: &str, dataset_id: &str) -> Value {
+pub(crate) async fn wait_ready(server: &TestServer, key: &str, dataset_id: &str) -> Value {
     for _ in 0..600 {
         let body = get_with_key(server, key, &format!("/v1/datasets/{dataset_id}")).await;
         if body["data"]["status"] == "ready" || body["data"]["status"] == "failed" {
@@ -63,7 +63,7 @@ async fn wait_ready(server: &TestServer, key: &str, dataset_id: &str) -> Value {
     panic!("dataset {dataset_id} never finished: {}", server.stderr());
 }
 
-async fn api_key(server: &TestServer, who: &Tenant) -> String {
+pub(crate) async fn api_key(server: &TestServer, who: &Tenant) -> String {
     let (status, body) = json_of(
         server
             .bearer(Method::POST, "/v1/me/api-keys", &who.token)

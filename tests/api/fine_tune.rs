@@ -435,27 +435,7 @@ async fn failed_dataset(server: &TestServer, who: &Tenant) -> String {
 
 /// Moves the tenant to the pro plan now (the change applies from the next period).
 async fn pro(server: &TestServer, who: &Tenant) {
-    let plan = server
-        .internal(
-            Method::PUT,
-            &format!("/system/admin/tenants/{}/plan", who.tenant_id),
-        )
-        .json(&json!({"plan": "pro"}))
-        .send()
-        .await
-        .expect("PUT");
-    assert_eq!(plan.status(), 200);
-    for action in ["close-period", "open-period"] {
-        let response = server
-            .internal(
-                Method::POST,
-                &format!("/system/billing/{action}/{}", who.tenant_id),
-            )
-            .send()
-            .await
-            .expect("POST");
-        assert_eq!(response.status(), 200, "{action}");
-    }
+    crate::jobs::on_plan(server, who, "pro").await;
 }
 
 async fn fine_tune(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {

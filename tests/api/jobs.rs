@@ -48,6 +48,31 @@ pub struct Tenant {
     pub tenant_id: i64,
 }
 
+/// Puts the tenant on `plan` now: the plan is set, then its period closed and a new one opened.
+pub async fn on_plan(server: &TestServer, who: &Tenant, plan: &str) {
+    let response = server
+        .internal(
+            Method::PUT,
+            &format!("/system/admin/tenants/{}/plan", who.tenant_id),
+        )
+        .json(&serde_json::json!({ "plan": plan }))
+        .send()
+        .await
+        .expect("PUT");
+    assert_eq!(response.status(), 200);
+    for action in ["close-period", "open-period"] {
+        let response = server
+            .internal(
+                Method::POST,
+                &format!("/system/billing/{action}/{}", who.tenant_id),
+            )
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(response.status(), 200, "{action}");
+    }
+}
+
 pub async fn tenant(server: &TestServer, email: &str) -> Tenant {
     let (login, _, tenant_id) = server.verified_account(email, "password-1").await;
     Tenant {

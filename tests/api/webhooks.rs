@@ -15,20 +15,20 @@ use crate::support::{json_of, ServerOptions, TestServer};
 
 /// One request the receiver got.
 #[derive(Clone, Debug)]
-struct Received {
+pub(crate) struct Received {
     headers: HashMap<String, String>,
-    body: Vec<u8>,
+    pub(crate) body: Vec<u8>,
 }
 
 /// A tiny HTTP receiver: answers with the scripted status codes in order (200 once they run out).
 #[derive(Clone)]
-struct Receiver {
-    url: String,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     received: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Receiver {
-    async fn start(script: Vec<u16>) -> Receiver {
+    pub(crate) async fn start(script: Vec<u16>) -> Receiver {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -97,7 +97,7 @@ impl Receiver {
         self.received.lock().expect("log").clone()
     }
 
-    async fn wait_for(&self, n: usize, limit: Duration) -> Vec<Received> {
+    pub(crate) async fn wait_for(&self, n: usize, limit: Duration) -> Vec<Received> {
         let started = std::time::Instant::now();
         while self.requests().len() < n {
             assert!(
@@ -111,9 +111,9 @@ impl Receiver {
     }
 }
 
-const SECRET: &str = "test-secret-0123456789";
+pub(crate) const SECRET: &str = "test-secret-0123456789";
 
-async fn register(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
+pub(crate) async fn register(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
     json_of(
         server
             .bearer(Method::POST, "/v1/webhooks", &who.token)
@@ -152,7 +152,7 @@ fn verify(request: &Received) {
     assert!(ring::hmac::verify(&wrong, &request.body, &signature).is_err());
 }
 
-async fn log_of(server: &TestServer, who: &Tenant, webhook_id: i64) -> Vec<Value> {
+pub(crate) async fn log_of(server: &TestServer, who: &Tenant, webhook_id: i64) -> Vec<Value> {
     let (status, body) = who
         .get(server, &format!("/v1/webhooks/{webhook_id}/deliveries"))
         .await;

@@ -6,6 +6,7 @@
 //! reader fails alone with `extraction_crashed`, one that overruns its time is killed) or on a
 //! [`CpuPool`] of threads inside `catch_unwind` (the offline commands and the crate's own tests).
 
+pub mod admission;
 pub mod engine;
 pub mod error;
 pub mod formats;

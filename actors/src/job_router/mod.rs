@@ -35,6 +35,31 @@ use worker::Finish;
 /// The wake-up channel uploads publish on.
 pub const WAKE_CHANNEL: &str = "jobs";
 
+/// Queues `jobs` for the tenant, all or none (within `limit` queued jobs when given, each document job
+/// reserving its credit), counts them and wakes every process's job router. The one way work is
+/// queued, from a request or from a connector sync.
+pub async fn queue_jobs(
+    store: &Store,
+    cache: &Arc<dyn Cache>,
+    tenant_id: i64,
+    jobs: Vec<crate::store::NewJob>,
+    limit: Option<u64>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<crate::store::Queued>, crate::store::EnqueueError> {
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let queued = store.enqueue(tenant_id, jobs, limit, now).await?;
+    for job in &queued {
+        metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => job.kind.as_str()).increment(1);
+    }
+    // A failed wake-up only delays the work until the routers' next poll.
+    if let Err(error) = cache.wake(WAKE_CHANNEL).await {
+        tracing::warn!(%error, "cannot send a wake-up; the next poll finds the work");
+    }
+    Ok(queued)
+}
+
 /// What the router needs from the rest of the system.
 #[derive(Clone)]
 pub struct JobServices {

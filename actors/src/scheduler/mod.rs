@@ -1,27 +1,164 @@
-//! The scheduler actor: runs the service's periodic work. Today that is maintenance (expired export
-//! files deleted at start and then every `datasets.cleanup_interval_seconds`); connector schedules
-//! (cron, UTC, once across the fleet) join it with the connectors.
+//! The scheduler actor: runs the service's periodic work. Maintenance (expired export files deleted
+//! at start and then every `datasets.cleanup_interval_seconds`), and connector schedules: a
+//! `tokio-cron-scheduler` job looks every `connectors.schedule_poll_seconds` for schedules whose cron
+//! (5 fields, UTC) has fired since the firing they last ran for, claims that firing in the database
+//! (so with several processes on one database each firing runs once) and runs its sync. A firing
+//! missed while no process ran is found by the first look after start and run once.
 //!
 //! Every task it runs is idempotent, so several processes may run the same one; the work itself is
 //! spawned, never run on the arbiter thread.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::{AsyncContext, Context};
+use tokio_cron_scheduler::{Job, JobScheduler};
 
+use crate::connector::sync::{run_sync, Trigger};
+use crate::connector::ConnectorServices;
 use crate::dataset_exporter::{cleanup_expired_exports, ExportServices};
 use crate::runtime::{Cell, Logic};
+use crate::store::{RequestedBy, ScheduleRecord};
 
 /// State of the scheduler actor: the services its tasks need (none in the crate's unit tests).
 #[derive(Default)]
 pub struct Scheduler {
     exports: Option<ExportServices>,
+    connectors: Option<ConnectorServices>,
+    /// The running cron scheduler, shut down when the actor restarts.
+    cron: Arc<Mutex<Option<JobScheduler>>>,
 }
 
 impl Scheduler {
-    pub fn new(exports: Option<ExportServices>) -> Scheduler {
-        Scheduler { exports }
+    pub fn new(
+        exports: Option<ExportServices>,
+        connectors: Option<ConnectorServices>,
+    ) -> Scheduler {
+        Scheduler {
+            exports,
+            connectors,
+            cron: Arc::default(),
+        }
     }
+}
+
+/// The firing of `schedule` that is due and not yet run, if any.
+fn due_firing(
+    schedule: &ScheduleRecord,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    let cron = crate::cron::Schedule::parse(&schedule.cron).ok()?;
+    let since = schedule.last_due_at.unwrap_or(schedule.created_at);
+    // Only the latest missed firing runs: a process down for a week runs a schedule once, not 168 times.
+    let due = cron.latest_at_or_before(now, now - since + chrono::Duration::minutes(1))?;
+    (due > since).then_some(due)
+}
+
+/// Runs the sync of every schedule whose firing is due and that this process claims first.
+pub async fn run_due_schedules(services: &ConnectorServices) -> usize {
+    let schedules = match services.store.enabled_schedules().await {
+        Ok(schedules) => schedules,
+        Err(error) => {
+            tracing::warn!(%error, "cannot read the schedules; looking again at the next pass");
+            return 0;
+        }
+    };
+    let mut ran = 0;
+    for schedule in schedules {
+        let now = services.clock.now();
+        let Some(due) = due_firing(&schedule, now) else {
+            continue;
+        };
+        // A plan without schedules (a downgrade to trial) pauses them.
+        match services.store.plan_in_force(schedule.tenant_id).await {
+            Ok(plan)
+                if services
+                    .plans
+                    .get(plan)
+                    .min_schedule_interval_minutes
+                    .is_none() =>
+            {
+                tracing::debug!(schedule_id = schedule.id, plan = %plan, "schedule paused: the plan has no schedules");
+                continue;
+            }
+            Ok(_) => {}
+            Err(error) => {
+                tracing::warn!(%error, schedule_id = schedule.id, "cannot read the tenant's plan");
+                continue;
+            }
+        }
+        match services.store.claim_firing(schedule.id, due, now).await {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(error) => {
+                tracing::warn!(%error, schedule_id = schedule.id, "cannot claim a schedule's firing");
+                continue;
+            }
+        }
+        let connector = match services
+            .store
+            .connector(schedule.tenant_id, schedule.connector_id)
+            .await
+        {
+            Ok(Some(connector)) => connector,
+            Ok(None) => continue,
+            Err(error) => {
+                tracing::warn!(%error, schedule_id = schedule.id, "cannot read a schedule's connector");
+                continue;
+            }
+        };
+        let requested_by = RequestedBy {
+            actor_type: "schedule".to_string(),
+            id: Some(schedule.id.to_string()),
+        };
+        match run_sync(
+            services,
+            &connector,
+            Some(&schedule),
+            Trigger::Cron,
+            requested_by,
+        )
+        .await
+        {
+            Ok(_) => ran += 1,
+            Err(error) => {
+                tracing::warn!(%error, schedule_id = schedule.id, "a scheduled sync failed to record")
+            }
+        }
+    }
+    ran
+}
+
+/// Starts the cron scheduler whose job runs the due schedules; passes never overlap.
+async fn start_cron(
+    services: ConnectorServices,
+    slot: Arc<Mutex<Option<JobScheduler>>>,
+) -> Result<(), tokio_cron_scheduler::JobSchedulerError> {
+    let scheduler = JobScheduler::new().await?;
+    let every = Duration::from_secs(services.settings.schedule_poll_seconds);
+    let busy = Arc::new(AtomicBool::new(false));
+    let job = Job::new_repeated_async(every, move |_, _| {
+        let services = services.clone();
+        let busy = busy.clone();
+        Box::pin(async move {
+            if busy.swap(true, Ordering::AcqRel) {
+                return;
+            }
+            run_due_schedules(&services).await;
+            busy.store(false, Ordering::Release);
+        })
+    })?;
+    scheduler.add(job).await?;
+    scheduler.start().await?;
+    let previous = slot
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .replace(scheduler);
+    if let Some(mut previous) = previous {
+        let _ = previous.shutdown().await;
+    }
+    Ok(())
 }
 
 /// Deletes the export files past their plan's retention.
@@ -40,7 +177,28 @@ async fn cleanup_exports(services: ExportServices) {
 impl Logic for Scheduler {
     const NAME: &'static str = "scheduler";
 
+    fn reset(&mut self) {
+        if let Some(mut cron) = self.cron.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            actix::spawn(async move {
+                let _ = cron.shutdown().await;
+            });
+        }
+    }
+
     fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
+        if let Some(services) = self.connectors.clone() {
+            // The first look right away: it runs the firings missed while no process ran.
+            let first = services.clone();
+            actix::spawn(async move {
+                run_due_schedules(&first).await;
+            });
+            let slot = self.cron.clone();
+            actix::spawn(async move {
+                if let Err(error) = start_cron(services, slot).await {
+                    tracing::error!(%error, "the connector schedules' cron scheduler did not start");
+                }
+            });
+        }
         let Some(services) = self.exports.clone() else {
             return;
         };

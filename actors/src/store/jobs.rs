@@ -645,6 +645,7 @@ mod tests {
             size_bytes: 1,
             sha256: "00".to_string(),
             blob_key: "k".to_string(),
+            origin: Default::default(),
         };
         let job = NewJob {
             id: new_id("job"),

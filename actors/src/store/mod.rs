@@ -21,6 +21,7 @@ mod webhooks;
 pub use connect::default_sqlite_url;
 pub mod entities;
 mod quality;
+mod schedules;
 
 use std::time::{Duration, Instant};
 
@@ -43,8 +44,12 @@ pub use jobs::{
 pub use processing::{DocumentRecord, PageRequest};
 pub use quality::FlaggedExecution;
 pub use queue::{
-    BuildPayload, EnqueueError, JobKind, JobPayload, JobTarget, NewDocument, NewJob,
+    BuildPayload, EnqueueError, JobKind, JobPayload, JobTarget, NewDocument, NewJob, Origin,
     ProcessPayload, Queued, RequestedBy,
+};
+pub use schedules::{
+    NewSchedule, ObjectFate, ObjectVersion, ScheduleError, ScheduleRecord, SyncOutcome,
+    SyncRunRecord,
 };
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
@@ -154,32 +159,44 @@ impl Store {
     /// tenant's total.
     pub(crate) async fn tenant_page<T>(
         &self,
-        (table, columns, order): (&str, &str, &str),
+        spec: (&str, &str, &str),
         tenant_id: i64,
+        page: PageRequest,
+        read: fn(&sea_orm::QueryResult) -> Result<T, StoreError>,
+    ) -> Result<(Vec<T>, u64), StoreError> {
+        self.page_where(spec, "tenant_id = ?", vec![tenant_id.into()], page, read)
+            .await
+    }
+
+    /// One page of `table`'s rows meeting `condition` (with `params`), and how many meet it.
+    pub(crate) async fn page_where<T>(
+        &self,
+        (table, columns, order): (&str, &str, &str),
+        condition: &str,
+        params: Vec<sea_orm::Value>,
         page: PageRequest,
         read: fn(&sea_orm::QueryResult) -> Result<T, StoreError>,
     ) -> Result<(Vec<T>, u64), StoreError> {
         let total: i64 = self
             .db
             .query_one(self.statement(
-                &format!("SELECT COUNT(*) AS n FROM {table} WHERE tenant_id = ?"),
-                vec![tenant_id.into()],
+                &format!("SELECT COUNT(*) AS n FROM {table} WHERE {condition}"),
+                params.clone(),
             ))
             .await?
             .map(|row| row.try_get("", "n"))
             .transpose()?
             .unwrap_or(0);
+        let mut values = params;
+        values.push((page.limit as i64).into());
+        values.push((page.offset as i64).into());
         let rows = self
             .db
             .query_all(self.statement(
                 &format!(
-                    "SELECT {columns} FROM {table} WHERE tenant_id = ? ORDER BY {order} LIMIT ? OFFSET ?"
+                    "SELECT {columns} FROM {table} WHERE {condition} ORDER BY {order} LIMIT ? OFFSET ?"
                 ),
-                vec![
-                    tenant_id.into(),
-                    (page.limit as i64).into(),
-                    (page.offset as i64).into(),
-                ],
+                values,
             ))
             .await?;
         let items = rows.iter().map(read).collect::<Result<_, _>>()?;

@@ -161,6 +161,21 @@ pub struct NewDocument {
     pub size_bytes: i64,
     pub sha256: String,
     pub blob_key: String,
+    pub origin: Origin,
+}
+
+/// Where a document came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Origin {
+    /// Uploaded in a request.
+    #[default]
+    Upload,
+    /// Fetched from a storage connector: the object's key and ETag.
+    Connector {
+        connector_id: i64,
+        key: String,
+        etag: Option<String>,
+    },
 }
 
 /// What a new job works on.
@@ -343,9 +358,23 @@ async fn insert_document<C: ConnectionTrait>(
         format: Set(new_document.format),
         size_bytes: Set(new_document.size_bytes),
         sha256: Set(new_document.sha256),
-        source: Set("upload".to_string()),
-        connector_id: Set(None),
-        source_key: Set(None),
+        source: Set(match new_document.origin {
+            Origin::Upload => "upload",
+            Origin::Connector { .. } => "connector",
+        }
+        .to_string()),
+        connector_id: Set(match &new_document.origin {
+            Origin::Connector { connector_id, .. } => Some(*connector_id),
+            Origin::Upload => None,
+        }),
+        source_key: Set(match &new_document.origin {
+            Origin::Connector { key, .. } => Some(key.clone()),
+            Origin::Upload => None,
+        }),
+        source_etag: Set(match new_document.origin {
+            Origin::Connector { etag, .. } => etag,
+            Origin::Upload => None,
+        }),
         blob_key: Set(new_document.blob_key),
         created_at: Set(now),
         ..Default::default()

@@ -24,6 +24,8 @@ pub struct ClaimedDelivery {
     pub attempt: i32,
     pub url: String,
     pub secret_encrypted: String,
+    /// The webhook's `auto_export` (JSON), if it has one.
+    pub auto_export: Option<String>,
 }
 
 /// How an attempt ended.
@@ -255,7 +257,23 @@ impl Store {
             attempt: row.try_get("", "attempts")?,
             url: hook.url,
             secret_encrypted: hook.secret_encrypted,
+            auto_export: hook.auto_export,
         }))
+    }
+
+    /// Replaces a delivery's payload (with the outcome of its auto_export).
+    pub async fn set_delivery_payload(
+        &self,
+        delivery_id: i64,
+        payload: &str,
+    ) -> Result<(), StoreError> {
+        self.connection()
+            .execute(self.statement(
+                "UPDATE webhook_deliveries SET payload = ? WHERE id = ?",
+                vec![payload.into(), delivery_id.into()],
+            ))
+            .await?;
+        Ok(())
     }
 
     /// Logs the attempt and moves the delivery on (delivered, failed, or due again later).

@@ -37,6 +37,9 @@ pub struct WebhookServices {
     pub clock: Clock,
     pub settings: WebhooksSettings,
     pub secrets: SecretBox,
+    /// For `auto_export` of `dataset.ready`: the export writer and the connectors.
+    pub exports: crate::dataset_exporter::ExportServices,
+    pub connectors: crate::connector::ConnectorServices,
 }
 
 struct Sender {
@@ -101,7 +104,45 @@ impl Sender {
         }
     }
 
+    /// Performs the webhook's `auto_export` before its first send (the payload then holds the
+    /// outcome, kept for every later attempt).
+    async fn export_first(&self, delivery: &mut ClaimedDelivery) {
+        let Some(auto_export) = delivery
+            .auto_export
+            .as_deref()
+            .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw).ok())
+        else {
+            return;
+        };
+        let Ok(payload) = serde_json::from_str::<serde_json::Value>(&delivery.payload) else {
+            return;
+        };
+        if delivery.event != "dataset.ready" || payload.get("export").is_some() {
+            return;
+        }
+        let services = &self.services;
+        let payload = crate::connector::export::auto_export(
+            &services.connectors,
+            &services.exports,
+            delivery.tenant_id,
+            &auto_export,
+            &payload,
+        )
+        .await;
+        delivery.payload = payload.to_string();
+        if let Err(error) = services
+            .store
+            .set_delivery_payload(delivery.id, &delivery.payload)
+            .await
+        {
+            tracing::warn!(delivery_id = delivery.id, %error, "cannot keep the export's outcome in the delivery");
+        }
+    }
+
     async fn deliver(&self, delivery: &ClaimedDelivery) {
+        let mut delivery = delivery.clone();
+        self.export_first(&mut delivery).await;
+        let delivery = &delivery;
         let settings = &self.services.settings;
         let started = Instant::now();
         let (status_code, error) = match self.send(delivery).await {

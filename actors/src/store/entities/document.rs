@@ -17,6 +17,8 @@ pub struct Model {
     pub source: String,
     pub connector_id: Option<i64>,
     pub source_key: Option<String>,
+    /// The object's ETag when it was fetched (connector documents).
+    pub source_etag: Option<String>,
     pub blob_key: String,
     pub created_at: DateTimeUtc,
 }

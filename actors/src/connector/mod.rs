@@ -1,0 +1,591 @@
+//! Storage connectors at work: an `object_store` client built from a stored connector (S3, Azure Blob,
+//! GCS), the connection test, bounded reads of objects, streamed writes of exports, and every provider
+//! failure turned into one of a few codes a user can act on (`bad_credentials`, `bucket_not_found`,
+//! `permission_denied`, `object_not_found`, `unreachable`, `timeout`, `provider_error`).
+//!
+//! Secrets are opened here, handed to the client builder and dropped; no message built here holds one.
+
+pub mod export;
+pub mod ingest;
+pub mod sync;
+
+use std::error::Error as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use object_store::aws::AmazonS3Builder;
+use object_store::azure::MicrosoftAzureBuilder;
+use object_store::client::{HttpError, HttpErrorKind};
+use object_store::gcp::GoogleCloudStorageBuilder;
+use object_store::path::Path;
+use object_store::{
+    BackoffConfig, ClientOptions, GetOptions, GetRange, ObjectMeta, ObjectStore, RetryConfig,
+    WriteMultipart,
+};
+use serde_json::{Map, Value};
+
+use crate::metric_names as names;
+use crate::settings::ConnectorsSettings;
+use crate::store::ConnectorRecord;
+use crate::webhook_sender::signing::SecretBox;
+
+/// What connector work needs: the stores, the secrets' key and the settings that bound it.
+#[derive(Clone)]
+pub struct ConnectorServices {
+    pub store: crate::store::Store,
+    pub blobs: crate::blob::Blobs,
+    pub cache: Arc<dyn crate::cache::Cache>,
+    pub clock: crate::clock::Clock,
+    pub secrets: SecretBox,
+    pub settings: ConnectorsSettings,
+    pub jobs: crate::settings::JobsSettings,
+    pub plans: crate::settings::PlansSettings,
+}
+
+/// What went wrong talking to a provider, as the API reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureCode {
+    BadCredentials,
+    BucketNotFound,
+    PermissionDenied,
+    ObjectNotFound,
+    Unreachable,
+    Timeout,
+    ProviderError,
+}
+
+impl FailureCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureCode::BadCredentials => "bad_credentials",
+            FailureCode::BucketNotFound => "bucket_not_found",
+            FailureCode::PermissionDenied => "permission_denied",
+            FailureCode::ObjectNotFound => "object_not_found",
+            FailureCode::Unreachable => "unreachable",
+            FailureCode::Timeout => "timeout",
+            FailureCode::ProviderError => "provider_error",
+        }
+    }
+}
+
+/// A provider failure: its code and a message that names the operation (never a secret).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ConnectorError {
+    pub code: FailureCode,
+    pub message: String,
+}
+
+impl ConnectorError {
+    fn new(code: FailureCode, message: impl Into<String>) -> ConnectorError {
+        metrics::counter!(names::CONNECTOR_ERRORS_TOTAL, "code" => code.as_str()).increment(1);
+        ConnectorError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// The operation that failed, to tell a missing bucket from a missing object and to name what a
+/// permission refused.
+#[derive(Clone, Copy, Debug)]
+enum Operation<'a> {
+    List,
+    Read(&'a str),
+    Write(&'a str),
+}
+
+impl Operation<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Operation::List => "listing objects".to_string(),
+            Operation::Read(key) => format!("reading {key}"),
+            Operation::Write(key) => format!("writing {key}"),
+        }
+    }
+}
+
+/// Error texts of providers that mean the credentials themselves are wrong (not merely short of a
+/// permission): S3's, Azure's and Google's.
+const CREDENTIAL_MARKERS: &[&str] = &[
+    "InvalidAccessKeyId",
+    "SignatureDoesNotMatch",
+    "AuthenticationFailed",
+    "InvalidAuthenticationInfo",
+    "invalid_grant",
+    "InvalidClientTokenId",
+    "AuthorizationHeaderMalformed",
+    "failed to authenticate",
+];
+
+const BUCKET_MARKERS: &[&str] = &["NoSuchBucket", "ContainerNotFound", "bucket does not exist"];
+
+/// The code of an `object_store` error raised by `operation`.
+fn classify(error: &object_store::Error, operation: Operation<'_>) -> ConnectorError {
+    let text = error.to_string();
+    let has = |markers: &[&str]| markers.iter().any(|m| text.contains(m));
+    let what = operation.describe();
+    // A transport failure anywhere in the chain: refused, unresolvable or timed out.
+    let timeout = || {
+        ConnectorError::new(
+            FailureCode::Timeout,
+            format!("{what}: the provider did not answer in time"),
+        )
+    };
+    let unreachable = |cause: &dyn std::fmt::Display| {
+        ConnectorError::new(
+            FailureCode::Unreachable,
+            format!("{what}: the provider cannot be reached ({cause})"),
+        )
+    };
+    let mut source = error.source();
+    while let Some(cause) = source {
+        if let Some(http) = cause.downcast_ref::<HttpError>() {
+            match http.kind() {
+                HttpErrorKind::Timeout => return timeout(),
+                HttpErrorKind::Connect | HttpErrorKind::Request => return unreachable(http),
+                _ => {}
+            }
+        }
+        // object_store's request errors pass their source through: the HTTP client's error.
+        if let Some(http) = cause.downcast_ref::<reqwest::Error>() {
+            if http.is_timeout() {
+                return timeout();
+            }
+            if http.is_connect() || http.is_request() {
+                return unreachable(&"the connection failed");
+            }
+        }
+        source = cause.source();
+    }
+    if text.contains("HTTP error:") {
+        return if text.contains("timed out") {
+            timeout()
+        } else {
+            unreachable(&"the request could not be sent")
+        };
+    }
+    let code = match error {
+        object_store::Error::Unauthenticated { .. } => FailureCode::BadCredentials,
+        _ if has(CREDENTIAL_MARKERS) => FailureCode::BadCredentials,
+        _ if has(BUCKET_MARKERS) => FailureCode::BucketNotFound,
+        object_store::Error::PermissionDenied { .. } => FailureCode::PermissionDenied,
+        object_store::Error::NotFound { .. } => match operation {
+            Operation::Read(_) => FailureCode::ObjectNotFound,
+            Operation::List | Operation::Write(_) => FailureCode::BucketNotFound,
+        },
+        _ if text.contains("status code: 401") => FailureCode::BadCredentials,
+        _ if text.contains("status code: 403") => FailureCode::PermissionDenied,
+        _ if text.contains("status code: 404") => match operation {
+            Operation::Read(_) => FailureCode::ObjectNotFound,
+            Operation::List | Operation::Write(_) => FailureCode::BucketNotFound,
+        },
+        _ if text.contains("timed out") || text.contains("deadline") => FailureCode::Timeout,
+        _ => FailureCode::ProviderError,
+    };
+    let message = match code {
+        FailureCode::BadCredentials => format!("{what}: the provider refused the credentials"),
+        FailureCode::BucketNotFound => {
+            format!("{what}: the bucket or container does not exist")
+        }
+        FailureCode::PermissionDenied => {
+            format!("{what}: the credentials are valid but not allowed to do this")
+        }
+        FailureCode::ObjectNotFound => format!("{what}: no such object"),
+        FailureCode::Timeout => format!("{what}: the provider did not answer in time"),
+        _ => format!("{what}: {}", first_line(&text)),
+    };
+    ConnectorError::new(code, message)
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(300)
+        .collect()
+}
+
+/// The outcome of `POST /v1/connectors/{id}/test`.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum TestOutcome {
+    Ok {
+        ok: bool,
+        objects_seen: usize,
+        latency_ms: u64,
+    },
+    Failed {
+        ok: bool,
+        code: &'static str,
+        message: String,
+    },
+}
+
+/// A connector ready to talk to its provider.
+#[derive(Clone)]
+pub struct Connector {
+    pub id: i64,
+    pub tenant_id: i64,
+    pub kind: String,
+    store: Arc<dyn ObjectStore>,
+    /// The connector's default prefix (scheduled syncs use it when theirs is not set).
+    pub prefix: Option<String>,
+    /// The bucket or container, for messages.
+    pub bucket: String,
+}
+
+fn text(config: &Map<String, Value>, key: &str) -> Option<String> {
+    config
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+impl Connector {
+    /// The client of a stored connector: its secrets opened with `secrets`, its requests bounded by
+    /// `settings`. `bad_credentials` when the secrets cannot be opened or do not parse (a GCS key).
+    pub fn open(
+        record: &ConnectorRecord,
+        secrets: &SecretBox,
+        settings: &ConnectorsSettings,
+    ) -> Result<Connector, ConnectorError> {
+        let public = record
+            .config_public
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let sealed: Map<String, Value> = secrets
+            .open(&record.config_secret_encrypted)
+            .and_then(|plain| serde_json::from_str(&plain).ok())
+            .ok_or_else(|| {
+                ConnectorError::new(
+                    FailureCode::BadCredentials,
+                    "the connector's stored secrets cannot be opened (was the server secret changed?); create the connector again",
+                )
+            })?;
+        let endpoint = text(&public, "endpoint");
+        let options = ClientOptions::new()
+            .with_timeout(Duration::from_millis(settings.request_timeout_ms))
+            .with_connect_timeout(Duration::from_millis(settings.connect_timeout_ms))
+            .with_allow_http(
+                endpoint
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with("http://")),
+            );
+        let retry = RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(2),
+                base: 2.0,
+            },
+            max_retries: settings.max_retries,
+            retry_timeout: Duration::from_millis(
+                settings.request_timeout_ms * (settings.max_retries as u64 + 1),
+            ),
+        };
+        let build_error = |error: object_store::Error| {
+            ConnectorError::new(
+                FailureCode::BadCredentials,
+                format!(
+                    "the connector's configuration is not usable: {}",
+                    first_line(&error.to_string())
+                ),
+            )
+        };
+        let (store, bucket): (Arc<dyn ObjectStore>, String) = match record.connector_type.as_str() {
+            "s3" => {
+                let bucket = text(&public, "bucket").unwrap_or_default();
+                let mut builder = AmazonS3Builder::new()
+                    .with_bucket_name(&bucket)
+                    .with_region(text(&public, "region").unwrap_or_default())
+                    .with_access_key_id(text(&public, "aws_access_key_id").unwrap_or_default())
+                    .with_secret_access_key(
+                        text(&sealed, "aws_secret_access_key").unwrap_or_default(),
+                    )
+                    .with_client_options(options)
+                    .with_retry(retry);
+                if let Some(endpoint) = &endpoint {
+                    builder = builder
+                        .with_endpoint(endpoint)
+                        .with_virtual_hosted_style_request(false);
+                }
+                (Arc::new(builder.build().map_err(build_error)?), bucket)
+            }
+            "azure_blob" => {
+                let container = text(&public, "container_name").unwrap_or_default();
+                let mut builder = MicrosoftAzureBuilder::new()
+                    .with_account(text(&public, "account_name").unwrap_or_default())
+                    .with_container_name(&container)
+                    .with_access_key(text(&sealed, "account_key").unwrap_or_default())
+                    .with_client_options(options)
+                    .with_retry(retry);
+                if let Some(endpoint) = &endpoint {
+                    builder = builder.with_endpoint(endpoint.trim_end_matches('/').to_string());
+                }
+                (Arc::new(builder.build().map_err(build_error)?), container)
+            }
+            "gcs" => {
+                let bucket = text(&public, "bucket").unwrap_or_default();
+                let key = match (sealed.get("service_account_key"), &endpoint) {
+                    (Some(Value::String(key)), _) => Some(key.clone()),
+                    (Some(Value::Object(key)), _) => Some(Value::Object(key.clone()).to_string()),
+                    _ => None,
+                };
+                // The endpoint goes in the key (`gcs_base_url`); an emulator without a key is asked
+                // without OAuth.
+                let key = match (key, &endpoint) {
+                    (Some(key), Some(endpoint)) => {
+                        let mut parsed: Map<String, Value> =
+                            serde_json::from_str(&key).map_err(|_| {
+                                ConnectorError::new(
+                                    FailureCode::BadCredentials,
+                                    "service_account_key is not a JSON object",
+                                )
+                            })?;
+                        parsed.insert("gcs_base_url".into(), endpoint.trim_end_matches('/').into());
+                        Value::Object(parsed).to_string()
+                    }
+                    (Some(key), None) => key,
+                    (None, Some(endpoint)) => serde_json::json!({
+                        "gcs_base_url": endpoint.trim_end_matches('/'),
+                        "disable_oauth": true,
+                        "client_email": "",
+                        "private_key": "",
+                        "private_key_id": "",
+                    })
+                    .to_string(),
+                    (None, None) => String::new(),
+                };
+                let builder = GoogleCloudStorageBuilder::new()
+                    .with_bucket_name(&bucket)
+                    .with_service_account_key(key)
+                    .with_client_options(options)
+                    .with_retry(retry);
+                (Arc::new(builder.build().map_err(build_error)?), bucket)
+            }
+            other => {
+                return Err(ConnectorError::new(
+                    FailureCode::ProviderError,
+                    format!("connectors of type {other} are not supported"),
+                ))
+            }
+        };
+        Ok(Connector {
+            id: record.id,
+            tenant_id: record.tenant_id,
+            kind: record.connector_type.clone(),
+            store,
+            prefix: text(&public, "prefix"),
+            bucket,
+        })
+    }
+
+    /// Lists one page of objects under the prefix and reads the first bytes of the first object.
+    pub async fn test(&self) -> TestOutcome {
+        let started = Instant::now();
+        let outcome = async {
+            let objects = self.list(self.prefix.as_deref(), 1000).await?;
+            if let Some(first) = objects.first() {
+                self.read_head(first.location.as_ref(), 1024).await?;
+            }
+            Ok::<usize, ConnectorError>(objects.len())
+        }
+        .await;
+        match outcome {
+            Ok(objects_seen) => TestOutcome::Ok {
+                ok: true,
+                objects_seen,
+                latency_ms: started.elapsed().as_millis() as u64,
+            },
+            Err(error) => TestOutcome::Failed {
+                ok: false,
+                code: error.code.as_str(),
+                message: error.message,
+            },
+        }
+    }
+
+    /// Up to `max` objects under `prefix` (the whole bucket without one), in the provider's order.
+    pub async fn list(
+        &self,
+        prefix: Option<&str>,
+        max: usize,
+    ) -> Result<Vec<ObjectMeta>, ConnectorError> {
+        let prefix = prefix.map(|p| Path::from(p.trim_matches('/')));
+        let mut stream = self.store.list(prefix.as_ref());
+        let mut objects = Vec::new();
+        while let Some(item) = stream.next().await {
+            let meta = item.map_err(|error| classify(&error, Operation::List))?;
+            objects.push(meta);
+            if objects.len() >= max {
+                break;
+            }
+        }
+        metrics::counter!(names::CONNECTOR_OBJECTS_LISTED_TOTAL, "type" => self.kind.clone())
+            .increment(objects.len() as u64);
+        Ok(objects)
+    }
+
+    /// The object's size and ETag.
+    pub async fn head(&self, key: &str) -> Result<ObjectMeta, ConnectorError> {
+        self.store
+            .head(&object_path(key)?)
+            .await
+            .map_err(|error| classify(&error, Operation::Read(key)))
+    }
+
+    /// The first `max` bytes of an object.
+    async fn read_head(&self, key: &str, max: u64) -> Result<Bytes, ConnectorError> {
+        let options = GetOptions {
+            range: Some(GetRange::Bounded(0..max)),
+            ..GetOptions::default()
+        };
+        let result = self
+            .store
+            .get_opts(&object_path(key)?, options)
+            .await
+            .map_err(|error| classify(&error, Operation::Read(key)));
+        match result {
+            Ok(result) => result
+                .bytes()
+                .await
+                .map_err(|error| classify(&error, Operation::Read(key))),
+            // An empty object has no byte 0: read it whole.
+            Err(_) => self
+                .store
+                .get(&object_path(key)?)
+                .await
+                .map_err(|error| classify(&error, Operation::Read(key)))?
+                .bytes()
+                .await
+                .map_err(|error| classify(&error, Operation::Read(key))),
+        }
+    }
+
+    /// The whole object, streamed and given up past `max_bytes` (`Ok(None)`), with its metadata as
+    /// read (its ETag is the one of the bytes returned).
+    pub async fn fetch(
+        &self,
+        key: &str,
+        max_bytes: u64,
+    ) -> Result<Option<(Vec<u8>, ObjectMeta)>, ConnectorError> {
+        let result = self
+            .store
+            .get(&object_path(key)?)
+            .await
+            .map_err(|error| classify(&error, Operation::Read(key)))?;
+        if result.meta.size > max_bytes {
+            return Ok(None);
+        }
+        let meta = result.meta.clone();
+        let mut bytes = Vec::with_capacity(meta.size as usize);
+        let mut stream = result.into_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|error| classify(&error, Operation::Read(key)))?;
+            if (bytes.len() + chunk.len()) as u64 > max_bytes {
+                return Ok(None);
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        metrics::counter!(names::CONNECTOR_BYTES_FETCHED_TOTAL, "type" => self.kind.clone())
+            .increment(bytes.len() as u64);
+        Ok(Some((bytes, meta)))
+    }
+
+    /// Writes `parts` to `key` as one object, in a multipart upload (parts of 5 MiB and more go up
+    /// while the rest is still being read). Returns the bytes written.
+    pub async fn upload<S, E>(&self, key: &str, mut parts: S) -> Result<u64, ConnectorError>
+    where
+        S: futures_util::Stream<Item = Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
+        let path = object_path(key)?;
+        let upload = self
+            .store
+            .put_multipart(&path)
+            .await
+            .map_err(|error| classify(&error, Operation::Write(key)))?;
+        let mut writer = WriteMultipart::new(upload);
+        let mut written = 0u64;
+        while let Some(part) = parts.next().await {
+            let part = match part {
+                Ok(part) => part,
+                Err(error) => {
+                    let _ = writer.abort().await;
+                    return Err(ConnectorError::new(
+                        FailureCode::ProviderError,
+                        format!("writing {key}: the export could not be read: {error}"),
+                    ));
+                }
+            };
+            if let Err(error) = writer.wait_for_capacity(4).await {
+                return Err(classify(&error, Operation::Write(key)));
+            }
+            written += part.len() as u64;
+            writer.put(part);
+        }
+        writer
+            .finish()
+            .await
+            .map_err(|error| classify(&error, Operation::Write(key)))?;
+        Ok(written)
+    }
+}
+
+/// An object key as a path: refused when it is not one a provider would have listed.
+fn object_path(key: &str) -> Result<Path, ConnectorError> {
+    Path::parse(key).map_err(|_| {
+        ConnectorError::new(
+            FailureCode::ObjectNotFound,
+            format!("{key} is not a valid object key"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn not_found() -> object_store::Error {
+        object_store::Error::NotFound {
+            path: "k".into(),
+            source: "404".into(),
+        }
+    }
+
+    #[test]
+    fn a_missing_thing_is_the_bucket_when_listing_and_the_object_when_reading() {
+        assert_eq!(
+            classify(&not_found(), Operation::List).code,
+            FailureCode::BucketNotFound
+        );
+        assert_eq!(
+            classify(&not_found(), Operation::Read("a")).code,
+            FailureCode::ObjectNotFound
+        );
+    }
+
+    #[test]
+    fn a_refusal_naming_the_key_is_bad_credentials_and_otherwise_a_permission() {
+        let refused = |body: &str| object_store::Error::PermissionDenied {
+            path: "k".into(),
+            source: body.to_string().into(),
+        };
+        assert_eq!(
+            classify(&refused("<Code>InvalidAccessKeyId</Code>"), Operation::List).code,
+            FailureCode::BadCredentials
+        );
+        let denied = classify(
+            &refused("<Code>AccessDenied</Code>"),
+            Operation::Read("a/b"),
+        );
+        assert_eq!(denied.code, FailureCode::PermissionDenied);
+        assert!(denied.message.contains("reading a/b"), "{}", denied.message);
+    }
+}

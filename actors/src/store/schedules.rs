@@ -1,0 +1,447 @@
+//! Connector schedules, the syncs they run (and manual triggers), and the objects syncs have taken.
+//!
+//! Once across processes: a schedule's firing is claimed by moving `last_due_at` forward with a
+//! compare-and-set; an object version (connector, key, ETag) is claimed by inserting its row, which the
+//! unique index lets only one sync do.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ConnectionTrait, QueryResult, TransactionTrait};
+
+use super::{PageRequest, Store, StoreError};
+
+/// One schedule as stored.
+#[derive(Clone, Debug)]
+pub struct ScheduleRecord {
+    pub id: i64,
+    pub tenant_id: i64,
+    pub connector_id: i64,
+    pub name: Option<String>,
+    pub cron: String,
+    pub prefix: Option<String>,
+    pub enabled: bool,
+    pub last_run_at: Option<DateTime<Utc>>,
+    pub last_due_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+const SCHEDULE_COLUMNS: &str =
+    "id, tenant_id, connector_id, name, cron, prefix, enabled, last_run_at, last_due_at, created_at";
+
+fn schedule_from(row: &QueryResult) -> Result<ScheduleRecord, StoreError> {
+    Ok(ScheduleRecord {
+        id: row.try_get("", "id")?,
+        tenant_id: row.try_get("", "tenant_id")?,
+        connector_id: row.try_get("", "connector_id")?,
+        name: row.try_get("", "name")?,
+        cron: row.try_get("", "cron")?,
+        prefix: row.try_get("", "prefix")?,
+        enabled: row.try_get("", "enabled")?,
+        last_run_at: row.try_get("", "last_run_at")?,
+        last_due_at: row.try_get("", "last_due_at")?,
+        created_at: row.try_get("", "created_at")?,
+    })
+}
+
+/// A new schedule.
+#[derive(Clone, Debug)]
+pub struct NewSchedule {
+    pub connector_id: i64,
+    pub name: Option<String>,
+    pub cron: String,
+    pub prefix: Option<String>,
+}
+
+/// Why a schedule was not created.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error("the connector already has {count} schedules, the plan's maximum is {limit}")]
+    LimitReached { count: u64, limit: u64 },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// One sync: what it listed, queued, skipped (taken before) and rejected, and how it ended.
+#[derive(Clone, Debug)]
+pub struct SyncRunRecord {
+    pub id: i64,
+    pub tenant_id: i64,
+    pub connector_id: i64,
+    pub schedule_id: Option<i64>,
+    /// `cron` or `manual`.
+    pub trigger: String,
+    /// `running`, `succeeded` or `failed`.
+    pub status: String,
+    pub prefix: Option<String>,
+    pub listed: i64,
+    pub queued: i64,
+    pub skipped: i64,
+    pub rejected: i64,
+    pub job_ids: Vec<String>,
+    pub error_code: Option<String>,
+    pub error_message: Option<String>,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+const RUN_COLUMNS: &str =
+    "id, tenant_id, connector_id, schedule_id, trigger, status, prefix, listed, queued, \
+     skipped, rejected, job_ids, error_code, error_message, started_at, finished_at";
+
+fn run_from(row: &QueryResult) -> Result<SyncRunRecord, StoreError> {
+    let job_ids: String = row.try_get("", "job_ids")?;
+    Ok(SyncRunRecord {
+        id: row.try_get("", "id")?,
+        tenant_id: row.try_get("", "tenant_id")?,
+        connector_id: row.try_get("", "connector_id")?,
+        schedule_id: row.try_get("", "schedule_id")?,
+        trigger: row.try_get("", "trigger")?,
+        status: row.try_get("", "status")?,
+        prefix: row.try_get("", "prefix")?,
+        listed: row.try_get("", "listed")?,
+        queued: row.try_get("", "queued")?,
+        skipped: row.try_get("", "skipped")?,
+        rejected: row.try_get("", "rejected")?,
+        job_ids: serde_json::from_str(&job_ids).unwrap_or_default(),
+        error_code: row.try_get("", "error_code")?,
+        error_message: row.try_get("", "error_message")?,
+        started_at: row.try_get("", "started_at")?,
+        finished_at: row.try_get("", "finished_at")?,
+    })
+}
+
+/// How a sync ended.
+#[derive(Clone, Debug, Default)]
+pub struct SyncOutcome {
+    pub listed: i64,
+    pub queued: i64,
+    pub skipped: i64,
+    pub rejected: i64,
+    pub job_ids: Vec<String>,
+    /// The code and message of the failure that ended it, if one did.
+    pub error: Option<(String, String)>,
+}
+
+/// One version of an object: its key, its ETag (or size and time when the provider gives none) and size.
+#[derive(Clone, Copy, Debug)]
+pub struct ObjectVersion<'a> {
+    pub key: &'a str,
+    pub etag: &'a str,
+    pub size: i64,
+}
+
+/// An object version a sync took: what became of it.
+#[derive(Clone, Debug)]
+pub enum ObjectFate {
+    Queued { document_id: i64, job_id: String },
+    Rejected,
+}
+
+impl Store {
+    /// Creates a schedule unless the connector already has `max_per_connector` (checked under the
+    /// tenant's lock, so two requests cannot both take the last place).
+    pub async fn create_schedule(
+        &self,
+        tenant_id: i64,
+        schedule: &NewSchedule,
+        max_per_connector: u64,
+        now: DateTime<Utc>,
+    ) -> Result<ScheduleRecord, ScheduleError> {
+        let txn = self.connection().begin().await.map_err(StoreError::from)?;
+        self.lock_tenant(&txn, tenant_id).await?;
+        let count: i64 = txn
+            .query_one(self.statement(
+                "SELECT COUNT(*) AS n FROM schedules WHERE connector_id = ? AND tenant_id = ?",
+                vec![schedule.connector_id.into(), tenant_id.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .map(|row| row.try_get("", "n"))
+            .transpose()
+            .map_err(StoreError::from)?
+            .unwrap_or(0);
+        if count as u64 >= max_per_connector {
+            return Err(ScheduleError::LimitReached {
+                count: count as u64,
+                limit: max_per_connector,
+            });
+        }
+        // A new schedule's first firing is the first one after its creation.
+        let row = txn
+            .query_one(self.statement(
+                &format!(
+                    "INSERT INTO schedules (tenant_id, connector_id, name, cron, prefix, enabled, last_due_at, \
+                     created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {SCHEDULE_COLUMNS}"
+                ),
+                vec![
+                    tenant_id.into(),
+                    schedule.connector_id.into(),
+                    schedule.name.clone().into(),
+                    schedule.cron.clone().into(),
+                    schedule.prefix.clone().into(),
+                    true.into(),
+                    now.into(),
+                    now.into(),
+                    now.into(),
+                ],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .ok_or_else(|| StoreError::Database(sea_orm::DbErr::RecordNotInserted))?;
+        let record = schedule_from(&row)?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(record)
+    }
+
+    pub async fn schedule(
+        &self,
+        tenant_id: i64,
+        connector_id: i64,
+        schedule_id: i64,
+    ) -> Result<Option<ScheduleRecord>, StoreError> {
+        self.connection()
+            .query_one(self.statement(
+                &format!(
+                    "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE id = ? AND connector_id = ? AND tenant_id = ?"
+                ),
+                vec![schedule_id.into(), connector_id.into(), tenant_id.into()],
+            ))
+            .await?
+            .as_ref()
+            .map(schedule_from)
+            .transpose()
+    }
+
+    pub async fn schedules_page(
+        &self,
+        tenant_id: i64,
+        connector_id: i64,
+        page: PageRequest,
+    ) -> Result<(Vec<ScheduleRecord>, u64), StoreError> {
+        self.page_where(
+            ("schedules", SCHEDULE_COLUMNS, "id DESC"),
+            "tenant_id = ? AND connector_id = ?",
+            vec![tenant_id.into(), connector_id.into()],
+            page,
+            schedule_from,
+        )
+        .await
+    }
+
+    /// Deletes the schedule and its runs; false when it does not exist.
+    pub async fn delete_schedule(
+        &self,
+        tenant_id: i64,
+        connector_id: i64,
+        schedule_id: i64,
+    ) -> Result<bool, StoreError> {
+        let deleted = self
+            .connection()
+            .execute(self.statement(
+                "DELETE FROM schedules WHERE id = ? AND connector_id = ? AND tenant_id = ?",
+                vec![schedule_id.into(), connector_id.into(), tenant_id.into()],
+            ))
+            .await?;
+        Ok(deleted.rows_affected() == 1)
+    }
+
+    /// Every enabled schedule of every tenant (the scheduler's pass).
+    pub async fn enabled_schedules(&self) -> Result<Vec<ScheduleRecord>, StoreError> {
+        let rows = self
+            .connection()
+            .query_all(self.statement(
+                &format!("SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE enabled = ? ORDER BY id"),
+                vec![true.into()],
+            ))
+            .await?;
+        rows.iter().map(schedule_from).collect()
+    }
+
+    /// Claims the schedule's firing `due`: true for the one caller that moves `last_due_at` up to it.
+    pub async fn claim_firing(
+        &self,
+        schedule_id: i64,
+        due: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let claimed = self
+            .connection()
+            .execute(self.statement(
+                "UPDATE schedules SET last_due_at = ?, last_run_at = ?, updated_at = ? \
+                 WHERE id = ? AND enabled = ? AND (last_due_at IS NULL OR last_due_at < ?)",
+                vec![
+                    due.into(),
+                    now.into(),
+                    now.into(),
+                    schedule_id.into(),
+                    true.into(),
+                    due.into(),
+                ],
+            ))
+            .await?;
+        Ok(claimed.rows_affected() == 1)
+    }
+
+    /// Records a sync as started.
+    pub async fn start_sync_run(
+        &self,
+        tenant_id: i64,
+        connector_id: i64,
+        schedule_id: Option<i64>,
+        trigger: &str,
+        prefix: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<i64, StoreError> {
+        let row = self
+            .connection()
+            .query_one(self.statement(
+                "INSERT INTO sync_runs (tenant_id, connector_id, schedule_id, trigger, status, prefix, job_ids, \
+                 started_at) VALUES (?, ?, ?, ?, 'running', ?, '[]', ?) RETURNING id",
+                vec![
+                    tenant_id.into(),
+                    connector_id.into(),
+                    schedule_id.into(),
+                    trigger.into(),
+                    prefix.map(str::to_string).into(),
+                    now.into(),
+                ],
+            ))
+            .await?
+            .ok_or_else(|| StoreError::Database(sea_orm::DbErr::RecordNotInserted))?;
+        Ok(row.try_get("", "id")?)
+    }
+
+    /// Records how a sync ended.
+    pub async fn finish_sync_run(
+        &self,
+        run_id: i64,
+        outcome: &SyncOutcome,
+        now: DateTime<Utc>,
+    ) -> Result<SyncRunRecord, StoreError> {
+        let (code, message) = match &outcome.error {
+            Some((code, message)) => (Some(code.clone()), Some(message.clone())),
+            None => (None, None),
+        };
+        let status = if outcome.error.is_some() {
+            "failed"
+        } else {
+            "succeeded"
+        };
+        let row = self
+            .connection()
+            .query_one(self.statement(
+                &format!(
+                    "UPDATE sync_runs SET status = ?, listed = ?, queued = ?, skipped = ?, rejected = ?, job_ids = ?, \
+                     error_code = ?, error_message = ?, finished_at = ? WHERE id = ? RETURNING {RUN_COLUMNS}"
+                ),
+                vec![
+                    status.into(),
+                    outcome.listed.into(),
+                    outcome.queued.into(),
+                    outcome.skipped.into(),
+                    outcome.rejected.into(),
+                    serde_json::to_string(&outcome.job_ids)
+                        .unwrap_or_else(|_| "[]".into())
+                        .into(),
+                    code.into(),
+                    message.into(),
+                    now.into(),
+                    run_id.into(),
+                ],
+            ))
+            .await?
+            .ok_or_else(|| StoreError::Database(sea_orm::DbErr::RecordNotFound(run_id.to_string())))?;
+        run_from(&row)
+    }
+
+    pub async fn sync_runs_page(
+        &self,
+        tenant_id: i64,
+        schedule_id: i64,
+        page: PageRequest,
+    ) -> Result<(Vec<SyncRunRecord>, u64), StoreError> {
+        self.page_where(
+            ("sync_runs", RUN_COLUMNS, "id DESC"),
+            "tenant_id = ? AND schedule_id = ?",
+            vec![tenant_id.into(), schedule_id.into()],
+            page,
+            run_from,
+        )
+        .await
+    }
+
+    /// Claims an object version for a sync: true when no sync took it before.
+    pub async fn claim_object(
+        &self,
+        (tenant_id, connector_id): (i64, i64),
+        version: ObjectVersion<'_>,
+        run_id: i64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let ObjectVersion { key, etag, size } = version;
+        let inserted = self
+            .connection()
+            .execute(self.statement(
+                "INSERT INTO connector_objects (tenant_id, connector_id, object_key, etag, size_bytes, status, \
+                 sync_run_id, created_at) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?) \
+                 ON CONFLICT (connector_id, object_key, etag) DO NOTHING",
+                vec![
+                    tenant_id.into(),
+                    connector_id.into(),
+                    key.into(),
+                    etag.into(),
+                    size.into(),
+                    run_id.into(),
+                    now.into(),
+                ],
+            ))
+            .await?;
+        Ok(inserted.rows_affected() == 1)
+    }
+
+    /// What became of a claimed object version.
+    pub async fn settle_object(
+        &self,
+        connector_id: i64,
+        ObjectVersion { key, etag, .. }: ObjectVersion<'_>,
+        fate: &ObjectFate,
+    ) -> Result<(), StoreError> {
+        let (status, document_id, job_id) = match fate {
+            ObjectFate::Queued {
+                document_id,
+                job_id,
+            } => ("queued", Some(*document_id), Some(job_id.clone())),
+            ObjectFate::Rejected => ("rejected", None, None),
+        };
+        self.connection()
+            .execute(self.statement(
+                "UPDATE connector_objects SET status = ?, document_id = ?, job_id = ? \
+                 WHERE connector_id = ? AND object_key = ? AND etag = ?",
+                vec![
+                    status.into(),
+                    document_id.into(),
+                    job_id.into(),
+                    connector_id.into(),
+                    key.into(),
+                    etag.into(),
+                ],
+            ))
+            .await?;
+        Ok(())
+    }
+
+    /// Gives a claimed object version back (it could not be queued now; the next sync tries again).
+    pub async fn release_object(
+        &self,
+        connector_id: i64,
+        ObjectVersion { key, etag, .. }: ObjectVersion<'_>,
+    ) -> Result<(), StoreError> {
+        self.connection()
+            .execute(self.statement(
+                "DELETE FROM connector_objects WHERE connector_id = ? AND object_key = ? AND etag = ? \
+                 AND status = 'claimed'",
+                vec![connector_id.into(), key.into(), etag.into()],
+            ))
+            .await?;
+        Ok(())
+    }
+}

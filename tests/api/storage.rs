@@ -1,0 +1,719 @@
+//! Storage connectors against real emulators (moto, Azurite, fake-gcs-server): the connection test and
+//! its failure codes, source-mode uploads, schedules within the plan's limits, syncs that queue each
+//! object version once (also with two processes on one PostgreSQL database), and auto-export of a
+//! dataset to a bucket. No server log holds a secret the test used.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::emulators::{self, AZURITE_KEY, S3_SECRET};
+use crate::jobs::{corpus, on_plan, planted, tenant, Tenant};
+use crate::support::{json_of, ServerOptions, TestServer};
+
+async fn call(
+    server: &TestServer,
+    who: &Tenant,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut request = server.bearer(method, path, &who.token);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    json_of(request.send().await.expect("request")).await
+}
+
+async fn connector(server: &TestServer, who: &Tenant, body: Value) -> i64 {
+    let (status, created) = call(server, who, Method::POST, "/v1/connectors", Some(body)).await;
+    assert_eq!(status, 201, "{created}");
+    created["data"]["id"].as_i64().expect("id")
+}
+
+async fn test_connection(server: &TestServer, who: &Tenant, id: i64) -> Value {
+    let (status, body) = call(
+        server,
+        who,
+        Method::POST,
+        &format!("/v1/connectors/{id}/test"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].clone()
+}
+
+/// A small text document with planted personal data (a valid TCKN and IBAN).
+fn letter(n: usize) -> Vec<u8> {
+    format!(
+        "Sayın yetkili, başvuru {n}.\nT.C. Kimlik No: 10000000146\nIBAN: TR33 0006 1005 1978 6457 8413 26\nSaygılarımla.\n"
+    )
+    .into_bytes()
+}
+
+const PLANTED: [&str; 2] = ["10000000146", "TR33 0006 1005 1978 6457 8413 26"];
+
+#[tokio::test]
+async fn the_connection_test_names_each_failure_and_logs_no_secret() {
+    let (Some(s3), Some(azure), Some(gcs)) =
+        (emulators::s3(), emulators::azurite(), emulators::gcs())
+    else {
+        return;
+    };
+    let server = TestServer::start().await;
+    let alice = tenant(&server, "alice-conntest@example.com").await;
+    for emulator in [&s3, &azure, &gcs] {
+        emulator.create_bucket("gelen").await;
+        emulator.put("gelen", "in/a.txt", letter(1)).await;
+        emulator.put("gelen", "in/b.txt", letter(2)).await;
+        emulator.put("gelen", "other/c.txt", letter(3)).await;
+        let id = connector(
+            &server,
+            &alice,
+            emulator.connector("ok", "gelen", Some("in/")),
+        )
+        .await;
+        let outcome = test_connection(&server, &alice, id).await;
+        assert_eq!(outcome["ok"], true, "{:?}: {outcome}", emulator.kind);
+        assert_eq!(outcome["objects_seen"], 2, "{:?}: {outcome}", emulator.kind);
+        assert!(outcome["latency_ms"].is_u64());
+
+        // A bucket that does not exist (fake-gcs-server answers a bare 500 where GCS says 404
+        // NoSuchBucket, so GCS is left out of this one).
+        if emulator.kind == emulators::Kind::Gcs {
+            continue;
+        }
+        let id = connector(&server, &alice, emulator.connector("nb", "yok", None)).await;
+        let outcome = test_connection(&server, &alice, id).await;
+        assert_eq!(outcome["ok"], false);
+        assert_eq!(
+            outcome["code"], "bucket_not_found",
+            "{:?}: {outcome}",
+            emulator.kind
+        );
+    }
+    // Credentials Azurite refuses (a well-formed key that is not the account's).
+    let wrong_key = "d3Jvbmcta2V5LW9mLWF6dXJpdGUtYWNjb3VudC0wMTIzNDU2Nzg5YWJjZGVm";
+    let mut body = azure.connector("bad", "gelen", None);
+    body["config"]["account_key"] = json!(wrong_key);
+    let id = connector(&server, &alice, body).await;
+    let outcome = test_connection(&server, &alice, id).await;
+    assert_eq!(outcome["ok"], false);
+    assert_eq!(outcome["code"], "bad_credentials", "{outcome}");
+    // Nothing listens there.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("port")
+        .local_addr()
+        .expect("address")
+        .port();
+    let mut body = s3.connector("down", "gelen", None);
+    body["config"]["endpoint"] = json!(format!("http://127.0.0.1:{closed}"));
+    let id = connector(&server, &alice, body).await;
+    let outcome = test_connection(&server, &alice, id).await;
+    assert_eq!(outcome["ok"], false);
+    assert_eq!(outcome["code"], "unreachable", "{outcome}");
+    assert!(outcome["message"].as_str().is_some_and(|m| !m.is_empty()));
+
+    // Another tenant cannot test Alice's connector.
+    let bob = tenant(&server, "bob-conntest@example.com").await;
+    let (status, body) = call(
+        &server,
+        &bob,
+        Method::POST,
+        &format!("/v1/connectors/{id}/test"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["code"], "connector_not_found");
+
+    let log = server.stderr();
+    for secret in [S3_SECRET, AZURITE_KEY, wrong_key] {
+        assert!(!log.contains(secret), "a secret is in the server log");
+    }
+    let stored = server
+        .query_strings("SELECT config_public || config_secret_encrypted FROM connectors")
+        .await;
+    for row in stored {
+        for secret in [S3_SECRET, AZURITE_KEY, wrong_key] {
+            assert!(!row.contains(secret), "a secret is stored in clear");
+        }
+    }
+}
+
+#[tokio::test]
+async fn source_mode_fetches_checks_and_queues_objects_of_each_provider() {
+    let (Some(s3), Some(azure), Some(gcs)) =
+        (emulators::s3(), emulators::azurite(), emulators::gcs())
+    else {
+        return;
+    };
+    let server = TestServer::start_with(
+        ServerOptions::default().env("DOCSIEVE__JOBS__MAX_FILE_BYTES", "200000"),
+    )
+    .await;
+    let alice = tenant(&server, "alice-source@example.com").await;
+    for (n, emulator) in [&s3, &azure, &gcs].into_iter().enumerate() {
+        emulator.create_bucket("kaynak").await;
+        emulator.put("kaynak", "gelen/dilekce.txt", letter(n)).await;
+        emulator
+            .put("kaynak", "gelen/ik.docx", corpus("tr/tr_ik_yazisi.docx"))
+            .await;
+        emulator
+            .put("kaynak", "gelen/setup.exe", b"MZ\x90\x00".to_vec())
+            .await;
+        emulator
+            .put("kaynak", "gelen/big.txt", vec![b'a'; 300_000])
+            .await;
+        let id = connector(&server, &alice, emulator.connector("k", "kaynak", None)).await;
+        let source = json!({"connector_id": id, "keys": [
+            "gelen/dilekce.txt", "gelen/ik.docx", "gelen/yok.txt", "gelen/dilekce.txt",
+            "gelen/setup.exe", "gelen/big.txt"]});
+        // The JSON body for the first provider, the multipart `source` field for the others.
+        let (status, body) = if n == 0 {
+            call(
+                &server,
+                &alice,
+                Method::POST,
+                "/v1/data-process/async",
+                Some(json!({ "source": source })),
+            )
+            .await
+        } else {
+            alice
+                .upload(
+                    &server,
+                    "/v1/data-process/async",
+                    reqwest::multipart::Form::new().text("source", source.to_string()),
+                )
+                .await
+        };
+        assert_eq!(status, 202, "{:?}: {body}", emulator.kind);
+        let data = &body["data"];
+        let codes: Vec<(&str, &str)> = data["rejected"]
+            .as_array()
+            .expect("rejected")
+            .iter()
+            .map(|r| {
+                (
+                    r["key"].as_str().expect("present"),
+                    r["code"].as_str().expect("present"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            vec![
+                ("gelen/yok.txt", "object_not_found"),
+                ("gelen/dilekce.txt", "duplicate_key"),
+                ("gelen/setup.exe", "unsupported_format"),
+                ("gelen/big.txt", "file_too_large"),
+            ],
+            "{:?}: {body}",
+            emulator.kind
+        );
+        let job_ids: Vec<String> = data["job_ids"]
+            .as_array()
+            .expect("jobs")
+            .iter()
+            .map(|j| j.as_str().expect("present").to_string())
+            .collect();
+        assert_eq!(job_ids.len(), 2, "{body}");
+        assert_eq!(data["accepted"][0]["key"], "gelen/dilekce.txt");
+        let views = alice
+            .wait_for(&server, &job_ids, Duration::from_secs(90))
+            .await;
+        let mut raw = planted("tr/tr_ik_yazisi.docx");
+        raw.extend(PLANTED.iter().map(|s| s.to_string()));
+        for view in &views {
+            assert_eq!(view["status"], "completed", "{view}");
+            let (_, execution) = alice
+                .get(&server, &format!("/v1/executions/{}", view["execution_id"]))
+                .await;
+            let text = execution.to_string();
+            assert!(text.contains("[MASKED_"), "{text}");
+            for value in &raw {
+                assert!(!text.contains(value.as_str()), "raw {value} in the output");
+            }
+        }
+        let document_id = views[0]["document_id"].as_i64().expect("document");
+        let (_, document) = alice
+            .get(&server, &format!("/v1/documents/{document_id}"))
+            .await;
+        assert_eq!(document["data"]["source"], "connector", "{document}");
+        assert_eq!(document["data"]["connector_id"], id);
+        assert_eq!(document["data"]["source_key"], "gelen/dilekce.txt");
+        assert!(document["data"]["source_etag"].is_string(), "{document}");
+        let (status, body) = call(
+            &server,
+            &alice,
+            Method::POST,
+            &format!("/v1/documents/{document_id}/reprocess"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["code"], "reprocess_not_local");
+    }
+    // An unknown connector, and a source without keys.
+    let (status, body) = call(
+        &server,
+        &alice,
+        Method::POST,
+        "/v1/data-process/async",
+        Some(json!({"source": {"connector_id": 999999, "keys": ["a"]}})),
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["code"], "connector_not_found");
+    let (status, body) = call(
+        &server,
+        &alice,
+        Method::POST,
+        "/v1/data-process/async",
+        Some(json!({"source": {"connector_id": 1, "keys": []}})),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+}
+
+async fn schedule(
+    server: &TestServer,
+    who: &Tenant,
+    connector_id: i64,
+    body: Value,
+) -> (u16, Value) {
+    call(
+        server,
+        who,
+        Method::POST,
+        &format!("/v1/connectors/{connector_id}/schedules"),
+        Some(body),
+    )
+    .await
+}
+
+async fn trigger(server: &TestServer, who: &Tenant, connector_id: i64, id: i64) -> Value {
+    let (status, body) = call(
+        server,
+        who,
+        Method::POST,
+        &format!("/v1/connectors/{connector_id}/schedules/{id}/trigger"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    body["data"].clone()
+}
+
+#[tokio::test]
+async fn schedules_follow_the_plan_and_syncs_queue_each_version_once() {
+    let Some(s3) = emulators::s3() else {
+        return;
+    };
+    s3.create_bucket("arsiv").await;
+    for n in 0..3 {
+        s3.put("arsiv", &format!("in/{n}.txt"), letter(n)).await;
+    }
+    s3.put("arsiv", "out/skip.txt", letter(9)).await;
+    let server = TestServer::start().await;
+    let alice = tenant(&server, "alice-schedules@example.com").await;
+    let id = connector(
+        &server,
+        &alice,
+        s3.connector("arsiv", "arsiv", Some("out/")),
+    )
+    .await;
+
+    // Trial: no schedules.
+    let (status, body) = schedule(&server, &alice, id, json!({"cron": "0 3 * * *"})).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["code"], "plan_required");
+
+    on_plan(&server, &alice, "starter").await;
+    // Validation: the cron's field named, unknown fields, and the plan's minimum interval (24 h).
+    let (status, body) = schedule(&server, &alice, id, json!({"cron": "61 * * * *"})).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["detail"][0]["loc"][1], "cron");
+    assert!(
+        body["detail"][0]["msg"]
+            .as_str()
+            .expect("present")
+            .contains("minute"),
+        "{body}"
+    );
+    let (status, body) = schedule(
+        &server,
+        &alice,
+        id,
+        json!({"cron": "0 3 * * *", "every": 1}),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    let (status, body) = schedule(&server, &alice, id, json!({"cron": "*/30 * * * *"})).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["code"], "schedule_too_frequent");
+    assert_eq!(body["min_interval_minutes"], 1440);
+    assert_eq!(body["interval_minutes"], 30);
+
+    let (status, created) = schedule(
+        &server,
+        &alice,
+        id,
+        json!({"cron": "0 3 * * *", "prefix": "in/", "name": "gece"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let schedule_id = created["data"]["id"].as_i64().expect("id");
+    assert_eq!(created["data"]["prefix"], "in/");
+    assert!(created["data"]["next_run_at"]
+        .as_str()
+        .expect("present")
+        .contains("T03:00:00"));
+    // Starter allows five per connector.
+    for _ in 0..4 {
+        let (status, body) = schedule(&server, &alice, id, json!({"cron": "0 4 * * 1"})).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let (status, body) = schedule(&server, &alice, id, json!({"cron": "0 5 * * *"})).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["code"], "schedule_limit_reached");
+    assert_eq!(body["limit"], 5);
+
+    // The first sync queues the three objects under the schedule's prefix.
+    let first = trigger(&server, &alice, id, schedule_id).await;
+    assert_eq!(first["run"]["listed"], 3, "{first}");
+    assert_eq!(first["run"]["queued"], 3, "{first}");
+    assert_eq!(first["job_ids"].as_array().expect("present").len(), 3);
+    assert_eq!(first["run"]["status"], "succeeded");
+    // Unchanged: nothing queued.
+    let second = trigger(&server, &alice, id, schedule_id).await;
+    assert_eq!(second["run"]["queued"], 0, "{second}");
+    assert_eq!(second["run"]["skipped"], 3, "{second}");
+    // One object changed (a new ETag), one added: both queued, once.
+    s3.put("arsiv", "in/1.txt", letter(11)).await;
+    s3.put("arsiv", "in/3.txt", letter(3)).await;
+    let third = trigger(&server, &alice, id, schedule_id).await;
+    assert_eq!(third["run"]["queued"], 2, "{third}");
+    assert_eq!(third["run"]["skipped"], 2, "{third}");
+    let fourth = trigger(&server, &alice, id, schedule_id).await;
+    assert_eq!(fourth["run"]["queued"], 0, "{fourth}");
+
+    let (status, runs) = alice
+        .get(
+            &server,
+            &format!("/v1/connectors/{id}/schedules/{schedule_id}/runs"),
+        )
+        .await;
+    assert_eq!(status, 200, "{runs}");
+    assert_eq!(runs["data"]["total"], 4);
+    let latest = &runs["data"]["items"][0];
+    assert_eq!(latest["trigger"], "manual");
+    assert!(latest["finished_at"].is_string());
+    assert!(latest["error"].is_null());
+
+    let (status, list) = alice
+        .get(&server, &format!("/v1/connectors/{id}/schedules"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(list["data"]["total"], 5);
+    let deleted = server
+        .bearer(
+            Method::DELETE,
+            &format!("/v1/connectors/{id}/schedules/{schedule_id}"),
+            &alice.token,
+        )
+        .send()
+        .await
+        .expect("DELETE");
+    assert_eq!(deleted.status(), 204);
+    let (status, body) = alice
+        .get(
+            &server,
+            &format!("/v1/connectors/{id}/schedules/{schedule_id}"),
+        )
+        .await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["code"], "schedule_not_found");
+    // Another tenant sees neither the connector's schedules nor can it trigger them.
+    let bob = tenant(&server, "bob-schedules@example.com").await;
+    let (status, _) = bob
+        .get(&server, &format!("/v1/connectors/{id}/schedules"))
+        .await;
+    assert_eq!(status, 404);
+}
+
+/// Moves every server's clock to just past the next 03:00 UTC.
+async fn past_three(servers: &[&TestServer]) {
+    let now = chrono::Utc::now();
+    let mut next = now
+        .date_naive()
+        .and_hms_opt(3, 0, 30)
+        .expect("present")
+        .and_utc();
+    if next <= now {
+        next += chrono::Duration::days(1);
+    }
+    for server in servers {
+        server.advance_clock((next - now).num_seconds()).await;
+    }
+}
+
+#[tokio::test]
+async fn a_cron_firing_runs_its_sync_once_across_two_processes() {
+    let Some(s3) = emulators::s3() else {
+        return;
+    };
+    s3.create_bucket("iki").await;
+    for n in 0..4 {
+        s3.put("iki", &format!("{n}.txt"), letter(n)).await;
+    }
+    // Both processes share the signing secret (which also seals connector secrets) and the blobs.
+    let shared = tempfile::tempdir().expect("shared blobs");
+    let blob_url = format!("file://{}", shared.path().display());
+    let options = || {
+        ServerOptions::default()
+            .env(
+                "DOCSIEVE__AUTH__JWT_SECRET",
+                "two-processes-share-this-secret-0123456789abcdef",
+            )
+            .env("DOCSIEVE__STORAGE__BLOB_URL", &blob_url)
+    };
+    let first = TestServer::start_with(options()).await;
+    let alice = tenant(&first, "alice-twoproc@example.com").await;
+    on_plan(&first, &alice, "starter").await;
+    let id = connector(&first, &alice, s3.connector("iki", "iki", None)).await;
+    let (status, created) = schedule(&first, &alice, id, json!({"cron": "0 3 * * *"})).await;
+    assert_eq!(status, 201, "{created}");
+    let schedule_id = created["data"]["id"].as_i64().expect("present");
+    // A second process on the same database (PostgreSQL), or the same process again (SQLite).
+    let second = match &first.database {
+        Some(database) => Some(
+            TestServer::start_with(options().env("DOCSIEVE__DATABASE__URL", &database.url)).await,
+        ),
+        None => None,
+    };
+    let servers: Vec<&TestServer> = std::iter::once(&first).chain(second.as_ref()).collect();
+    past_three(&servers).await;
+    // The access token has expired with the clock's move: the database tells.
+    let runs_sql = format!(
+        "SELECT trigger || ':' || status || ':' || CAST(queued AS TEXT) FROM sync_runs WHERE schedule_id = {schedule_id}"
+    );
+    let finished = first
+        .eventually(Duration::from_secs(30), || async {
+            first
+                .query_strings(&runs_sql)
+                .await
+                .iter()
+                .any(|r| !r.contains("running"))
+        })
+        .await;
+    assert!(finished, "no cron run\n{}", first.stderr());
+    // Give the other process its polls: it must find the firing taken.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        first.query_strings(&runs_sql).await,
+        vec!["cron:succeeded:4"]
+    );
+    let documents = first
+        .query_strings(&format!(
+            "SELECT source_key FROM documents WHERE connector_id = {id} ORDER BY source_key"
+        ))
+        .await;
+    assert_eq!(documents, vec!["0.txt", "1.txt", "2.txt", "3.txt"]);
+}
+
+/// Reads a Parquet file with pyarrow: its row count and its rows as JSON text.
+fn read_parquet(bytes: &[u8]) -> (u64, String) {
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(file.path(), bytes).expect("write");
+    let output = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, pyarrow.parquet as pq\n\
+             t = pq.read_table(sys.argv[1])\n\
+             print(t.num_rows)\n\
+             print(json.dumps(t.to_pylist(), ensure_ascii=False, default=str))",
+        ])
+        .arg(file.path())
+        .output()
+        .expect("python3");
+    assert!(
+        output.status.success(),
+        "pyarrow cannot read the export: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout).to_string();
+    let (rows, json) = text.split_once('\n').expect("two lines");
+    (rows.trim().parse().expect("rows"), json.to_string())
+}
+
+#[tokio::test]
+async fn auto_export_writes_the_dataset_to_the_bucket_then_fires_the_webhook() {
+    use crate::datasets::{api_key, post, processed, wait_ready};
+    use crate::webhooks::{log_of, register, Receiver, SECRET};
+    let Some(s3) = emulators::s3() else {
+        return;
+    };
+    s3.create_bucket("veri").await;
+    let server = TestServer::start().await;
+    let alice = tenant(&server, "alice-autoexport@example.com").await;
+    let good = connector(&server, &alice, s3.connector("veri", "veri", None)).await;
+    let missing = connector(&server, &alice, s3.connector("yok", "yok", None)).await;
+    let receiver = Receiver::start(Vec::new()).await;
+    let mut hooks = Vec::new();
+    for auto_export in [
+        json!({"connector_id": good, "format": "parquet", "prefix": "exports"}),
+        json!({"connector_id": good, "format": "jsonl"}),
+        json!({"connector_id": missing, "format": "jsonl"}),
+    ] {
+        let (status, body) = register(
+            &server,
+            &alice,
+            json!({"url": receiver.url, "events": ["dataset.ready"], "secret": SECRET,
+                "auto_export": auto_export}),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        hooks.push(body["data"]["id"].as_i64().expect("id"));
+    }
+    let executions = processed(&server, &alice).await;
+    let (status, created) = post(
+        &server,
+        &alice,
+        json!({"name": "egitim", "execution_ids": executions}),
+    )
+    .await;
+    assert_eq!(status, 202, "{created}");
+    let dataset_id = created["data"]["id"].as_str().expect("id").to_string();
+    let key = api_key(&server, &alice).await;
+    let ready = wait_ready(&server, &key, &dataset_id).await;
+    let row_count = ready["row_count"].as_u64().expect("rows");
+    assert!(row_count > 0, "{ready}");
+
+    let requests = receiver.wait_for(3, Duration::from_secs(60)).await;
+    let exports: Vec<Value> = requests
+        .iter()
+        .map(|r| serde_json::from_slice::<Value>(&r.body).expect("json")["export"].clone())
+        .collect();
+    let find = |format: &str, connector_id: i64| {
+        exports
+            .iter()
+            .find(|e| e["format"] == format && e["connector_id"] == connector_id)
+            .unwrap_or_else(|| panic!("no {format} export: {exports:?}"))
+            .clone()
+    };
+    let mut raw = planted("tr/tr_musteri_listesi.csv");
+    raw.extend(planted("tr/tr_ik_yazisi.docx"));
+
+    let parquet = find("parquet", good);
+    assert_eq!(
+        parquet["key"],
+        format!("exports/{dataset_id}.parquet"),
+        "{parquet}"
+    );
+    let bytes = s3
+        .get("veri", parquet["key"].as_str().expect("present"))
+        .await;
+    assert_eq!(parquet["bytes"], bytes.len() as u64);
+    let (rows, text) = read_parquet(&bytes);
+    assert_eq!(rows, row_count);
+    assert!(text.contains("[MASKED_"), "{text}");
+    for value in &raw {
+        assert!(
+            !text.contains(value.as_str()),
+            "raw {value} in the Parquet export"
+        );
+    }
+
+    let jsonl = find("jsonl", good);
+    assert_eq!(jsonl["key"], format!("{dataset_id}.jsonl"), "{jsonl}");
+    let bytes = s3
+        .get("veri", jsonl["key"].as_str().expect("present"))
+        .await;
+    let text = String::from_utf8(bytes.to_vec()).expect("utf-8");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len() as u64, row_count);
+    for value in &raw {
+        assert!(
+            !text.contains(value.as_str()),
+            "raw {value} in the JSON Lines export"
+        );
+    }
+    assert_eq!(
+        s3.keys("veri", "").await,
+        vec![
+            format!("{dataset_id}.jsonl"),
+            format!("exports/{dataset_id}.parquet")
+        ]
+    );
+
+    // The export that failed still fired, with its error, and the delivery log keeps it.
+    let failed = find("jsonl", missing);
+    assert_eq!(failed["error"]["code"], "bucket_not_found", "{failed}");
+    let log = log_of(&server, &alice, hooks[2]).await;
+    assert_eq!(
+        log[0]["payload"]["export"]["error"]["code"],
+        "bucket_not_found"
+    );
+    assert_eq!(log[0]["status"], "delivered", "{:?}", log[0]);
+}
+
+#[tokio::test]
+async fn connector_objects_cost_credits_like_uploads() {
+    let Some(s3) = emulators::s3() else {
+        return;
+    };
+    s3.create_bucket("kredi").await;
+    for n in 0..3 {
+        s3.put("kredi", &format!("{n}.txt"), letter(n)).await;
+    }
+    let server = TestServer::start_with(
+        ServerOptions::default()
+            .env("DOCSIEVE__PLANS__TRIAL__CREDITS_PER_PERIOD", "1")
+            .env("DOCSIEVE__PLANS__STARTER__CREDITS_PER_PERIOD", "2"),
+    )
+    .await;
+    let alice = tenant(&server, "alice-credits-connector@example.com").await;
+    let id = connector(&server, &alice, s3.connector("kredi", "kredi", None)).await;
+    // Two documents, one credit: nothing is queued (all or none, as for uploads).
+    let (status, body) = call(
+        &server,
+        &alice,
+        Method::POST,
+        "/v1/data-process/async",
+        Some(json!({"source": {"connector_id": id, "keys": ["0.txt", "1.txt"]}})),
+    )
+    .await;
+    assert_eq!(status, 402, "{body}");
+    assert_eq!(body["code"], "insufficient_credits");
+    assert_eq!(body["required"], 2);
+
+    // A sync queues what the credits pay for and stops; the next run takes the rest.
+    on_plan(&server, &alice, "starter").await;
+    let (status, created) = schedule(&server, &alice, id, json!({"cron": "0 3 * * *"})).await;
+    assert_eq!(status, 201, "{created}");
+    let schedule_id = created["data"]["id"].as_i64().expect("id");
+    let run = trigger(&server, &alice, id, schedule_id).await;
+    assert_eq!(run["run"]["queued"], 2, "{run}");
+    assert_eq!(run["run"]["status"], "failed", "{run}");
+    assert_eq!(run["run"]["error"]["code"], "insufficient_credits", "{run}");
+    let (status, usage) = alice.get(&server, "/v1/usage").await;
+    assert_eq!(status, 200);
+    assert_eq!(usage["data"]["credits"]["remaining"], 0, "{usage}");
+    let pending: Vec<String> = server
+        .query_strings(&format!(
+            "SELECT object_key FROM connector_objects WHERE connector_id = {id} ORDER BY object_key"
+        ))
+        .await;
+    assert_eq!(
+        pending,
+        vec!["0.txt", "1.txt"],
+        "the third waits for the next run"
+    );
+}
