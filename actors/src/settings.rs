@@ -386,7 +386,7 @@ pub struct ConnectorsSettings {
     pub max_retries: usize,
     /// How often the scheduler looks for schedules whose cron has fired, in seconds.
     pub schedule_poll_seconds: u64,
-    /// Objects one sync lists at most; the rest wait for the next run.
+    /// New object versions one sync takes at most; the rest wait for the next run.
     pub max_objects_per_sync: usize,
 }
 

@@ -116,6 +116,23 @@ async fn the_connection_test_names_each_failure_and_logs_no_secret() {
     assert_eq!(outcome["code"], "unreachable", "{outcome}");
     assert!(outcome["message"].as_str().is_some_and(|m| !m.is_empty()));
 
+    // It accepts the connection and never answers: `timeout` once connectors.request_timeout_ms passes.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let silent_port = silent.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().take(4) {
+            held.push(stream);
+        }
+        std::thread::sleep(Duration::from_secs(60));
+    });
+    let mut body = s3.connector("silent", "gelen", None);
+    body["config"]["endpoint"] = json!(format!("http://127.0.0.1:{silent_port}"));
+    let id = connector(&server, &alice, body).await;
+    let outcome = test_connection(&server, &alice, id).await;
+    assert_eq!(outcome["ok"], false);
+    assert_eq!(outcome["code"], "timeout", "{outcome}");
+
     // Another tenant cannot test Alice's connector.
     let bob = tenant(&server, "bob-conntest@example.com").await;
     let (status, body) = call(
@@ -257,6 +274,19 @@ async fn source_mode_fetches_checks_and_queues_objects_of_each_provider() {
         assert_eq!(status, 400, "{body}");
         assert_eq!(body["code"], "reprocess_not_local");
     }
+    // The fetched copies went once their documents were processed.
+    let copies = server
+        .data_dir
+        .path()
+        .join(format!("blobs/tenants/{}/uploads", alice.tenant_id));
+    let left = std::fs::read_dir(&copies).map_or(0, |entries| entries.count());
+    assert_eq!(
+        left,
+        0,
+        "copies of connector objects left in {}",
+        copies.display()
+    );
+
     // An unknown connector, and a source without keys.
     let (status, body) = call(
         &server,
@@ -400,6 +430,15 @@ async fn schedules_follow_the_plan_and_syncs_queue_each_version_once() {
     assert_eq!(third["run"]["skipped"], 2, "{third}");
     let fourth = trigger(&server, &alice, id, schedule_id).await;
     assert_eq!(fourth["run"]["queued"], 0, "{fourth}");
+    let metrics = server.get("/metrics").await.text().await.expect("metrics");
+    for line in [
+        "docsieve_connector_syncs_total{outcome=\"succeeded\"} 4",
+        "docsieve_connector_objects_queued_total{type=\"s3\"} 5",
+        "docsieve_connector_objects_skipped_total{type=\"s3\"} 9",
+    ] {
+        assert!(metrics.contains(line), "{line} not in /metrics");
+    }
+    assert!(metrics.contains("docsieve_connector_bytes_fetched_total{type=\"s3\"}"));
 
     let (status, runs) = alice
         .get(

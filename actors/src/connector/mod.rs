@@ -411,24 +411,39 @@ impl Connector {
         }
     }
 
-    /// Up to `max` objects under `prefix` (the whole bucket without one), in the provider's order.
+    /// The objects under `prefix` (the whole bucket without one), in the provider's order, page by
+    /// page as they are read.
+    pub fn listing(
+        &self,
+        prefix: Option<&str>,
+    ) -> futures_util::stream::BoxStream<'static, Result<ObjectMeta, ConnectorError>> {
+        let prefix = prefix.map(|p| Path::from(p.trim_matches('/')));
+        let kind = self.kind.clone();
+        self.store
+            .list(prefix.as_ref())
+            .map(move |item| {
+                let meta = item.map_err(|error| classify(&error, Operation::List))?;
+                metrics::counter!(names::CONNECTOR_OBJECTS_LISTED_TOTAL, "type" => kind.clone())
+                    .increment(1);
+                Ok(meta)
+            })
+            .boxed()
+    }
+
+    /// Up to `max` objects under `prefix`.
     pub async fn list(
         &self,
         prefix: Option<&str>,
         max: usize,
     ) -> Result<Vec<ObjectMeta>, ConnectorError> {
-        let prefix = prefix.map(|p| Path::from(p.trim_matches('/')));
-        let mut stream = self.store.list(prefix.as_ref());
+        let mut listing = self.listing(prefix);
         let mut objects = Vec::new();
-        while let Some(item) = stream.next().await {
-            let meta = item.map_err(|error| classify(&error, Operation::List))?;
-            objects.push(meta);
-            if objects.len() >= max {
-                break;
+        while objects.len() < max {
+            match listing.next().await {
+                Some(meta) => objects.push(meta?),
+                None => break,
             }
         }
-        metrics::counter!(names::CONNECTOR_OBJECTS_LISTED_TOTAL, "type" => self.kind.clone())
-            .increment(objects.len() as u64);
         Ok(objects)
     }
 

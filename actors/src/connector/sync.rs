@@ -4,6 +4,7 @@
 //! a trigger during a cron run): the claim on each object version lets only one of them queue it.
 
 use chrono::{DateTime, Utc};
+use futures_util::StreamExt;
 
 use super::ingest::{fetch_document, process_job, Fetched};
 use super::{Connector, ConnectorServices};
@@ -110,19 +111,21 @@ async fn sync_objects(
 ) -> Result<SyncOutcome, StoreError> {
     let store = &services.store;
     let mut outcome = SyncOutcome::default();
-    let objects = match connector
-        .list(prefix, services.settings.max_objects_per_sync)
-        .await
-    {
-        Ok(objects) => objects,
-        Err(error) => {
-            outcome.error = Some((error.code.as_str().to_string(), error.message));
-            return Ok(outcome);
-        }
-    };
-    outcome.listed = objects.len() as i64;
+    // The listing goes on past the versions taken before; at most `max_objects_per_sync` new ones are
+    // taken per run, the rest by the next.
+    let mut listing = connector.listing(prefix);
+    let mut taken = 0;
     let kind = connector.kind.clone();
-    for meta in objects {
+    while taken < services.settings.max_objects_per_sync {
+        let meta = match listing.next().await {
+            Some(Ok(meta)) => meta,
+            Some(Err(error)) => {
+                outcome.error = Some((error.code.as_str().to_string(), error.message));
+                break;
+            }
+            None => break,
+        };
+        outcome.listed += 1;
         let key = meta.location.to_string();
         let etag = version(&meta);
         let object = ObjectVersion {
@@ -140,6 +143,7 @@ async fn sync_objects(
                 .increment(1);
             continue;
         }
+        taken += 1;
         let document = match fetch_document(services, connector, &key).await {
             Ok(Fetched::Document(document)) => document,
             Ok(Fetched::Refused(refusal)) => {

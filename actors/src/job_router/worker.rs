@@ -504,7 +504,16 @@ impl Dispatcher {
             )
             .await?
         {
-            Some(execution_id) => Ok((execution_id, meta, (pages, document.size_bytes))),
+            Some(execution_id) => {
+                // An object fetched from a connector is not kept once it is processed (the
+                // connector holds it; reprocessing it is `reprocess_not_local`).
+                if document.source == "connector" {
+                    if let Err(error) = services.blobs.delete(&document.blob_key).await {
+                        tracing::warn!(%error, document_id = document.id, "cannot delete the processed copy of a connector object");
+                    }
+                }
+                Ok((execution_id, meta, (pages, document.size_bytes)))
+            }
             None => Err(Finish::LeaseLost),
         }
     }

@@ -187,9 +187,20 @@ impl Logic for Scheduler {
 
     fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
         if let Some(services) = self.connectors.clone() {
-            // The first look right away: it runs the firings missed while no process ran.
+            // The first look right away: it ends the syncs a stopped process left running and runs the
+            // firings missed while no process ran.
             let first = services.clone();
             actix::spawn(async move {
+                let now = first.clock.now();
+                let stale = now - chrono::Duration::minutes(crate::store::STALE_CLAIM_MINUTES);
+                match first.store.interrupt_stale_runs(stale, now).await {
+                    Ok(0) => {}
+                    Ok(ended) => tracing::warn!(
+                        ended,
+                        "syncs left running by a stopped process marked interrupted"
+                    ),
+                    Err(error) => tracing::warn!(%error, "cannot end the syncs left running"),
+                }
                 run_due_schedules(&first).await;
             });
             let slot = self.cron.clone();

@@ -49,7 +49,7 @@ pub use queue::{
 };
 pub use schedules::{
     NewSchedule, ObjectFate, ObjectVersion, ScheduleError, ScheduleRecord, SyncOutcome,
-    SyncRunRecord,
+    SyncRunRecord, STALE_CLAIM_MINUTES,
 };
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};

@@ -9,6 +9,10 @@ use sea_orm::{ConnectionTrait, QueryResult, TransactionTrait};
 
 use super::{PageRequest, Store, StoreError};
 
+/// How old a claim on an object version must be before another sync may take it over (its sync died
+/// between the claim and the queueing: fetches are bounded by `connectors.request_timeout_ms`).
+pub const STALE_CLAIM_MINUTES: i64 = 30;
+
 /// One schedule as stored.
 #[derive(Clone, Debug)]
 pub struct ScheduleRecord {
@@ -353,6 +357,25 @@ impl Store {
         run_from(&row)
     }
 
+    /// Ends the syncs still `running` that started before `before` (their process stopped): failed with
+    /// `interrupted`. Returns how many.
+    pub async fn interrupt_stale_runs(
+        &self,
+        before: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let ended = self
+            .connection()
+            .execute(self.statement(
+                "UPDATE sync_runs SET status = 'failed', error_code = 'interrupted', \
+                 error_message = 'the process running this sync stopped before it finished', finished_at = ? \
+                 WHERE status = 'running' AND started_at < ?",
+                vec![now.into(), before.into()],
+            ))
+            .await?;
+        Ok(ended.rows_affected())
+    }
+
     pub async fn sync_runs_page(
         &self,
         tenant_id: i64,
@@ -369,7 +392,8 @@ impl Store {
         .await
     }
 
-    /// Claims an object version for a sync: true when no sync took it before.
+    /// Claims an object version for a sync: true when no sync took it before, or when the sync that
+    /// claimed it stopped (a crash) before queuing or rejecting it, `STALE_CLAIM_MINUTES` ago.
     pub async fn claim_object(
         &self,
         (tenant_id, connector_id): (i64, i64),
@@ -383,7 +407,9 @@ impl Store {
             .execute(self.statement(
                 "INSERT INTO connector_objects (tenant_id, connector_id, object_key, etag, size_bytes, status, \
                  sync_run_id, created_at) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?) \
-                 ON CONFLICT (connector_id, object_key, etag) DO NOTHING",
+                 ON CONFLICT (connector_id, object_key, etag) DO UPDATE SET sync_run_id = excluded.sync_run_id, \
+                 created_at = excluded.created_at \
+                 WHERE connector_objects.status = 'claimed' AND connector_objects.created_at < ?",
                 vec![
                     tenant_id.into(),
                     connector_id.into(),
@@ -392,6 +418,7 @@ impl Store {
                     size.into(),
                     run_id.into(),
                     now.into(),
+                    (now - chrono::Duration::minutes(STALE_CLAIM_MINUTES)).into(),
                 ],
             ))
             .await?;
@@ -443,5 +470,97 @@ impl Store {
             ))
             .await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+
+    use super::*;
+    use crate::store::StoreSettings;
+
+    /// An object version is taken once; a claim whose sync died before settling it is taken over
+    /// after `STALE_CLAIM_MINUTES`, a settled one never.
+    #[tokio::test]
+    async fn object_versions_are_claimed_once_and_dead_claims_taken_over() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let settings = StoreSettings::sqlite_in(dir.path());
+        Store::migrate(&settings).await.expect("migrate");
+        let store = Store::connect(&settings).await.expect("connect");
+        let now = Utc::now();
+        let account = store
+            .create_account("claims@example.com", "hash", "token", now, now)
+            .await
+            .expect("account");
+        let tenant = account.tenant_id;
+        let connector = store
+            .create_connector(tenant, "s3", "c", &serde_json::json!({}), "sealed", now)
+            .await
+            .expect("connector");
+        let ids = (tenant, connector.id);
+        let run = store
+            .start_sync_run(tenant, connector.id, None, "manual", None, now)
+            .await
+            .expect("run");
+        let version = |key| ObjectVersion {
+            key,
+            etag: "e1",
+            size: 1,
+        };
+        assert!(store
+            .claim_object(ids, version("a"), run, now)
+            .await
+            .expect("claim"));
+        assert!(!store
+            .claim_object(ids, version("a"), run, now)
+            .await
+            .expect("again"));
+        // A new ETag is a new version.
+        let changed = ObjectVersion {
+            etag: "e2",
+            ..version("a")
+        };
+        assert!(store
+            .claim_object(ids, changed, run, now)
+            .await
+            .expect("changed"));
+        // The first claim's sync died: after the stale time another takes it over, once.
+        let later = now + Duration::minutes(STALE_CLAIM_MINUTES + 1);
+        assert!(store
+            .claim_object(ids, version("a"), run, later)
+            .await
+            .expect("over"));
+        assert!(!store
+            .claim_object(ids, version("a"), run, later)
+            .await
+            .expect("once"));
+        // A settled version stays taken.
+        store
+            .settle_object(connector.id, changed, &ObjectFate::Rejected)
+            .await
+            .expect("settle");
+        let much_later = later + Duration::days(1);
+        assert!(!store
+            .claim_object(ids, changed, run, much_later)
+            .await
+            .expect("settled"));
+        // A released one is free at once.
+        store
+            .release_object(connector.id, version("a"))
+            .await
+            .expect("release");
+        assert!(store
+            .claim_object(ids, version("a"), run, much_later)
+            .await
+            .expect("free"));
+        // The run left `running` is ended by the interrupted sweep.
+        assert_eq!(
+            store
+                .interrupt_stale_runs(later, later)
+                .await
+                .expect("sweep"),
+            1
+        );
     }
 }
