@@ -93,8 +93,20 @@ pub struct MailSettings {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LlmSettings {
+    /// Base URL of an OpenAI-compatible API, `/v1` included. Empty: the LLM is off.
     pub url: String,
+    /// The model asked (`model` of chat completions).
+    pub model: String,
+    /// Sent as `Authorization: Bearer`; empty: no header.
+    pub api_key: String,
+    /// Time limit of one call, in milliseconds.
     pub timeout_ms: u64,
+    /// Retries of a call that failed with a 5xx, a timeout or a refused connection.
+    pub max_retries: u32,
+    /// Wait before the first retry, doubled for each next one, in milliseconds.
+    pub retry_backoff_ms: u64,
+    /// Characters of a document's masked text sent at most (the rest is left out of the comparison).
+    pub max_input_chars: usize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -340,6 +352,18 @@ impl Settings {
             ));
         }
         check_url("llm.url", &self.llm.url, &["http", "https"])?;
+        if !self.llm.url.is_empty() && self.llm.model.trim().is_empty() {
+            return Err(invalid(
+                "llm.model: a model is required when llm.url is set".into(),
+            ));
+        }
+        if self.llm.timeout_ms == 0 || self.llm.max_retries > 10 || self.llm.max_input_chars < 1000
+        {
+            return Err(invalid(format!(
+                "llm: timeout_ms must be above 0, max_retries at most 10 and max_input_chars at least 1000 (got {}, {}, {})",
+                self.llm.timeout_ms, self.llm.max_retries, self.llm.max_input_chars
+            )));
+        }
         if !["text", "json"].contains(&self.log.format.as_str()) {
             return Err(invalid(format!(
                 "log.format must be \"text\" or \"json\", got \"{}\"",
@@ -435,6 +459,7 @@ impl Settings {
         hide(&mut copy.auth.internal_token);
         hide(&mut copy.auth.jwt_secret);
         hide(&mut copy.fine_tune.api_key);
+        hide(&mut copy.llm.api_key);
         copy.database.url = redact_url(&self.database_url());
         copy.redis.url = redact_url(&copy.redis.url);
         copy.mail.smtp_url = redact_url(&copy.mail.smtp_url);

@@ -30,6 +30,7 @@ pub enum ErrorKind {
     Validation,
     TooManyRequests,
     NotImplemented,
+    BadGateway,
     Unavailable,
     Internal,
 }
@@ -49,6 +50,7 @@ impl ErrorKind {
             ErrorKind::Validation => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
             ErrorKind::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            ErrorKind::BadGateway => StatusCode::BAD_GATEWAY,
             ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }

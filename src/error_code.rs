@@ -90,6 +90,7 @@ error_codes! {
     ExportFailed = "export_failed", [409], "the dataset could not be written in that format";
     PeriodAlreadyOpen = "period_already_open", [409], "the tenant has an open billing period: close it first";
     NoOpenPeriod = "no_open_period", [409], "the tenant has no open billing period";
+    ExecutionNotMasked = "execution_not_masked", [409], "the execution's result is not masked and its original is gone: only masked text may go to the LLM";
     ScheduleLimitReached = "schedule_limit_reached", [409], "the connector has as many schedules as the plan allows (the body says the limit)";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";
     LimitExceeded = "limit_exceeded", [413], "the document is past an extraction.limits bound";
@@ -111,10 +112,12 @@ error_codes! {
     ResendTooSoon = "resend_too_soon", [429], "a mail went to this address recently (see Retry-After)";
     InternalError = "internal_error", [500], "an internal error: quote the id in the message";
     NotImplemented = "not_implemented", [501], "a route of the interface whose feature is not in this build yet";
+    LlmBadResponse = "llm_bad_response", [502], "the LLM answered, but not with JSON of the asked shape; nothing was changed";
     Overloaded = "overloaded", [503], "an actor's mailbox is full (see Retry-After)";
     Timeout = "timeout", [503], "an actor did not answer in time (see Retry-After)";
     ActorUnavailable = "actor_unavailable", [503], "an actor is restarting (see Retry-After)";
     ExportMissing = "export_missing", [503], "an export file is being written again (see Retry-After)";
+    LlmUnavailable = "llm_unavailable", [503], "no LLM is configured (llm.url), or it is unreachable, timing out or failing; nothing was changed";
     FineTuneUnavailable = "fine_tune_unavailable", [503], "fine-tuning is off: no fine_tune.provider_url is configured";
 }
 

@@ -14,6 +14,7 @@ pub mod error_code;
 pub mod http;
 pub mod llm;
 pub mod mail;
+pub mod quality;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

@@ -22,7 +22,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::api::{self, ApiDoc, RouteTable};
 use crate::config::Settings;
 use crate::error::{ApiError, ErrorCode, ValidationDetail};
-use crate::llm::LlmProbe;
+use crate::llm::Llm;
 use crate::state::AppState;
 
 pub struct Application {
@@ -253,11 +253,7 @@ async fn open_state(
         clock.clone(),
     )
     .context("configuring redis (redis.url)")?;
-    let llm = LlmProbe::new(
-        &settings.llm.url,
-        Duration::from_millis(settings.llm.timeout_ms),
-    )
-    .context("configuring the LLM client (llm.url)")?;
+    let llm = Llm::new(&settings.llm).context("configuring the LLM client (llm.url)")?;
     let mailer = crate::mail::Mailer::start(&settings.mail, &settings.storage.data_dir)
         .context("configuring mail delivery (mail.smtp_url, mail.from)")?;
     let secrets = docsieve_actors::webhook_sender::signing::SecretBox::from_server_secret(

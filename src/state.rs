@@ -11,7 +11,7 @@ use docsieve_actors::system::ActorHandles;
 use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::config::Settings;
-use crate::llm::LlmProbe;
+use crate::llm::Llm;
 use crate::mail::Mailer;
 
 #[derive(Clone)]
@@ -23,7 +23,7 @@ pub struct AppState {
     pub clock: Clock,
     pub actors: ActorHandles,
     pub metrics: PrometheusHandle,
-    pub llm: LlmProbe,
+    pub llm: Llm,
     pub mailer: Mailer,
     /// What connector work needs (source-mode uploads, triggered syncs, connection tests).
     pub connectors: docsieve_actors::connector::ConnectorServices,

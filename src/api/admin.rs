@@ -153,12 +153,50 @@ not_yet!(
     "open-source metrics",
     |query: Query| period_query(&query)
 );
-not_yet!(
-    quality_cross_validate,
+/// Cross-validates an execution: its deterministic key-value fields and table columns against the
+/// LLM's reading of the same masked text (see the README for the formula); above 20 % disagreement
+/// the execution is flagged. The outcome is kept in `result_meta.cross_validation`.
+#[utoipa::path(
     post,
-    "/system/admin/quality/cross-validate",
-    "cross-validation"
-);
+    path = "/system/admin/quality/cross-validate",
+    tag = "admin",
+    request_body(content_type = "application/json", description = "`{\"execution_id\": 12}`"),
+    responses(
+        (status = 200, description = "`{execution_id, tenant_id, cross_validation: {delta, flag, threshold, counts {key_value, tabular, llm}, disagreements [{field, deterministic, llm}], model, at}}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody),
+        (status = 404, description = "`execution_not_found`", body = crate::error::ErrorBody),
+        (status = 409, description = "`execution_not_masked`: no original left and an unmasked result", body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 502, description = "`llm_bad_response`: the execution is unchanged", body = crate::error::ErrorBody),
+        (status = 503, description = "`llm_unavailable` (disabled, unreachable, timing out, failing): the execution is unchanged", body = crate::error::ErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[post("/system/admin/quality/cross-validate")]
+pub async fn quality_cross_validate(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let body: serde_json::Value = crate::validation::json_body(&body)?;
+    let Some(execution_id) = body
+        .get("execution_id")
+        .and_then(serde_json::Value::as_i64)
+        .filter(|id| *id > 0)
+    else {
+        return Err(ApiError::validation(vec![
+            crate::error::ValidationDetail::new(
+                "body",
+                "execution_id",
+                "execution_id is required: a positive integer",
+                "int_parsing",
+            ),
+        ]));
+    };
+    let outcome = crate::quality::cross_validate(&state, execution_id).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "data": outcome })))
+}
 not_yet!(
     quality_pii_precision,
     post,

@@ -84,12 +84,7 @@ pub async fn detail(
         .store
         .execution(auth.tenant_id, execution_id)
         .await?
-        .ok_or_else(|| {
-            ApiError::not_found(
-                ErrorCode::ExecutionNotFound,
-                format!("execution {execution_id} does not exist"),
-            )
-        })?;
+        .ok_or_else(|| not_found(execution_id))?;
     let mut view = execution_view(&execution);
     let result = match &execution.result_blob_key {
         Some(key) => match state.blobs.get(key).await {
@@ -101,6 +96,14 @@ pub async fn detail(
     };
     view["result"] = result;
     Ok(HttpResponse::Ok().json(json!({"data": view})))
+}
+
+/// 404 `execution_not_found`.
+pub(crate) fn not_found(execution_id: i64) -> ApiError {
+    ApiError::not_found(
+        ErrorCode::ExecutionNotFound,
+        format!("execution {execution_id} does not exist"),
+    )
 }
 
 /// This resource's routes.

@@ -203,7 +203,7 @@ async fn process_upload(
     })
 }
 
-fn process_error(error: ProcessError) -> ApiError {
+pub(crate) fn process_error(error: ProcessError) -> ApiError {
     match error {
         ProcessError::ExtractorUnavailable(error) | ProcessError::MaskerUnavailable(error) => {
             error.into()

@@ -101,7 +101,7 @@ pub async fn health(state: web::Data<AppState>) -> web::Json<Envelope<HealthRepo
     let healthy = database.status == "ok"
         && redis.status != "error"
         && blob_storage.status == "ok"
-        && llm.status != "error"
+        && llm.status != "unreachable"
         && actors_ok;
     let actors = actors
         .into_iter()

@@ -59,14 +59,14 @@ struct Provider {
     state: Arc<Mutex<State>>,
 }
 
-struct Request {
-    method: String,
-    path: String,
+pub(crate) struct Request {
+    pub(crate) method: String,
+    pub(crate) path: String,
     headers: HashMap<String, String>,
-    body: Vec<u8>,
+    pub(crate) body: Vec<u8>,
 }
 
-async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Request> {
+pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Request> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 16384];
     let head_end = loop {

@@ -16,6 +16,7 @@ mod fine_tune;
 mod hostile;
 mod jobs;
 mod process;
+mod quality;
 mod schemathesis;
 mod storage;
 mod system;

@@ -65,7 +65,7 @@ async fn health_reports_an_unreachable_llm_as_degraded() {
     .await;
     let (status, body) = server.get_json("/system/health").await;
     assert_eq!(status, 200);
-    assert_eq!(body["data"]["llm"]["status"], "error", "{body}");
+    assert_eq!(body["data"]["llm"]["status"], "unreachable", "{body}");
     assert_eq!(body["data"]["status"], "degraded");
 }
 

@@ -1,7 +1,7 @@
 //! Queries behind the admin quality endpoints.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde::Serialize;
 
 use super::entities::execution;
@@ -52,5 +52,38 @@ impl Store {
                 }
             })
             .collect())
+    }
+
+    /// Any tenant's execution (the admin quality routes).
+    pub async fn execution_any(
+        &self,
+        execution_id: i64,
+    ) -> Result<Option<execution::Model>, StoreError> {
+        Ok(execution::Entity::find_by_id(execution_id)
+            .one(self.connection())
+            .await?)
+    }
+
+    /// Keeps a cross-validation's outcome in the execution's `result_meta.cross_validation` and its
+    /// flag, in one statement.
+    pub async fn record_cross_validation(
+        &self,
+        execution: &execution::Model,
+        outcome: &serde_json::Value,
+        flag: bool,
+    ) -> Result<(), StoreError> {
+        let mut meta: serde_json::Value =
+            serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| serde_json::json!({}));
+        if !meta.is_object() {
+            meta = serde_json::json!({});
+        }
+        meta["cross_validation"] = outcome.clone();
+        self.connection()
+            .execute(self.statement(
+                "UPDATE executions SET result_meta = ?, cross_validation_flag = ? WHERE id = ?",
+                vec![meta.to_string().into(), flag.into(), execution.id.into()],
+            ))
+            .await?;
+        Ok(())
     }
 }
