@@ -159,6 +159,18 @@ impl ExtractionSettings {
     }
 }
 
+/// The `[compliance]` section: what the record of processing says about where data goes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComplianceSettings {
+    /// ISO country code of where this service runs.
+    pub service_country: String,
+    /// Host → ISO country code of recipients (webhook receivers, connector endpoints, the fine-tune
+    /// provider, the LLM); a host not listed is shown as of unknown country.
+    #[serde(default)]
+    pub recipient_countries: std::collections::BTreeMap<String, String>,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -179,6 +191,7 @@ pub struct Settings {
     pub fine_tune: FineTuneSettings,
     pub webhooks: WebhooksSettings,
     pub connectors: ConnectorsSettings,
+    pub compliance: ComplianceSettings,
     pub extraction: ExtractionSettings,
     pub actors: ActorsSettings,
     /// Deprecated keys found while loading, each with what to write instead (logged at start).

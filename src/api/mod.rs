@@ -6,6 +6,7 @@ pub mod audit;
 pub mod auth;
 pub mod billing;
 pub mod common;
+pub mod compliance;
 pub mod connectors;
 pub mod datasets;
 pub mod documents;
@@ -48,6 +49,7 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     webhooks::configure(cfg);
     connectors::configure(cfg);
     schedules::configure(cfg);
+    compliance::configure(cfg);
     team::configure(cfg);
     admin::configure(cfg);
     billing::configure(cfg);
@@ -161,7 +163,8 @@ impl Modify for SecuritySchemes {
         (name = "datasets", description = "Datasets built from executions and their exports in seven formats"),
         (name = "fine-tune", description = "Fine-tuning a model of an OpenAI-compatible provider on a ready dataset (pro and enterprise plans)"),
         (name = "webhooks", description = "Signed deliveries of job and dataset events, retries, delivery log"),
-        (name = "connectors", description = "Storage connectors: S3, Azure Blob, GCS (secrets sealed at rest, shown as ***)"),
+        (name = "connectors", description = "Storage connectors: S3, Azure Blob, GCS (secrets sealed at rest, shown as ***), their connection test, schedules and syncs"),
+        (name = "compliance", description = "The tenant's record of processing (GDPR Art. 30, KVKK's VERBİS inventory)"),
         (name = "audit", description = "The tenant's audit log"),
         (name = "admin", description = "Internal operations (billing periods, plans, storage cleanup, quality); X-Internal-Token required"),
         (name = "testing", description = "Fault injection and clock control; only with testing.enabled")

@@ -6,6 +6,7 @@
 mod accounts;
 mod audit;
 mod billing;
+mod compliance;
 mod connect;
 mod connectors;
 mod datasets;
@@ -33,6 +34,7 @@ pub use billing::{
     one_month_after, settled_metrics, ClosedPeriod, CreditError, CreditTotals, CycleReport,
     PeriodError, PeriodRecord, Settlement, ShortOfCredits,
 };
+pub use compliance::{Destinations, PiiCategory};
 pub use connect::StoreSettings;
 pub use connectors::ConnectorRecord;
 pub use datasets::{BuildInput, ExpiredExport, NewExport};

@@ -1,0 +1,115 @@
+//! What a tenant's record of processing is made of: the personal data its executions found, and
+//! where its data goes (webhooks, connectors, fine-tuning).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use sea_orm::ConnectionTrait;
+
+use super::{Store, StoreError};
+
+/// One type of personal data found in the tenant's documents.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PiiCategory {
+    #[serde(rename = "type")]
+    pub pii_type: String,
+    /// Values found (and masked when the execution was masked).
+    pub count: u64,
+    /// Executions that found at least one.
+    pub executions: u64,
+    pub first_seen: DateTime<Utc>,
+    pub last_seen: DateTime<Utc>,
+}
+
+/// Where the tenant's data goes, as stored.
+#[derive(Clone, Debug, Default)]
+pub struct Destinations {
+    pub webhook_urls: Vec<String>,
+    /// (type, public configuration) of each connector.
+    pub connectors: Vec<(String, serde_json::Value)>,
+    pub fine_tune_jobs: u64,
+}
+
+impl Store {
+    /// The personal data types the tenant's completed executions found, by type; read row by row,
+    /// so memory holds one row and the per-type totals.
+    pub async fn pii_categories(&self, tenant_id: i64) -> Result<Vec<PiiCategory>, StoreError> {
+        let rows = self
+            .connection()
+            .query_all(self.statement(
+                "SELECT result_meta, created_at FROM executions WHERE tenant_id = ? AND status = 'completed' ORDER BY id",
+                vec![tenant_id.into()],
+            ))
+            .await?;
+        let mut categories: BTreeMap<String, PiiCategory> = BTreeMap::new();
+        for row in rows {
+            let meta: String = row.try_get("", "result_meta")?;
+            let at: DateTime<Utc> = row.try_get("", "created_at")?;
+            let meta: serde_json::Value = serde_json::from_str(&meta).unwrap_or_default();
+            let Some(summary) = meta["pii_type_summary"].as_object() else {
+                continue;
+            };
+            for (pii_type, count) in summary {
+                let count = count.as_u64().unwrap_or(0);
+                if count == 0 {
+                    continue;
+                }
+                let entry = categories
+                    .entry(pii_type.clone())
+                    .or_insert_with(|| PiiCategory {
+                        pii_type: pii_type.clone(),
+                        count: 0,
+                        executions: 0,
+                        first_seen: at,
+                        last_seen: at,
+                    });
+                entry.count += count;
+                entry.executions += 1;
+                entry.first_seen = entry.first_seen.min(at);
+                entry.last_seen = entry.last_seen.max(at);
+            }
+        }
+        Ok(categories.into_values().collect())
+    }
+
+    /// The tenant's webhooks, connectors and fine-tune jobs, for its list of recipients.
+    pub async fn destinations(&self, tenant_id: i64) -> Result<Destinations, StoreError> {
+        let connection = self.connection();
+        let webhook_urls = connection
+            .query_all(self.statement(
+                "SELECT url FROM webhooks WHERE tenant_id = ? ORDER BY id",
+                vec![tenant_id.into()],
+            ))
+            .await?
+            .iter()
+            .map(|row| row.try_get::<String>("", "url"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let connectors = connection
+            .query_all(self.statement(
+                "SELECT connector_type, config_public FROM connectors WHERE tenant_id = ? ORDER BY id",
+                vec![tenant_id.into()],
+            ))
+            .await?
+            .iter()
+            .map(|row| {
+                let kind: String = row.try_get("", "connector_type")?;
+                let config: String = row.try_get("", "config_public")?;
+                Ok((kind, serde_json::from_str(&config).unwrap_or_default()))
+            })
+            .collect::<Result<Vec<_>, sea_orm::DbErr>>()?;
+        let fine_tune_jobs: i64 = connection
+            .query_one(self.statement(
+                "SELECT COUNT(*) AS n FROM fine_tune_jobs WHERE tenant_id = ?",
+                vec![tenant_id.into()],
+            ))
+            .await?
+            .map(|row| row.try_get("", "n"))
+            .transpose()?
+            .unwrap_or(0);
+        Ok(Destinations {
+            webhook_urls,
+            connectors,
+            fine_tune_jobs: fine_tune_jobs.max(0) as u64,
+        })
+    }
+}
