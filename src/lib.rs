@@ -9,6 +9,7 @@ pub mod auth;
 pub mod cli_extract;
 pub mod cli_mask;
 pub mod config;
+pub mod data_export;
 pub mod error;
 pub mod error_code;
 pub mod http;

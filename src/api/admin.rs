@@ -116,10 +116,6 @@ macro_rules! not_yet {
     };
 }
 
-fn tenant_path(tenant_id: &str) -> Result<(), ApiError> {
-    path_id(tenant_id, "tenant_id").map(|_| ())
-}
-
 fn period_query(query: &Query) -> Result<(), ApiError> {
     let mut violations = Violations::default();
     query.choice("period", "30d", &["7d", "30d", "90d"], &mut violations);
@@ -133,13 +129,78 @@ fn report_query(query: &Query) -> Result<(), ApiError> {
     violations.finish()
 }
 
-not_yet!(
-    tenant_data_export,
+/// Everything a tenant holds, as one ZIP (data-subject access): see `crate::data_export` for the files.
+#[utoipa::path(
     get,
-    "/system/admin/tenants/{tenant_id}/data-export",
-    "the tenant data export",
-    |tenant_id: web::Path<String>| tenant_path(&tenant_id)
-);
+    path = "/system/admin/tenants/{tenant_id}/data-export",
+    tag = "admin",
+    params(("tenant_id" = i64, Path, description = "Tenant id")),
+    responses(
+        (status = 200, description = "application/zip: manifest.json (every file with sha256 and bytes), account.json, api_keys.json, documents/<id>/original.<ext> and metadata.json, executions/<id>.json, datasets/<id>.jsonl and .json, webhooks.json, deliveries.jsonl, connectors.json, billing.json, audit.jsonl; no secrets or their digests", content_type = "application/zip"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody),
+        (status = 404, description = "`tenant_not_found`", body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[get("/system/admin/tenants/{tenant_id}/data-export")]
+pub async fn tenant_data_export(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+    tenant_id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let tenant_id = path_id(&tenant_id, "tenant_id")?;
+    let exists = state
+        .store
+        .rows_json("tenants", "id = ?", vec![tenant_id.into()], 1, 0)
+        .await?;
+    if exists.is_empty() {
+        return Err(ApiError::not_found(
+            crate::error::ErrorCode::TenantNotFound,
+            format!("tenant {tenant_id} does not exist"),
+        ));
+    }
+    let (scratch, size) = crate::data_export::export_tenant(&state, tenant_id)
+        .await
+        .map_err(|message| ApiError::internal(&std::io::Error::other(message)))?;
+    crate::accounts::audit(
+        &state,
+        super::billing::system_audit(
+            tenant_id,
+            "tenant_data_export",
+            serde_json::json!({"bytes": size}),
+        ),
+    )
+    .await;
+    let file = tokio::fs::File::open(&scratch.0)
+        .await
+        .map_err(|error| ApiError::internal(&error))?;
+    // The scratch file goes with the stream, deleted once it is sent (or the client leaves).
+    let body = futures_util::stream::unfold((file, scratch), |(mut file, scratch)| async move {
+        use tokio::io::AsyncReadExt;
+        let mut buffer = vec![0u8; 64 * 1024];
+        match file.read(&mut buffer).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buffer.truncate(n);
+                Some((
+                    Ok::<_, std::io::Error>(bytes::Bytes::from(buffer)),
+                    (file, scratch),
+                ))
+            }
+            Err(error) => Some((Err(error), (file, scratch))),
+        }
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("application/zip")
+        .insert_header((
+            actix_web::http::header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"tenant-{tenant_id}-export.zip\""),
+        ))
+        .insert_header((actix_web::http::header::CONTENT_LENGTH, size.to_string()))
+        .streaming(body))
+}
 not_yet!(
     oss_metrics_fetch,
     post,

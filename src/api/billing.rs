@@ -58,7 +58,11 @@ fn period_error(error: PeriodError) -> ApiError {
     }
 }
 
-fn system_audit(tenant_id: i64, action: &'static str, details: serde_json::Value) -> AuditRecord {
+pub(crate) fn system_audit(
+    tenant_id: i64,
+    action: &'static str,
+    details: serde_json::Value,
+) -> AuditRecord {
     AuditRecord {
         tenant_id: Some(tenant_id),
         actor_type: "system",

@@ -4,10 +4,31 @@
 use std::time::Duration;
 
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{json, Value};
 
-use crate::jobs::{corpus, tenant};
+use crate::jobs::{corpus, tenant, Tenant};
 use crate::support::{json_of, ServerOptions, TestServer};
+
+/// POSTs `body` as the tenant and checks it was created.
+pub(crate) async fn created(server: &TestServer, who: &Tenant, path: &str, body: Value) -> Value {
+    let (status, answer) = json_of(
+        server
+            .bearer(Method::POST, path, &who.token)
+            .json(&body)
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 201, "{path}: {answer}");
+    answer
+}
+
+/// An S3 connector in Frankfurt with `secret` as its key.
+pub(crate) fn s3_connector(secret: &str) -> Value {
+    json!({"type": "s3", "name": "arsiv", "config": {"bucket": "arsiv", "region": "eu-central-1",
+        "aws_access_key_id": "AKIA", "aws_secret_access_key": secret}})
+}
 
 #[tokio::test]
 async fn the_record_of_processing_lists_what_was_found_and_where_data_goes() {
@@ -31,28 +52,15 @@ async fn the_record_of_processing_lists_what_was_found_and_where_data_goes() {
         .wait_for(&server, &jobs, Duration::from_secs(60))
         .await;
     for url in ["https://hooks.example.com/in", "https://b.example.org/x"] {
-        let (status, body) = json_of(
-            server
-                .bearer(Method::POST, "/v1/webhooks", &alice.token)
-                .json(&json!({"url": url, "events": ["job.completed"]}))
-                .send()
-                .await
-                .expect("POST"),
+        created(
+            &server,
+            &alice,
+            "/v1/webhooks",
+            json!({"url": url, "events": ["job.completed"]}),
         )
         .await;
-        assert_eq!(status, 201, "{body}");
     }
-    let (status, body) = json_of(
-        server
-            .bearer(Method::POST, "/v1/connectors", &alice.token)
-            .json(&json!({"type": "s3", "name": "arsiv", "config": {"bucket": "arsiv",
-                "region": "eu-central-1", "aws_access_key_id": "AKIA", "aws_secret_access_key": "s"}}))
-            .send()
-            .await
-            .expect("POST"),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    created(&server, &alice, "/v1/connectors", s3_connector("s")).await;
 
     let (status, record) = alice.get(&server, "/v1/compliance/processing-record").await;
     assert_eq!(status, 200, "{record}");

@@ -11,6 +11,7 @@ mod cli_mask;
 mod compliance;
 mod config_cli;
 mod connectors;
+mod data_export;
 mod datasets;
 mod emulators;
 mod fine_tune;

@@ -112,4 +112,27 @@ impl Store {
             fine_tune_jobs: fine_tune_jobs.max(0) as u64,
         })
     }
+
+    /// One page of rows as JSON objects (every column, as the backend types it): `SELECT * FROM
+    /// {table} WHERE {condition} ORDER BY 1` (its first column, the id where it has one) with `params`, `limit` rows from `offset`. The tenant data
+    /// export reads each table of a tenant this way, page by page.
+    pub async fn rows_json(
+        &self,
+        table: &str,
+        condition: &str,
+        params: Vec<sea_orm::Value>,
+        limit: u64,
+        offset: u64,
+    ) -> Result<Vec<serde_json::Value>, StoreError> {
+        use sea_orm::FromQueryResult;
+        let mut values = params;
+        values.push((limit as i64).into());
+        values.push((offset as i64).into());
+        Ok(sea_orm::JsonValue::find_by_statement(self.statement(
+            &format!("SELECT * FROM {table} WHERE {condition} ORDER BY 1 LIMIT ? OFFSET ?"),
+            values,
+        ))
+        .all(self.connection())
+        .await?)
+    }
 }
