@@ -159,6 +159,32 @@ impl ExtractionSettings {
     }
 }
 
+/// One source of `[oss_metrics] sources`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OssSource {
+    /// `crates_io`, `pypi`, `npm` or `github`.
+    pub kind: String,
+    /// The crate, package, npm package or `owner/repo`.
+    pub name: String,
+}
+
+/// The `[oss_metrics]` section: the sources `POST /system/admin/oss-metrics/fetch` reads, and the base
+/// URL of each kind's public API.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OssMetricsSettings {
+    #[serde(default)]
+    pub sources: Vec<OssSource>,
+    pub crates_io_url: String,
+    pub pypi_url: String,
+    pub npm_url: String,
+    pub npm_downloads_url: String,
+    pub github_url: String,
+    /// Time limit of each request, in milliseconds.
+    pub timeout_ms: u64,
+}
+
 /// The `[compliance]` section: what the record of processing says about where data goes.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -192,6 +218,7 @@ pub struct Settings {
     pub webhooks: WebhooksSettings,
     pub connectors: ConnectorsSettings,
     pub compliance: ComplianceSettings,
+    pub oss_metrics: OssMetricsSettings,
     pub extraction: ExtractionSettings,
     pub actors: ActorsSettings,
     /// Deprecated keys found while loading, each with what to write instead (logged at start).
@@ -434,6 +461,31 @@ impl Settings {
         self.billing.validate().map_err(invalid)?;
         self.fine_tune.validate().map_err(invalid)?;
         self.connectors.validate().map_err(invalid)?;
+        for source in &self.oss_metrics.sources {
+            if !["crates_io", "pypi", "npm", "github"].contains(&source.kind.as_str()) {
+                return Err(invalid(format!(
+                    "oss_metrics.sources: kind '{}' is not one of crates_io, pypi, npm, github",
+                    source.kind
+                )));
+            }
+            if source.name.trim().is_empty() {
+                return Err(invalid(
+                    "oss_metrics.sources: a source without a name".into(),
+                ));
+            }
+        }
+        for (key, value) in [
+            ("oss_metrics.crates_io_url", &self.oss_metrics.crates_io_url),
+            ("oss_metrics.pypi_url", &self.oss_metrics.pypi_url),
+            ("oss_metrics.npm_url", &self.oss_metrics.npm_url),
+            (
+                "oss_metrics.npm_downloads_url",
+                &self.oss_metrics.npm_downloads_url,
+            ),
+            ("oss_metrics.github_url", &self.oss_metrics.github_url),
+        ] {
+            check_url(key, value, &["http", "https"])?;
+        }
         check_url(
             "fine_tune.provider_url",
             &self.fine_tune.provider_url,

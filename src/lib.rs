@@ -15,6 +15,7 @@ pub mod error_code;
 pub mod http;
 pub mod llm;
 pub mod mail;
+pub mod oss_metrics;
 pub mod quality;
 pub mod startup;
 pub mod state;

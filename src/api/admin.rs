@@ -116,12 +116,6 @@ macro_rules! not_yet {
     };
 }
 
-fn period_query(query: &Query) -> Result<(), ApiError> {
-    let mut violations = Violations::default();
-    query.choice("period", "30d", &["7d", "30d", "90d"], &mut violations);
-    violations.finish()
-}
-
 fn report_query(query: &Query) -> Result<(), ApiError> {
     let mut violations = Violations::default();
     query.optional_int("tenant_id", 1, i64::MAX, &mut violations);
@@ -201,19 +195,117 @@ pub async fn tenant_data_export(
         .insert_header((actix_web::http::header::CONTENT_LENGTH, size.to_string()))
         .streaming(body))
 }
-not_yet!(
-    oss_metrics_fetch,
+/// Reads every source of `oss_metrics.sources` and stores a snapshot of each (a failing source is
+/// stored with its error; the others still are).
+#[utoipa::path(
     post,
-    "/system/admin/oss-metrics/fetch",
-    "open-source metrics collection"
-);
-not_yet!(
-    oss_metrics,
+    path = "/system/admin/oss-metrics/fetch",
+    tag = "admin",
+    responses(
+        (status = 200, description = "`{fetched_at, snapshots: [{kind, name, downloads, stars, forks, open_issues, latest_version, error}]}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[post("/system/admin/oss-metrics/fetch")]
+pub async fn oss_metrics_fetch(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let snapshots = crate::oss_metrics::fetch_all(&state.settings.oss_metrics).await;
+    let now = state.clock.now();
+    for snapshot in &snapshots {
+        state
+            .store
+            .record_oss_snapshot(
+                (&snapshot.kind, &snapshot.name),
+                (
+                    snapshot.downloads,
+                    snapshot.stars,
+                    snapshot.forks,
+                    snapshot.open_issues,
+                ),
+                snapshot.latest_version.as_deref(),
+                snapshot.error.as_deref(),
+                now,
+            )
+            .await?;
+    }
+    Ok(HttpResponse::Ok().json(serde_json::json!({"data": {
+        "fetched_at": docsieve_actors::clock::rfc3339(now),
+        "snapshots": snapshots,
+    }})))
+}
+
+/// The latest snapshot of each source and its trend over the period.
+#[utoipa::path(
     get,
-    "/system/admin/oss-metrics",
-    "open-source metrics",
-    |query: Query| period_query(&query)
-);
+    path = "/system/admin/oss-metrics",
+    tag = "admin",
+    params(("period" = Option<String>, Query, description = "`7d`, `30d` (default) or `90d`")),
+    responses(
+        (status = 200, description = "`{period, sources: [{kind, name, latest, change {downloads, stars, forks, open_issues}, daily [{day, downloads, stars, forks, open_issues}]}]}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[get("/system/admin/oss-metrics")]
+pub async fn oss_metrics(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let period = query.choice("period", "30d", &["7d", "30d", "90d"], &mut violations);
+    violations.finish()?;
+    let days: i64 = period.trim_end_matches('d').parse().unwrap_or(30);
+    let since = state.clock.now() - chrono::Duration::days(days);
+    let mut rows: Vec<serde_json::Value> = Vec::new();
+    let mut offset = 0;
+    loop {
+        let page = state
+            .store
+            .rows_json(
+                "oss_metric_snapshots",
+                "fetched_at >= ?",
+                vec![since.into()],
+                1000,
+                offset,
+            )
+            .await?;
+        let count = page.len() as u64;
+        rows.extend(page);
+        if count < 1000 {
+            break;
+        }
+        offset += 1000;
+    }
+    let mut by_source: std::collections::BTreeMap<(String, String), Vec<serde_json::Value>> =
+        std::collections::BTreeMap::new();
+    for row in rows {
+        let key = (
+            row["kind"].as_str().unwrap_or_default().to_string(),
+            row["name"].as_str().unwrap_or_default().to_string(),
+        );
+        by_source.entry(key).or_default().push(row);
+    }
+    let sources: Vec<serde_json::Value> = by_source
+        .into_iter()
+        .map(|((kind, name), rows)| {
+            let mut trend = crate::oss_metrics::trend(&rows);
+            trend["kind"] = kind.into();
+            trend["name"] = name.into();
+            trend
+        })
+        .collect();
+    Ok(
+        HttpResponse::Ok()
+            .json(serde_json::json!({"data": {"period": period, "sources": sources}})),
+    )
+}
 /// Cross-validates an execution: its deterministic key-value fields and table columns against the
 /// LLM's reading of the same masked text (see the README for the formula); above 20 % disagreement
 /// the execution is flagged. The outcome is kept in `result_meta.cross_validation`.

@@ -66,6 +66,44 @@ pub(crate) struct Request {
     pub(crate) body: Vec<u8>,
 }
 
+/// A local HTTP stand-in: each request is answered by `answer` with a status and a JSON body, or held
+/// unanswered for ten seconds when it returns None (a peer that is too slow). Returns
+/// `http://127.0.0.1:<port>`.
+pub(crate) async fn stand_in<F>(answer: F) -> String
+where
+    F: Fn(Request) -> Option<(u16, String)> + Send + Sync + 'static,
+{
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("address"));
+    let answer = Arc::new(answer);
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let Some(request) = read_request(&mut socket).await else {
+                    return;
+                };
+                let Some((status, body)) = answer(request) else {
+                    tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+                    return;
+                };
+                let response = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(response.as_bytes()).await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    url
+}
+
 pub(crate) async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Request> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 16384];

@@ -17,6 +17,7 @@ mod emulators;
 mod fine_tune;
 mod hostile;
 mod jobs;
+mod oss_metrics;
 mod process;
 mod quality;
 mod schemathesis;

@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::{json, Value};
-use tokio::io::AsyncWriteExt;
 
-use crate::fine_tune::read_request;
+use crate::fine_tune::stand_in;
 use crate::jobs::{corpus, planted, tenant};
 use crate::support::{json_of, ServerOptions, TestServer};
 
@@ -36,59 +35,34 @@ struct StandIn {
 
 impl StandIn {
     async fn start() -> StandIn {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let url = format!("http://{}/v1", listener.local_addr().expect("address"));
         let script = Arc::new(Mutex::new(Script::Status(500)));
         let seen = Arc::new(Mutex::new(Seen::default()));
         let (shared_script, shared_seen) = (script.clone(), seen.clone());
-        tokio::spawn(async move {
-            loop {
-                let Ok((mut socket, _)) = listener.accept().await else {
-                    return;
-                };
-                let (script, seen) = (shared_script.clone(), shared_seen.clone());
-                tokio::spawn(async move {
-                    let Some(request) = read_request(&mut socket).await else {
-                        return;
-                    };
-                    let (status, body) = if request.path.starts_with("/v1/models") {
-                        (
-                            200,
-                            json!({"object": "list", "data": [{"id": "stand-in"}]}).to_string(),
-                        )
-                    } else {
-                        let mut seen = seen.lock().expect("seen");
-                        seen.completions += 1;
-                        seen.bodies
-                            .push(String::from_utf8_lossy(&request.body).to_string());
-                        let script = script.lock().expect("script").clone();
-                        match script {
-                            Script::Content(content) => (
-                                200,
-                                json!({"id": "c1", "object": "chat.completion",
-                                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
-                                .to_string(),
-                            ),
-                            Script::Status(status) => (status, "{\"error\": {\"message\": \"scripted\"}}".into()),
-                            Script::Slow => (0, String::new()),
-                        }
-                    };
-                    if status == 0 {
-                        tokio::time::sleep(Duration::from_secs(10)).await;
-                        return;
-                    }
-                    let response = format!(
-                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                        body.len()
-                    );
-                    let _ = socket.write_all(response.as_bytes()).await;
-                    let _ = socket.shutdown().await;
-                });
+        let base = stand_in(move |request| {
+            if request.path.starts_with("/v1/models") {
+                return Some((200, json!({"object": "list", "data": [{"id": "stand-in"}]}).to_string()));
             }
-        });
-        StandIn { url, script, seen }
+            let mut seen = shared_seen.lock().expect("seen");
+            seen.completions += 1;
+            seen.bodies
+                .push(String::from_utf8_lossy(&request.body).to_string());
+            match shared_script.lock().expect("script").clone() {
+                Script::Content(content) => Some((
+                    200,
+                    json!({"id": "c1", "object": "chat.completion",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+                    .to_string(),
+                )),
+                Script::Status(status) => Some((status, "{\"error\": {\"message\": \"scripted\"}}".into())),
+                Script::Slow => None,
+            }
+        })
+        .await;
+        StandIn {
+            url: format!("{base}/v1"),
+            script,
+            seen,
+        }
     }
 
     fn set(&self, script: Script) {

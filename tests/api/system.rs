@@ -143,7 +143,7 @@ async fn admin_routes_check_the_internal_token() {
     // A route whose feature is not in this build yet says so.
     let (status, body) = json_of(
         server
-            .internal(Method::POST, "/system/admin/oss-metrics/fetch")
+            .internal(Method::POST, "/system/admin/quality/pii-precision")
             .send()
             .await
             .expect("POST"),

@@ -135,4 +135,38 @@ impl Store {
         .all(self.connection())
         .await?)
     }
+
+    /// Stores one open-source metric snapshot.
+    pub async fn record_oss_snapshot(
+        &self,
+        (kind, name): (&str, &str),
+        (downloads, stars, forks, open_issues): (
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+        ),
+        latest_version: Option<&str>,
+        error: Option<&str>,
+        fetched_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.connection()
+            .execute(self.statement(
+                "INSERT INTO oss_metric_snapshots (kind, name, downloads, stars, forks, open_issues, \
+                 latest_version, error, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                vec![
+                    kind.into(),
+                    name.into(),
+                    downloads.into(),
+                    stars.into(),
+                    forks.into(),
+                    open_issues.into(),
+                    latest_version.map(str::to_string).into(),
+                    error.map(str::to_string).into(),
+                    fetched_at.into(),
+                ],
+            ))
+            .await?;
+        Ok(())
+    }
 }
