@@ -145,11 +145,7 @@ pub async fn tenant_data_export(
     tenant_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let tenant_id = path_id(&tenant_id, "tenant_id")?;
-    let exists = state
-        .store
-        .rows_json("tenants", "id = ?", vec![tenant_id.into()], 1, 0)
-        .await?;
-    if exists.is_empty() {
+    if state.store.tenant_by_id(tenant_id).await?.is_none() {
         return Err(ApiError::not_found(
             crate::error::ErrorCode::TenantNotFound,
             format!("tenant {tenant_id} does not exist"),

@@ -75,7 +75,8 @@ const TYPES: [(&str, &[Field]); 3] = [
     ),
 ];
 
-fn problem(field: &str, message: impl Into<String>, kind: &str) -> ValidationDetail {
+/// A problem with the body's `field` (also the schedules' body).
+pub(crate) fn problem(field: &str, message: impl Into<String>, kind: &str) -> ValidationDetail {
     ValidationDetail::new("body", field, message, kind)
 }
 

@@ -11,7 +11,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
-use crate::api::connectors::found;
+use crate::api::connectors::{found, problem};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
@@ -61,10 +61,6 @@ fn not_found(schedule_id: i64) -> ApiError {
         ErrorCode::ScheduleNotFound,
         format!("schedule {schedule_id} does not exist on this connector"),
     )
-}
-
-fn problem(field: &str, message: impl Into<String>, kind: &str) -> ValidationDetail {
-    ValidationDetail::new("body", field, message, kind)
 }
 
 /// An optional string field: trimmed, None when absent or empty, a problem when too long or not text.

@@ -447,14 +447,6 @@ impl Connector {
         Ok(objects)
     }
 
-    /// The object's size and ETag.
-    pub async fn head(&self, key: &str) -> Result<ObjectMeta, ConnectorError> {
-        self.store
-            .head(&object_path(key)?)
-            .await
-            .map_err(|error| classify(&error, Operation::Read(key)))
-    }
-
     /// The first `max` bytes of an object.
     async fn read_head(&self, key: &str, max: u64) -> Result<Bytes, ConnectorError> {
         let options = GetOptions {

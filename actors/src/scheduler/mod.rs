@@ -50,9 +50,23 @@ fn due_firing(
 ) -> Option<chrono::DateTime<chrono::Utc>> {
     let cron = crate::cron::Schedule::parse(&schedule.cron).ok()?;
     let since = schedule.last_due_at.unwrap_or(schedule.created_at);
+    // Not due: one step of the cron (the common case, every pass, for every schedule).
+    if cron.next_after(since).is_none_or(|next| next > now) {
+        return None;
+    }
     // Only the latest missed firing runs: a process down for a week runs a schedule once, not 168 times.
-    let due = cron.latest_at_or_before(now, now - since + chrono::Duration::minutes(1))?;
-    (due > since).then_some(due)
+    // It is looked for in growing windows, so a schedule paused for months that fires every minute is
+    // not walked minute by minute.
+    let windows = [
+        chrono::Duration::hours(1),
+        chrono::Duration::days(1),
+        chrono::Duration::days(32),
+        now - since,
+    ];
+    windows
+        .into_iter()
+        .find_map(|window| cron.latest_at_or_before(now, window.min(now - since)))
+        .filter(|due| *due > since)
 }
 
 /// Runs the sync of every schedule whose firing is due and that this process claims first.
@@ -218,5 +232,55 @@ impl Logic for Scheduler {
         ctx.run_interval(every, move |_, _| {
             actix::spawn(cleanup_exports(services.clone()));
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, TimeZone, Utc};
+
+    use super::*;
+
+    fn schedule(cron: &str, since: chrono::DateTime<Utc>) -> ScheduleRecord {
+        ScheduleRecord {
+            id: 1,
+            tenant_id: 1,
+            connector_id: 1,
+            name: None,
+            cron: cron.to_string(),
+            prefix: None,
+            enabled: true,
+            last_run_at: None,
+            last_due_at: Some(since),
+            created_at: since,
+        }
+    }
+
+    #[test]
+    fn only_the_latest_missed_firing_is_due_and_a_taken_one_is_not() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 27, 17, 12, 30)
+            .single()
+            .expect("time");
+        // Paused for three months, firing every minute: the latest minute.
+        let due = due_firing(&schedule("* * * * *", now - Duration::days(90)), now);
+        assert_eq!(due, Utc.with_ymd_and_hms(2026, 11, 27, 17, 12, 0).single());
+        // Daily at 03:00, last run two days ago: today's 03:00.
+        let daily = schedule("0 3 * * *", now - Duration::days(2));
+        let due = due_firing(&daily, now).expect("due");
+        assert_eq!(
+            due,
+            Utc.with_ymd_and_hms(2026, 11, 27, 3, 0, 0)
+                .single()
+                .expect("time")
+        );
+        // Once that firing is taken, nothing more is due.
+        assert_eq!(due_firing(&schedule("0 3 * * *", due), now), None);
+        // A yearly cron missed for a year and a half.
+        let yearly = schedule("0 0 1 1 *", now - Duration::days(550));
+        assert_eq!(
+            due_firing(&yearly, now),
+            Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).single()
+        );
     }
 }

@@ -31,45 +31,54 @@ pub struct Destinations {
 }
 
 impl Store {
-    /// The personal data types the tenant's completed executions found, by type; read row by row,
-    /// so memory holds one row and the per-type totals.
+    /// The personal data types the tenant's completed executions found, by type; read a page of rows
+    /// at a time, so memory holds one page and the per-type totals.
     pub async fn pii_categories(&self, tenant_id: i64) -> Result<Vec<PiiCategory>, StoreError> {
-        let rows = self
-            .connection()
-            .query_all(self.statement(
-                "SELECT result_meta, created_at FROM executions WHERE tenant_id = ? AND status = 'completed' ORDER BY id",
-                vec![tenant_id.into()],
-            ))
-            .await?;
+        const PAGE: u64 = 1000;
         let mut categories: BTreeMap<String, PiiCategory> = BTreeMap::new();
-        for row in rows {
-            let meta: String = row.try_get("", "result_meta")?;
-            let at: DateTime<Utc> = row.try_get("", "created_at")?;
-            let meta: serde_json::Value = serde_json::from_str(&meta).unwrap_or_default();
-            let Some(summary) = meta["pii_type_summary"].as_object() else {
-                continue;
-            };
-            for (pii_type, count) in summary {
-                let count = count.as_u64().unwrap_or(0);
-                if count == 0 {
+        let mut offset = 0;
+        loop {
+            let rows = self
+                .connection()
+                .query_all(self.statement(
+                    "SELECT result_meta, created_at FROM executions WHERE tenant_id = ? AND status = 'completed' \
+                     ORDER BY id LIMIT ? OFFSET ?",
+                    vec![tenant_id.into(), (PAGE as i64).into(), (offset as i64).into()],
+                ))
+                .await?;
+            let count = rows.len() as u64;
+            for row in rows {
+                let meta: String = row.try_get("", "result_meta")?;
+                let at: DateTime<Utc> = row.try_get("", "created_at")?;
+                let meta: serde_json::Value = serde_json::from_str(&meta).unwrap_or_default();
+                let Some(summary) = meta["pii_type_summary"].as_object() else {
                     continue;
+                };
+                for (pii_type, count) in summary {
+                    let count = count.as_u64().unwrap_or(0);
+                    if count == 0 {
+                        continue;
+                    }
+                    let entry = categories
+                        .entry(pii_type.clone())
+                        .or_insert_with(|| PiiCategory {
+                            pii_type: pii_type.clone(),
+                            count: 0,
+                            executions: 0,
+                            first_seen: at,
+                            last_seen: at,
+                        });
+                    entry.count += count;
+                    entry.executions += 1;
+                    entry.first_seen = entry.first_seen.min(at);
+                    entry.last_seen = entry.last_seen.max(at);
                 }
-                let entry = categories
-                    .entry(pii_type.clone())
-                    .or_insert_with(|| PiiCategory {
-                        pii_type: pii_type.clone(),
-                        count: 0,
-                        executions: 0,
-                        first_seen: at,
-                        last_seen: at,
-                    });
-                entry.count += count;
-                entry.executions += 1;
-                entry.first_seen = entry.first_seen.min(at);
-                entry.last_seen = entry.last_seen.max(at);
             }
+            if count < PAGE {
+                return Ok(categories.into_values().collect());
+            }
+            offset += PAGE;
         }
-        Ok(categories.into_values().collect())
     }
 
     /// The tenant's webhooks, connectors and fine-tune jobs, for its list of recipients.

@@ -106,19 +106,18 @@ impl Sender {
 
     /// Performs the webhook's `auto_export` before its first send (the payload then holds the
     /// outcome, kept for every later attempt).
-    async fn export_first(&self, delivery: &mut ClaimedDelivery) {
-        let Some(auto_export) = delivery
+    /// Returns the delivery with its new payload when an export ran, None otherwise.
+    async fn export_first(&self, delivery: &ClaimedDelivery) -> Option<ClaimedDelivery> {
+        if delivery.event != "dataset.ready" {
+            return None;
+        }
+        let auto_export = delivery
             .auto_export
             .as_deref()
-            .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw).ok())
-        else {
-            return;
-        };
-        let Ok(payload) = serde_json::from_str::<serde_json::Value>(&delivery.payload) else {
-            return;
-        };
-        if delivery.event != "dataset.ready" || payload.get("export").is_some() {
-            return;
+            .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw).ok())?;
+        let payload = serde_json::from_str::<serde_json::Value>(&delivery.payload).ok()?;
+        if payload.get("export").is_some() {
+            return None;
         }
         let services = &self.services;
         let payload = crate::connector::export::auto_export(
@@ -129,20 +128,21 @@ impl Sender {
             &payload,
         )
         .await;
-        delivery.payload = payload.to_string();
+        let mut updated = delivery.clone();
+        updated.payload = payload.to_string();
         if let Err(error) = services
             .store
-            .set_delivery_payload(delivery.id, &delivery.payload)
+            .set_delivery_payload(updated.id, &updated.payload)
             .await
         {
-            tracing::warn!(delivery_id = delivery.id, %error, "cannot keep the export's outcome in the delivery");
+            tracing::warn!(delivery_id = updated.id, %error, "cannot keep the export's outcome in the delivery");
         }
+        Some(updated)
     }
 
     async fn deliver(&self, delivery: &ClaimedDelivery) {
-        let mut delivery = delivery.clone();
-        self.export_first(&mut delivery).await;
-        let delivery = &delivery;
+        let exported = self.export_first(delivery).await;
+        let delivery = exported.as_ref().unwrap_or(delivery);
         let settings = &self.services.settings;
         let started = Instant::now();
         let (status_code, error) = match self.send(delivery).await {
