@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    ColumnTrait, ConnectionTrait, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
 };
 
 use super::entities::{dataset, dataset_export, execution};
@@ -257,25 +257,26 @@ impl Store {
 
     /// Records a written export file (replacing an earlier row of the same format).
     pub async fn record_dataset_export(&self, export: NewExport<'_>) -> Result<(), StoreError> {
-        let txn = self.connection().begin().await?;
-        dataset_export::Entity::delete_many()
-            .filter(dataset_export::Column::DatasetId.eq(export.dataset_id))
-            .filter(dataset_export::Column::Format.eq(export.format))
-            .exec(&txn)
+        // One statement: two writers of the same export at once (two auto_export webhooks, two
+        // downloads) both land, the later one's record standing; a delete-then-insert let both miss the
+        // row on PostgreSQL and then collide on the unique index.
+        self.connection()
+            .execute(self.statement(
+                "INSERT INTO dataset_exports (tenant_id, dataset_id, format, blob_key, size_bytes, created_at, expires_at) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset_id, format) DO UPDATE SET \
+                 tenant_id = excluded.tenant_id, blob_key = excluded.blob_key, size_bytes = excluded.size_bytes, \
+                 created_at = excluded.created_at, expires_at = excluded.expires_at",
+                vec![
+                    export.tenant_id.into(),
+                    export.dataset_id.into(),
+                    export.format.into(),
+                    export.blob_key.into(),
+                    export.size_bytes.into(),
+                    export.created_at.into(),
+                    export.expires_at.into(),
+                ],
+            ))
             .await?;
-        dataset_export::ActiveModel {
-            tenant_id: Set(export.tenant_id),
-            dataset_id: Set(export.dataset_id.to_string()),
-            format: Set(export.format.to_string()),
-            blob_key: Set(export.blob_key.to_string()),
-            size_bytes: Set(export.size_bytes),
-            created_at: Set(export.created_at),
-            expires_at: Set(export.expires_at),
-            ..Default::default()
-        }
-        .insert(&txn)
-        .await?;
-        txn.commit().await?;
         Ok(())
     }
 
