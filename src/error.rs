@@ -29,7 +29,6 @@ pub enum ErrorKind {
     UnsupportedMediaType,
     Validation,
     TooManyRequests,
-    NotImplemented,
     BadGateway,
     Unavailable,
     Internal,
@@ -49,7 +48,6 @@ impl ErrorKind {
             ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorKind::Validation => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
-            ErrorKind::NotImplemented => StatusCode::NOT_IMPLEMENTED,
             ErrorKind::BadGateway => StatusCode::BAD_GATEWAY,
             ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -211,15 +209,6 @@ impl ApiError {
             retry_after_seconds: Some(retry_after_seconds),
             ..ApiError::new(ErrorKind::TooManyRequests, code, message)
         }
-    }
-
-    /// 501 for a route the interface names whose feature is not part of this build yet.
-    pub fn not_implemented(feature: &str) -> ApiError {
-        ApiError::new(
-            ErrorKind::NotImplemented,
-            ErrorCode::NotImplemented,
-            format!("{feature} is not available in this version of docsieve yet"),
-        )
     }
 
     /// 500: logs `cause` with a fresh id; the client only sees the id.

@@ -91,6 +91,7 @@ error_codes! {
     PeriodAlreadyOpen = "period_already_open", [409], "the tenant has an open billing period: close it first";
     NoOpenPeriod = "no_open_period", [409], "the tenant has no open billing period";
     ExecutionNotMasked = "execution_not_masked", [409], "the execution's result is not masked and its original is gone: only masked text may go to the LLM";
+    ExecutionNotCompleted = "execution_not_completed", [409], "the execution did not complete: it has no personal-data summary to audit";
     ScheduleLimitReached = "schedule_limit_reached", [409], "the connector has as many schedules as the plan allows (the body says the limit)";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";
     LimitExceeded = "limit_exceeded", [413], "the document is past an extraction.limits bound";
@@ -111,7 +112,6 @@ error_codes! {
     TooManyFailedLogins = "too_many_failed_logins", [429], "too many failed logins from this address (see Retry-After)";
     ResendTooSoon = "resend_too_soon", [429], "a mail went to this address recently (see Retry-After)";
     InternalError = "internal_error", [500], "an internal error: quote the id in the message";
-    NotImplemented = "not_implemented", [501], "a route of the interface whose feature is not in this build yet";
     LlmBadResponse = "llm_bad_response", [502], "the LLM answered, but not with JSON of the asked shape; nothing was changed";
     Overloaded = "overloaded", [503], "an actor's mailbox is full (see Retry-After)";
     Timeout = "timeout", [503], "an actor did not answer in time (see Retry-After)";

@@ -4,6 +4,7 @@
 
 use crate::extractor_pool::error::ExtractError;
 use crate::extractor_pool::limits::Limits;
+use crate::extractor_pool::model::Document;
 use crate::extractor_pool::{Extract, ExtractorPool};
 use crate::pii_masker::document::MaskedDocument;
 use crate::pii_masker::engine::Policy;
@@ -58,7 +59,30 @@ pub async fn process(
     alone: bool,
     mask: bool,
 ) -> Result<Box<MaskedDocument>, ProcessError> {
-    let document = extractor
+    let document = extract(extractor, bytes, limits, alone).await?;
+    detect(masker, Box::new(document), mask).await
+}
+
+/// The document as read and the same document masked (with its findings, whose offsets are into the
+/// full text of the first): for an audit that checks what was masked against the values themselves.
+pub async fn read_and_mask(
+    extractor: &ActorHandle<ExtractorPool>,
+    masker: &ActorHandle<PiiMasker>,
+    bytes: Vec<u8>,
+    limits: Limits,
+) -> Result<(Document, Box<MaskedDocument>), ProcessError> {
+    let document = extract(extractor, bytes, limits, false).await?;
+    let masked = detect(masker, Box::new(document.clone()), true).await?;
+    Ok((document, masked))
+}
+
+async fn extract(
+    extractor: &ActorHandle<ExtractorPool>,
+    bytes: Vec<u8>,
+    limits: Limits,
+    alone: bool,
+) -> Result<Document, ProcessError> {
+    extractor
         .call(Extract {
             bytes,
             limits,
@@ -66,10 +90,17 @@ pub async fn process(
         })
         .await
         .map_err(ProcessError::ExtractorUnavailable)?
-        .map_err(ProcessError::Extract)?;
+        .map_err(ProcessError::Extract)
+}
+
+async fn detect(
+    masker: &ActorHandle<PiiMasker>,
+    document: Box<Document>,
+    mask: bool,
+) -> Result<Box<MaskedDocument>, ProcessError> {
     masker
         .call(MaskDocument {
-            document: Box::new(document),
+            document,
             policy: Policy::default(),
             mask,
         })

@@ -62,6 +62,21 @@ impl ActorHandles {
         .await
     }
 
+    /// The document in `bytes` as read, and masked ([`crate::pipeline::read_and_mask`]).
+    pub async fn read_and_mask(
+        &self,
+        bytes: Vec<u8>,
+        limits: crate::extractor_pool::limits::Limits,
+    ) -> Result<
+        (
+            crate::extractor_pool::model::Document,
+            Box<crate::pii_masker::document::MaskedDocument>,
+        ),
+        crate::pipeline::ProcessError,
+    > {
+        crate::pipeline::read_and_mask(&self.extractor_pool, &self.pii_masker, bytes, limits).await
+    }
+
     /// Writes one export format of a built dataset (`Err`: why it could not be written).
     pub async fn export(
         &self,

@@ -1,7 +1,6 @@
 //! The /system administrative endpoints of the interface. All require X-Internal-Token.
 //!
-//! Inputs are validated here for every route; routes whose feature is not part of this build answer
-//! 501 with a message saying so, never a made-up result.
+//! Inputs are validated here for every route.
 
 use actix_web::{get, post, web, HttpResponse};
 use serde::Serialize;
@@ -91,36 +90,6 @@ pub async fn storage_cleanup(
         "export cleanup"
     );
     Ok(HttpResponse::Ok().json(serde_json::json!({"data": report})))
-}
-
-macro_rules! not_yet {
-    ($name:ident, $method:ident, $path:literal, $feature:literal $(, |$arg:ident: $ty:ty| $check:expr)?) => {
-        #[doc = concat!("Not available in this version: ", $feature, ". Answers 501 after authentication and validation.")]
-        #[utoipa::path(
-            $method,
-            path = $path,
-            tag = "admin",
-            responses(
-                (status = 501, body = crate::error::ErrorBody),
-                (status = 401, body = crate::error::ErrorBody),
-                (status = 403, body = crate::error::ErrorBody),
-                (status = 422, body = crate::error::ValidationErrorBody)
-            ),
-            security(("internal_token" = []))
-        )]
-        #[$method($path)]
-        pub async fn $name(_caller: InternalCaller $(, $arg: $ty)?) -> Result<HttpResponse, ApiError> {
-            $( $check?; )?
-            Err(ApiError::not_implemented($feature))
-        }
-    };
-}
-
-fn report_query(query: &Query) -> Result<(), ApiError> {
-    let mut violations = Violations::default();
-    query.optional_int("tenant_id", 1, i64::MAX, &mut violations);
-    query.int("limit", 500, 1, 2000, &mut violations);
-    violations.finish()
 }
 
 /// Everything a tenant holds, as one ZIP (data-subject access): see `crate::data_export` for the files.
@@ -302,6 +271,22 @@ pub async fn oss_metrics(
             .json(serde_json::json!({"data": {"period": period, "sources": sources}})),
     )
 }
+/// The positive `execution_id` of a JSON body.
+fn execution_id(body: &[u8]) -> Result<i64, ApiError> {
+    let body: serde_json::Value = crate::validation::json_body(body)?;
+    body.get("execution_id")
+        .and_then(serde_json::Value::as_i64)
+        .filter(|id| *id > 0)
+        .ok_or_else(|| {
+            ApiError::validation(vec![crate::error::ValidationDetail::new(
+                "body",
+                "execution_id",
+                "execution_id is required: a positive integer",
+                "int_parsing",
+            )])
+        })
+}
+
 /// Cross-validates an execution: its deterministic key-value fields and table columns against the
 /// LLM's reading of the same masked text (see the README for the formula); above 20 % disagreement
 /// the execution is flagged. The outcome is kept in `result_meta.cross_validation`.
@@ -328,37 +313,80 @@ pub async fn quality_cross_validate(
     state: web::Data<AppState>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let body: serde_json::Value = crate::validation::json_body(&body)?;
-    let Some(execution_id) = body
-        .get("execution_id")
-        .and_then(serde_json::Value::as_i64)
-        .filter(|id| *id > 0)
-    else {
-        return Err(ApiError::validation(vec![
-            crate::error::ValidationDetail::new(
-                "body",
-                "execution_id",
-                "execution_id is required: a positive integer",
-                "int_parsing",
-            ),
-        ]));
-    };
+    let execution_id = execution_id(&body)?;
     let outcome = crate::quality::cross_validate(&state, execution_id).await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({ "data": outcome })))
 }
-not_yet!(
-    quality_pii_precision,
+/// The PII precision of an execution, per detector: `masked` (its own count), `expected` from a
+/// second opinion (check digits recomputed for checksummed types; the LLM judging each placeholder
+/// from its masked surroundings for the others), `over_masking_ratio` = (masked - expected) / masked,
+/// flagged above 15 %. Kept in `result_meta.pii_precision`.
+#[utoipa::path(
     post,
-    "/system/admin/quality/pii-precision",
-    "PII precision analysis"
-);
-not_yet!(
-    quality_pii_precision_report,
+    path = "/system/admin/quality/pii-precision",
+    tag = "admin",
+    request_body(content_type = "application/json", description = "`{\"execution_id\": 12}`"),
+    responses(
+        (status = 200, description = "`{execution_id, tenant_id, pii_precision: {detectors [{detector, method (checksum | llm), masked, expected, over_masking_ratio, flag, judged, confirmed}], flagged [detector], threshold, source (original | stored_result), model, at}}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody),
+        (status = 404, description = "`execution_not_found`", body = crate::error::ErrorBody),
+        (status = 409, description = "`execution_not_completed` (no pii_type_summary), or `execution_not_masked`: no original left and an unmasked result", body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 502, description = "`llm_bad_response`: the execution is unchanged", body = crate::error::ErrorBody),
+        (status = 503, description = "`llm_unavailable` (disabled, unreachable, timing out, failing) while placeholders need judging: the execution is unchanged", body = crate::error::ErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[post("/system/admin/quality/pii-precision")]
+pub async fn quality_pii_precision(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let execution_id = execution_id(&body)?;
+    let outcome = crate::quality::precision::pii_precision(&state, execution_id).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "data": outcome })))
+}
+
+/// PII precision over the latest completed executions (those with a precision run count), per
+/// detector: `executions`, `masked`, `expected`, `over_masking_ratio`, `flagged`, `unverified`, worst
+/// ratio first; and the cross-validations among them (`executions`, `flagged`, `mean_delta`).
+#[utoipa::path(
     get,
-    "/system/admin/quality/pii-precision/report",
-    "the PII precision report",
-    |query: Query| report_query(&query)
-);
+    path = "/system/admin/quality/pii-precision/report",
+    tag = "admin",
+    params(
+        ("tenant_id" = Option<i64>, Query, description = "Only this tenant's executions"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 2000, description = "The latest completed executions considered; default 500")
+    ),
+    responses(
+        (status = 200, description = "`{tenant_id, limit, executions, analysed, threshold, detectors [{detector, executions, masked, expected, over_masking_ratio, flagged, unverified}], cross_validation {executions, flagged, mean_delta}}`"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody)
+    ),
+    security(("internal_token" = []))
+)]
+#[get("/system/admin/quality/pii-precision/report")]
+pub async fn quality_pii_precision_report(
+    _caller: InternalCaller,
+    state: web::Data<AppState>,
+    query: Query,
+) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let tenant_id = query.optional_int("tenant_id", 1, i64::MAX, &mut violations);
+    let limit = query.int("limit", 500, 1, 2000, &mut violations);
+    violations.finish()?;
+    let metas = state
+        .store
+        .latest_completed_metas(tenant_id, limit as u64)
+        .await?;
+    let mut report = crate::quality::precision::report(&metas);
+    report["tenant_id"] = tenant_id.into();
+    report["limit"] = limit.into();
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "data": report })))
+}
 
 /// This resource's routes.
 pub fn configure(cfg: &mut ServiceConfig) {

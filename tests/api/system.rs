@@ -140,17 +140,6 @@ async fn admin_routes_check_the_internal_token() {
         body["data"],
         serde_json::json!({"closed": [], "opened": []})
     );
-    // A route whose feature is not in this build yet says so.
-    let (status, body) = json_of(
-        server
-            .internal(Method::POST, "/system/admin/quality/pii-precision")
-            .send()
-            .await
-            .expect("POST"),
-    )
-    .await;
-    assert_eq!(status, 501, "{body}");
-    assert_eq!(body["code"], "not_implemented");
 }
 
 #[tokio::test]

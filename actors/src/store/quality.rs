@@ -64,26 +64,69 @@ impl Store {
             .await?)
     }
 
-    /// Keeps a cross-validation's outcome in the execution's `result_meta.cross_validation` and its
-    /// flag, in one statement.
-    pub async fn record_cross_validation(
+    /// Keeps an audit's outcome as `result_meta.<key>` of an execution (and sets its
+    /// `cross_validation_flag` when `flag` is given). The update is a compare-and-set on the meta it
+    /// read, retried, so that two audits of one execution at once both keep their outcome.
+    pub async fn record_quality(
         &self,
-        execution: &execution::Model,
+        execution_id: i64,
+        key: &str,
         outcome: &serde_json::Value,
-        flag: bool,
+        flag: Option<bool>,
     ) -> Result<(), StoreError> {
-        let mut meta: serde_json::Value =
-            serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| serde_json::json!({}));
-        if !meta.is_object() {
-            meta = serde_json::json!({});
+        for _ in 0..20 {
+            let Some(execution) = self.execution_any(execution_id).await? else {
+                return Ok(());
+            };
+            let mut meta: serde_json::Value = serde_json::from_str(&execution.result_meta)
+                .unwrap_or_else(|_| serde_json::json!({}));
+            if !meta.is_object() {
+                meta = serde_json::json!({});
+            }
+            meta[key] = outcome.clone();
+            let flag = flag.unwrap_or(execution.cross_validation_flag);
+            let updated = self
+                .connection()
+                .execute(self.statement(
+                    "UPDATE executions SET result_meta = ?, cross_validation_flag = ? \
+                     WHERE id = ? AND result_meta = ?",
+                    vec![
+                        meta.to_string().into(),
+                        flag.into(),
+                        execution.id.into(),
+                        execution.result_meta.into(),
+                    ],
+                ))
+                .await?;
+            if updated.rows_affected() == 1 {
+                return Ok(());
+            }
         }
-        meta["cross_validation"] = outcome.clone();
-        self.connection()
-            .execute(self.statement(
-                "UPDATE executions SET result_meta = ?, cross_validation_flag = ? WHERE id = ?",
-                vec![meta.to_string().into(), flag.into(), execution.id.into()],
-            ))
-            .await?;
-        Ok(())
+        Err(StoreError::Database(sea_orm::DbErr::Custom(format!(
+            "execution {execution_id}'s result_meta kept changing while an audit was being recorded"
+        ))))
+    }
+
+    /// The `result_meta` of the latest completed executions, newest first, optionally for one
+    /// tenant.
+    pub async fn latest_completed_metas(
+        &self,
+        tenant_id: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<serde_json::Value>, StoreError> {
+        let mut query = execution::Entity::find()
+            .select_only()
+            .column(execution::Column::ResultMeta)
+            .filter(execution::Column::Status.eq("completed"))
+            .order_by_desc(execution::Column::Id)
+            .limit(limit);
+        if let Some(tenant_id) = tenant_id {
+            query = query.filter(execution::Column::TenantId.eq(tenant_id));
+        }
+        let metas: Vec<String> = query.into_tuple().all(self.connection()).await?;
+        Ok(metas
+            .iter()
+            .map(|meta| serde_json::from_str(meta).unwrap_or(serde_json::Value::Null))
+            .collect())
     }
 }

@@ -4,6 +4,7 @@
 //! any input; findings never contain the raw value.
 
 mod automaton;
+pub mod checksum;
 mod context;
 mod lexicon;
 pub mod planted;

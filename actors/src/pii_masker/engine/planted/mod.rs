@@ -14,7 +14,7 @@ mod rules;
 
 use super::synthetic::Rng;
 use super::PiiType;
-use crate::pii_masker::detectors::{eu, generic, tr, us, vat, Check};
+use crate::pii_masker::detectors::{eu, generic};
 use rules::*;
 
 /// One generated value: as written in the text, and its layout's name.
@@ -567,37 +567,7 @@ pub fn compact(ty: PiiType, rng: &mut Rng) -> Option<String> {
     })
 }
 
-/// Whether the checksum of `ty` holds for the compact `value` (its layout aside): what a changed digit
-/// must break for the value to be no longer of the type.
-pub fn checksum_holds(ty: PiiType, value: &str) -> bool {
-    let v = value.as_bytes();
-    match ty {
-        PiiType::NationalIdTr => tr::tckn(v),
-        PiiType::TaxIdTr => tr::vkn(v),
-        PiiType::IbanTr | PiiType::Iban => generic::iban_check(v) != Check::Fails,
-        PiiType::CreditCard => generic::credit_card_check(v) != Check::Fails,
-        PiiType::Imei => generic::imei(v),
-        PiiType::NpiUs => us::npi_us(v),
-        PiiType::AbaRoutingUs => us::aba_routing_us(v),
-        PiiType::TaxIdDe => eu::tax_id_de_check(v) != Check::Fails,
-        PiiType::SocialSecurityFr => eu::social_security_fr(v),
-        PiiType::NationalIdEs => eu::national_id_es(v),
-        PiiType::ForeignerIdEs => eu::foreigner_id_es(v),
-        PiiType::FiscalCodeIt => eu::fiscal_code_it(v),
-        PiiType::CitizenIdNl => eu::citizen_id_nl(v),
-        PiiType::NationalIdPl => eu::national_id_pl_check(v) != Check::Fails,
-        PiiType::NhsNumberUk => eu::nhs_number_uk(v),
-        PiiType::NationalIdBe => eu::national_id_be(v),
-        PiiType::PersonalIdSe => eu::personal_id_se_check(v) != Check::Fails,
-        PiiType::VatEu => vat::vat_eu(v),
-        // A VIN without the North American check digit is a VIN behind its label all the same.
-        PiiType::Vin => generic::vin(v).is_some(),
-        PiiType::CryptoWallet => generic::btc_base58(v) || generic::btc_bech32(v),
-        PiiType::Mrz => generic::mrz_td3_line2(v),
-        // No checksum: a changed digit leaves a value of the same shape.
-        _ => true,
-    }
-}
+pub use super::checksum::checksum_holds;
 
 /// The layouts of `ty` the catalogue claims, applied to its compact value: each layout's name and the
 /// value as written.

@@ -10,6 +10,8 @@
 //! with different values) / fields found by either side; 0 when neither found any. Above 0.20 the
 //! execution is flagged (`cross_validation_flag`).
 
+pub mod precision;
+
 use std::collections::BTreeMap;
 
 use docsieve_actors::extractor_pool::model::Document;
@@ -126,7 +128,7 @@ const SYSTEM: &str = "You extract structured data from a document. Personal data
 [MASKED_<TYPE>]: copy such placeholders as they are, never guess what they hide. Return every labelled \
 key-value field (the label as name, the text after it as value) and the column headers of every table.";
 
-fn llm_error(error: LlmError) -> ApiError {
+pub(crate) fn llm_error(error: LlmError) -> ApiError {
     match error {
         LlmError::BadResponse(message) => ApiError::new(
             ErrorKind::BadGateway,
@@ -141,36 +143,30 @@ fn llm_error(error: LlmError) -> ApiError {
     }
 }
 
-/// The masked document of an execution: read again from its original when kept, else its stored
-/// result when that is masked.
-async fn masked_document(
+/// The original of an execution's document, when it is still kept.
+async fn original_bytes(
     state: &AppState,
     execution: &execution::Model,
-) -> Result<Document, ApiError> {
-    let original = match state
+) -> Result<Option<bytes::Bytes>, ApiError> {
+    let Some(document) = state
         .store
         .document_for_job(execution.tenant_id, execution.document_id)
         .await?
-    {
-        Some(document) => match state.blobs.get(&document.blob_key).await {
-            Ok(bytes) => Some(bytes),
-            Err(docsieve_actors::blob::BlobError::NotFound(_)) => None,
-            Err(error) => return Err(error.into()),
-        },
-        None => None,
+    else {
+        return Ok(None);
     };
-    if let Some(bytes) = original {
-        let masked = state
-            .actors
-            .process(
-                bytes.to_vec(),
-                state.settings.extraction.limits.clone(),
-                true,
-            )
-            .await
-            .map_err(crate::api::process::process_error)?;
-        return Ok(masked.document);
+    match state.blobs.get(&document.blob_key).await {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(docsieve_actors::blob::BlobError::NotFound(_)) => Ok(None),
+        Err(error) => Err(error.into()),
     }
+}
+
+/// The execution's stored result, when it is masked; else 409 `execution_not_masked`.
+async fn stored_masked_document(
+    state: &AppState,
+    execution: &execution::Model,
+) -> Result<Document, ApiError> {
     let stored = match &execution.result_blob_key {
         Some(key) if execution.masked => state.blobs.get(key).await.ok(),
         _ => None,
@@ -183,20 +179,46 @@ async fn masked_document(
                 ErrorKind::Conflict,
                 ErrorCode::ExecutionNotMasked,
                 format!(
-                    "execution {} has no original left and no masked result to compare",
+                    "execution {} has no original left and no masked result to read",
                     execution.id
                 ),
             )
         })
 }
 
-/// Runs the cross-validation of `execution_id` and keeps its outcome with the execution.
-pub async fn cross_validate(state: &AppState, execution_id: i64) -> Result<Value, ApiError> {
-    let execution = state
+/// The masked document of an execution: read again from its original when kept, else its stored
+/// result when that is masked.
+async fn masked_document(
+    state: &AppState,
+    execution: &execution::Model,
+) -> Result<Document, ApiError> {
+    if let Some(bytes) = original_bytes(state, execution).await? {
+        let masked = state
+            .actors
+            .process(
+                bytes.to_vec(),
+                state.settings.extraction.limits.clone(),
+                true,
+            )
+            .await
+            .map_err(crate::api::process::process_error)?;
+        return Ok(masked.document);
+    }
+    stored_masked_document(state, execution).await
+}
+
+/// The execution `execution_id`, whichever tenant's; else 404.
+async fn execution(state: &AppState, execution_id: i64) -> Result<execution::Model, ApiError> {
+    state
         .store
         .execution_any(execution_id)
         .await?
-        .ok_or_else(|| crate::api::executions::not_found(execution_id))?;
+        .ok_or_else(|| crate::api::executions::not_found(execution_id))
+}
+
+/// Runs the cross-validation of `execution_id` and keeps its outcome with the execution.
+pub async fn cross_validate(state: &AppState, execution_id: i64) -> Result<Value, ApiError> {
+    let execution = execution(state, execution_id).await?;
     if state.settings.llm.url.is_empty() {
         return Err(llm_error(LlmError::Disabled));
     }
@@ -226,7 +248,7 @@ pub async fn cross_validate(state: &AppState, execution_id: i64) -> Result<Value
     });
     state
         .store
-        .record_cross_validation(&execution, &outcome, flag)
+        .record_quality(execution.id, "cross_validation", &outcome, Some(flag))
         .await?;
     Ok(
         json!({"execution_id": execution.id, "tenant_id": execution.tenant_id, "cross_validation": outcome}),
