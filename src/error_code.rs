@@ -98,6 +98,7 @@ error_codes! {
     ResultTooLarge = "result_too_large", [413], "a preview's answer is past extraction.preview_max_bytes: use the async path";
     UnsupportedMediaType = "unsupported_media_type", [415], "the request's content type is not one this route takes";
     UnsupportedFormat = "unsupported_format", [415], "the file is not a format docsieve reads";
+    LegacyFormat = "legacy_format", [415], "an Office 97-2003 Word or PowerPoint file (the message names it): save it as .docx or .pptx";
     ValidationError = "validation_error", [422], "the request is invalid (the body lists every problem)";
     EmptyDocument = "empty_document", [422], "the file is empty";
     EncryptedDocument = "encrypted_document", [422], "the document is password-protected or encrypted";
@@ -232,6 +233,7 @@ mod tests {
             ExtractError::Malformed(String::new()),
             ExtractError::NoText,
             ExtractError::FormatNotAvailable(String::new()),
+            ExtractError::LegacyFormat(String::new()),
             ExtractError::LimitExceeded(String::new()),
             ExtractError::EngineFailure(String::new()),
             ExtractError::Crashed(String::new()),

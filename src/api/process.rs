@@ -73,7 +73,9 @@ pub fn extract_error(error: ExtractError) -> ApiError {
         _ => {}
     }
     let kind = match &error {
-        ExtractError::UnsupportedFormat(_) => ErrorKind::UnsupportedMediaType,
+        ExtractError::UnsupportedFormat(_) | ExtractError::LegacyFormat(_) => {
+            ErrorKind::UnsupportedMediaType
+        }
         ExtractError::LimitExceeded(_) => ErrorKind::PayloadTooLarge,
         _ => ErrorKind::Validation,
     };

@@ -475,3 +475,114 @@ async fn masked_preview_fails_closed_and_the_label_decides_the_type() {
         assert_eq!(summary[ty], count, "{ty}: {summary}");
     }
 }
+
+fn compound(streams: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let streams: Vec<(&str, &[u8])> = streams.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    docsieve_actors::extractor_pool::formats::detect::compound_file(&streams)
+        .expect("compound file")
+}
+
+/// Documents of the kinds the first reader got wrong (Extraction II): text in UTF-32 and BOM-less
+/// UTF-16 BE, an e-mail whose plain part is undeclared windows-1254, right-to-left PDF text, and
+/// containers told by their streams whatever their name.
+#[tokio::test]
+async fn encodings_containers_and_right_to_left_text_are_read_by_content() {
+    let server = TestServer::start().await;
+    let (login, _, _) = server
+        .verified_account("alice-extraction@example.com", "password-1")
+        .await;
+    let token = login["access_token"].as_str().expect("token");
+    let text = "Sayın Müşteri Ayşe Yılmaz, İzmir şubesi ödeme günü çarşamba";
+    let utf32be: Vec<u8> = [0u8, 0, 0xFE, 0xFF]
+        .into_iter()
+        .chain(text.chars().flat_map(|c| (c as u32).to_be_bytes()))
+        .collect();
+    let utf16be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (name, bytes, encoding) in [
+        ("utf32.txt", utf32be, "UTF-32BE"),
+        ("utf16.txt", utf16be, "UTF-16BE"),
+    ] {
+        let body = masked_preview(&server, token, name, bytes).await;
+        let data = &body["data"];
+        assert_eq!(data["metadata"]["encoding"], encoding, "{body}");
+        assert!(
+            data["text"]
+                .as_str()
+                .expect("text")
+                .contains("İzmir şubesi"),
+            "{body}"
+        );
+    }
+
+    // Arabic drawn glyph by glyph left to right comes back in logical order, as pdftotext reads it.
+    let (status, body) = preview(
+        &server,
+        token,
+        "",
+        "rtl.pdf",
+        corpus("pdf/right_to_left_01.pdf"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let arabic = body["data"]["text"].as_str().expect("text");
+    for word in ["تحسين", "البرمجة", "بلغة", "Python"] {
+        assert!(arabic.contains(word), "{word} in {arabic}");
+    }
+
+    // A password-protected Word package named .docx, a legacy Word file named .docx, a legacy
+    // PowerPoint file, and an unknown compound file.
+    let (status, body) = preview(
+        &server,
+        token,
+        "",
+        "report.docx",
+        corpus("docx/testWORD_protected_passtika.docx"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["detail"][0]["type"].as_str()),
+        (422, Some("encrypted_document")),
+        "{body}"
+    );
+    let mut fib = vec![0xEC, 0xA5, 0xC1, 0x00];
+    fib.resize(512, 0);
+    for (name, streams, named) in [
+        (
+            "old.docx",
+            vec![("WordDocument", fib.clone()), ("1Table", vec![0; 64])],
+            ".doc",
+        ),
+        (
+            "slides.ppt",
+            vec![
+                ("PowerPoint Document", vec![0; 64]),
+                ("Current User", vec![0; 16]),
+            ],
+            ".ppt",
+        ),
+    ] {
+        let (status, body) = preview(&server, token, "", name, compound(&streams)).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (415, Some("legacy_format")),
+            "{body}"
+        );
+        assert!(
+            body["detail"].as_str().expect("detail").contains(named),
+            "{body}"
+        );
+    }
+    let (status, body) = preview(
+        &server,
+        token,
+        "",
+        "x.bin",
+        compound(&[("Other", vec![1; 8])]),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (415, Some("unsupported_format")),
+        "{body}"
+    );
+}

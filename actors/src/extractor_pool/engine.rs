@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::error::ExtractError;
 use super::formats::detect::{self, Format};
+use super::formats::encoding::{self, Decoded};
 use super::formats::{csv, docx, eml, html, ocr, pdf, pptx, txt, xlsx, xml};
 use super::limits::Limits;
 use super::model::{Builder, Document};
@@ -22,8 +23,8 @@ fn is_binary_container(bytes: &[u8]) -> bool {
 }
 
 /// The detected format and, for text formats, the decoded text.
-pub fn sniff(bytes: &[u8]) -> Result<(Format, Option<txt::Decoded>), ExtractError> {
-    let decoded = (!is_binary_container(bytes)).then(|| txt::decode(bytes));
+pub fn sniff(bytes: &[u8]) -> Result<(Format, Option<Decoded>), ExtractError> {
+    let decoded = (!is_binary_container(bytes)).then(|| encoding::decode(bytes));
     let format = detect::detect(bytes, decoded.as_ref().map(|d| d.text.as_str()))?;
     Ok((format, decoded))
 }
@@ -32,25 +33,12 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> 
     extract_at(bytes, limits, 0)
 }
 
-/// Text decoded with the charset the document declares, when its bytes are not already UTF-8.
-fn decode_declared(bytes: &[u8], declared: Option<String>, fallback: txt::Decoded) -> txt::Decoded {
-    if fallback.encoding != "UTF-8" || std::str::from_utf8(bytes).is_err() {
-        if let Some(encoding) =
-            declared.and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
-        {
-            if encoding != encoding_rs::UTF_8 && encoding_rs::Encoding::for_bom(bytes).is_none() {
-                let (text, used, had_errors) = encoding.decode(bytes);
-                if !had_errors {
-                    return txt::Decoded {
-                        text: text.into_owned(),
-                        encoding: used.name(),
-                        had_errors,
-                    };
-                }
-            }
-        }
+/// The text again with the charset the document declares, when the first reading was a guess.
+fn with_declared(bytes: &[u8], declared: Option<String>, decoded: Decoded) -> Decoded {
+    match declared {
+        Some(label) if decoded.guessed => encoding::decode_declared(bytes, Some(&label)),
+        _ => decoded,
     }
-    fallback
 }
 
 /// `result_too_large` when the text is beyond what the caller takes (checked on the decoded input of a
@@ -94,12 +82,13 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             }
             Format::Html => {
                 let decoded = decoded.ok_or(ExtractError::NoText)?;
-                let decoded = decode_declared(bytes, html::declared_charset(bytes), decoded);
+                let decoded = with_declared(bytes, html::declared_charset(bytes), decoded);
                 builder.document.metadata.encoding = Some(decoded.encoding.to_string());
                 html::extract(&decoded.text, limits, &mut builder)?;
             }
             Format::Xml => {
                 let decoded = decoded.ok_or(ExtractError::NoText)?;
+                let decoded = with_declared(bytes, xml::declared_encoding(bytes), decoded);
                 builder.document.metadata.encoding = Some(decoded.encoding.to_string());
                 xml::extract(&decoded.text, limits, &mut builder)?;
             }
@@ -114,7 +103,23 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                     }
                     extract_at(child, limits, depth + 1)
                 };
-                eml::extract(decoded.text.as_bytes(), limits, &mut builder, child)?;
+                // A message in UTF-16 or UTF-32, or in an 8-bit charset that no part declares, is
+                // transcoded whole (headers included); one that declares charsets is parsed as it
+                // is, each part decoded by its own (decoding it whole would decode those parts
+                // twice), and its undeclared parts by the file decoder.
+                let wide = decoded.encoding.starts_with("UTF-16")
+                    || decoded.encoding.starts_with("UTF-32");
+                let declares = aho_corasick::AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(["charset="])
+                    .is_ok_and(|charset| charset.is_match(bytes));
+                let whole = wide || (decoded.encoding != "UTF-8" && !declares);
+                let message = if whole {
+                    decoded.text.as_bytes()
+                } else {
+                    bytes
+                };
+                eml::extract(message, limits, &mut builder, child)?;
             }
             Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
             Format::Png | Format::Jpeg | Format::Tiff => ocr::extract_image(bytes, &mut builder)?,
@@ -138,17 +143,23 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             )));
         }
     }
+    let damaged_parts = std::mem::take(&mut builder.damaged_parts);
     let mut document = builder.finish();
     check_text_size(document.text.len(), limits)?;
     let attachment_text = document.attachments.iter().any(|a| a.document.is_some());
     if document.text.trim().is_empty() && !attachment_text {
-        return Err(ExtractError::NoText);
+        // Nothing readable where parts were damaged: the file is damaged, not empty.
+        return Err(if damaged_parts.is_empty() {
+            ExtractError::NoText
+        } else {
+            ExtractError::Malformed(damaged_parts.join("; "))
+        });
     }
     let ocr_confidence = document
         .fields
         .get("ocr.confidence")
         .and_then(|v| v.as_f64());
     document.language = quality::language(&document.text);
-    document.quality = quality::assess(&document, decoding_errors, ocr_confidence);
+    document.quality = quality::assess(&document, decoding_errors, ocr_confidence, damaged_parts);
     Ok(document)
 }

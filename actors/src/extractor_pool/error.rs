@@ -14,6 +14,9 @@ pub enum ExtractError {
     NoText,
     #[error("{0} extraction is not available in this version yet")]
     FormatNotAvailable(String),
+    /// An Office 97-2003 file docsieve does not read (the format is named).
+    #[error("a legacy {0}, which docsieve does not read: save it in the current format (.docx, .pptx) and send it again")]
+    LegacyFormat(String),
     #[error("the document exceeds a limit: {0}")]
     LimitExceeded(String),
     #[error("the extractor failed on this document: {0}")]
@@ -35,6 +38,7 @@ impl ExtractError {
             ExtractError::Malformed(_) => "malformed_document",
             ExtractError::NoText => "no_text",
             ExtractError::FormatNotAvailable(_) => "format_not_available",
+            ExtractError::LegacyFormat(_) => "legacy_format",
             ExtractError::LimitExceeded(_) => "limit_exceeded",
             ExtractError::EngineFailure(_) => "extractor_failed",
             ExtractError::Crashed(_) => "extraction_crashed",

@@ -221,6 +221,9 @@ pub struct Attachment {
 #[derive(Default)]
 pub struct Builder {
     pub document: Document,
+    /// Parts of the file a tolerant reader skipped or cut short (`part: what is wrong`), for the
+    /// quality signals.
+    pub damaged_parts: Vec<String>,
 }
 
 impl Builder {

@@ -5,7 +5,9 @@
 //! - OCR: minus (1 - mean confidence) x 60;
 //! - pages without text: up to -40 (share of empty pages x 40);
 //! - little text per page in paged formats (< 200 characters a page): -15;
-//! - ragged tables (rows whose width differs from the table's usual width): up to -15.
+//! - ragged tables (rows whose width differs from the table's usual width): up to -15;
+//! - damaged parts a tolerant reader skipped or cut short (an OOXML part with broken XML or a broken
+//!   stream): -10 each, up to -30.
 //!
 //! Grades: A >= 90, B >= 80, C >= 70, D >= 60, E >= 50, F below.
 
@@ -23,6 +25,9 @@ pub struct Signals {
     pub decoding_errors: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ocr_confidence: Option<f64>,
+    /// Parts skipped or cut short, each `part: what is wrong` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub damaged_parts: Vec<String>,
     /// Share of table rows as wide as their table's usual width (1.0 without tables).
     pub table_consistency: f64,
 }
@@ -102,7 +107,12 @@ pub fn language(text: &str) -> Language {
     }
 }
 
-pub fn assess(document: &Document, decoding_errors: bool, ocr_confidence: Option<f64>) -> Quality {
+pub fn assess(
+    document: &Document,
+    decoding_errors: bool,
+    ocr_confidence: Option<f64>,
+    damaged_parts: Vec<String>,
+) -> Quality {
     let characters = document.text.chars().count();
     let replacement_characters =
         memchr::memmem::find_iter(document.text.as_bytes(), "\u{fffd}".as_bytes()).count();
@@ -153,6 +163,7 @@ pub fn assess(document: &Document, decoding_errors: bool, ocr_confidence: Option
         score -= 15.0;
     }
     score -= (1.0 - table_consistency) * 15.0;
+    score -= (damaged_parts.len() as f64 * 10.0).min(30.0);
     let score = score.clamp(0.0, 100.0);
     let grade = match score {
         s if s >= 90.0 => "A",
@@ -174,6 +185,7 @@ pub fn assess(document: &Document, decoding_errors: bool, ocr_confidence: Option
             decoding_errors,
             ocr_confidence,
             table_consistency: (table_consistency * 1000.0).round() / 1000.0,
+            damaged_parts,
         },
     }
 }
@@ -213,10 +225,19 @@ mod tests {
             ..Document::default()
         };
         good.metadata.format = "docx".to_string();
-        assert_eq!(assess(&good, false, None).grade, "A");
-        assert_eq!(assess(&good, false, Some(0.5)).grade, "C");
+        assert_eq!(assess(&good, false, None, Vec::new()).grade, "A");
+        assert_eq!(assess(&good, false, Some(0.5), Vec::new()).grade, "C");
+        let damaged = assess(
+            &good,
+            false,
+            None,
+            vec!["ppt/slides/slide2.xml: XML".into()],
+        );
+        let base = assess(&good, false, None, Vec::new()).score;
+        assert_eq!(damaged.score, base - 10.0);
+        assert_eq!(damaged.signals.damaged_parts.len(), 1);
         let mut broken = good.clone();
         broken.text = format!("{}{}", "a".repeat(990), "\u{fffd}".repeat(10));
-        assert!(assess(&broken, true, None).score <= 60.0);
+        assert!(assess(&broken, true, None, Vec::new()).score <= 60.0);
     }
 }

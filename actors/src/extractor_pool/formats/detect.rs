@@ -68,13 +68,83 @@ impl Format {
 
 const CFB_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 
-/// "EncryptionInfo" as UTF-16LE, the stream name of password-protected OOXML inside a CFB container.
+/// "EncryptionInfo" as UTF-16LE, the stream name of password-protected OOXML inside a CFB container:
+/// what a container too damaged to open shows of its encryption.
 fn has_encryption_info(bytes: &[u8]) -> bool {
     let needle: Vec<u8> = "EncryptionInfo"
         .encode_utf16()
         .flat_map(u16::to_le_bytes)
         .collect();
     bytes.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+/// What an OLE2 compound file holds, by its streams, whatever the file is called: a password-protected
+/// OOXML package (`EncryptionInfo` + `EncryptedPackage`: a `.docx`, `.xlsx` or `.pptx` with a
+/// password), a legacy Excel workbook (read), a legacy Word or PowerPoint file (refused as
+/// `legacy_format`, or `encrypted_document` when its own encryption flag is set), an Outlook message.
+fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
+    let mut file = match cfb::CompoundFile::open(Cursor::new(bytes)) {
+        Ok(file) => file,
+        Err(_) if has_encryption_info(bytes) => return Err(ExtractError::EncryptedDocument),
+        Err(error) => {
+            return Err(ExtractError::Malformed(format!(
+                "broken OLE2 compound file: {error}"
+            )))
+        }
+    };
+    let names: Vec<String> = file
+        .read_root_storage()
+        .map(|entry| entry.name().to_string())
+        .collect();
+    let has = |name: &str| names.iter().any(|n| n.eq_ignore_ascii_case(name));
+    if has("EncryptionInfo") || has("EncryptedPackage") {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    if has("Workbook") || has("Book") {
+        return Ok(Format::Xls);
+    }
+    if has("WordDocument") {
+        // FibBase.fEncrypted: bit 8 of the flags at offset 10 of the WordDocument stream.
+        let mut fib = [0u8; 12];
+        let encrypted = file
+            .open_stream("/WordDocument")
+            .and_then(|mut stream| std::io::Read::read_exact(&mut stream, &mut fib))
+            .is_ok()
+            && u16::from_le_bytes([fib[10], fib[11]]) & 0x0100 != 0;
+        return Err(if encrypted {
+            ExtractError::EncryptedDocument
+        } else {
+            ExtractError::LegacyFormat("Word 97-2003 document (.doc)".to_string())
+        });
+    }
+    if has("PowerPoint Document") {
+        return Err(if has("EncryptedSummary") {
+            ExtractError::EncryptedDocument
+        } else {
+            ExtractError::LegacyFormat("PowerPoint 97-2003 presentation (.ppt)".to_string())
+        });
+    }
+    if names.iter().any(|n| n.starts_with("__substg1.0_")) {
+        return Err(ExtractError::UnsupportedFormat(
+            "Outlook message (.msg): save it as .eml".to_string(),
+        ));
+    }
+    Err(ExtractError::UnsupportedFormat(format!(
+        "OLE2 compound file of an unknown kind (streams: {})",
+        names.join(", ")
+    )))
+}
+
+/// An OLE2 compound file holding `streams` (name, bytes): what legacy Office files and encrypted
+/// OOXML packages are made of, for tests that need one.
+pub fn compound_file(streams: &[(&str, &[u8])]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let mut file = cfb::CompoundFile::create(Cursor::new(Vec::new()))?;
+    for (name, bytes) in streams {
+        file.create_stream(format!("/{name}"))?.write_all(bytes)?;
+    }
+    file.flush()?;
+    Ok(file.into_inner().into_inner())
 }
 
 fn zip_format(bytes: &[u8]) -> Result<Format, ExtractError> {
@@ -227,10 +297,7 @@ pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> 
         return zip_format(bytes);
     }
     if bytes.starts_with(CFB_MAGIC) {
-        if has_encryption_info(bytes) {
-            return Err(ExtractError::EncryptedDocument);
-        }
-        return Ok(Format::Xls);
+        return cfb_format(bytes);
     }
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         return Ok(Format::Png);
@@ -408,5 +475,83 @@ mod tests {
         ] {
             assert_eq!(format_of(table), Format::Csv, "{table}");
         }
+    }
+}
+
+#[cfg(test)]
+mod cfb_tests {
+    use super::*;
+
+    fn compound(streams: &[(&str, &[u8])]) -> Vec<u8> {
+        compound_file(streams).expect("compound file")
+    }
+
+    /// A Word FIB's first bytes with `flags` at offset 10.
+    fn fib(flags: u16) -> Vec<u8> {
+        let mut fib = vec![0xEC, 0xA5, 0xC1, 0x00];
+        fib.resize(10, 0);
+        fib.extend(flags.to_le_bytes());
+        fib.resize(512, 0);
+        fib
+    }
+
+    #[test]
+    fn compound_files_are_told_apart_by_their_streams() {
+        let encrypted_ooxml = compound(&[
+            ("EncryptionInfo", &[4, 0, 4, 0, 0x40, 0, 0, 0]),
+            ("EncryptedPackage", &[0; 600]),
+        ]);
+        assert_eq!(
+            detect(&encrypted_ooxml, None),
+            Err(ExtractError::EncryptedDocument)
+        );
+        let word = compound(&[("WordDocument", &fib(0)), ("1Table", &[0; 64])]);
+        assert!(
+            matches!(detect(&word, None), Err(ExtractError::LegacyFormat(ref name)) if name.contains(".doc")),
+            "{:?}",
+            detect(&word, None)
+        );
+        let locked_word = compound(&[("WordDocument", &fib(0x0100)), ("1Table", &[0; 64])]);
+        assert_eq!(
+            detect(&locked_word, None),
+            Err(ExtractError::EncryptedDocument)
+        );
+        let slides = compound(&[
+            ("PowerPoint Document", &[0; 64]),
+            ("Current User", &[0; 16]),
+        ]);
+        assert!(
+            matches!(detect(&slides, None), Err(ExtractError::LegacyFormat(ref name)) if name.contains(".ppt"))
+        );
+        let locked_slides = compound(&[
+            ("PowerPoint Document", &[0; 64]),
+            ("EncryptedSummary", &[0; 16]),
+        ]);
+        assert_eq!(
+            detect(&locked_slides, None),
+            Err(ExtractError::EncryptedDocument)
+        );
+        assert_eq!(
+            detect(&compound(&[("Workbook", &[0; 64])]), None),
+            Ok(Format::Xls)
+        );
+        assert!(matches!(
+            detect(&compound(&[("Something", &[1; 8])]), None),
+            Err(ExtractError::UnsupportedFormat(_))
+        ));
+        // A header that does not parse (an impossible sector size): the stream names still show.
+        let mut damaged = encrypted_ooxml.clone();
+        damaged[30] = 0x7F;
+        assert_eq!(
+            detect(&damaged, None),
+            Err(ExtractError::EncryptedDocument),
+            "named in a damaged file"
+        );
+        damaged = word.clone();
+        damaged.truncate(600);
+        assert!(matches!(
+            detect(&damaged, None),
+            Err(ExtractError::Malformed(_))
+        ));
     }
 }

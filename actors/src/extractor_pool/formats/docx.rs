@@ -130,7 +130,7 @@ fn read_part(
     let mut list_level: Option<u8> = None;
     let mut tables: Vec<TableState> = Vec::new();
     let mut finished: Vec<(Element, Option<Table>)> = Vec::new();
-    walk(xml, max_depth, |event| match event {
+    let walked = walk(xml, max_depth, |event| match event {
         Event::Start(e) | Event::Empty(e) => match local(e) {
             b"p" => {
                 paragraph.clear();
@@ -242,7 +242,8 @@ fn read_part(
             _ => {}
         },
         _ => {}
-    })?;
+    });
+    // What was read before a damaged stretch of XML is kept (the caller records the damage).
     for (element, table) in finished {
         match table {
             Some(mut table) => {
@@ -254,7 +255,7 @@ fn read_part(
             None => builder.push(element),
         }
     }
-    Ok(())
+    walked
 }
 
 /// The raw (still escaped) ids of the paragraph styles a part uses (`<w:pStyle w:val="..."/>`).
@@ -328,48 +329,54 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     let depth = package.max_depth();
     let names = package.names();
     // Every body-like part first, in the order of the output, so that only the styles they use are
-    // looked for.
-    let mut parts: Vec<(Vec<u8>, ElementKind)> = Vec::new();
-    for part in ooxml::numbered_parts(&names, "word/header") {
-        if let Some(xml) = package.read(&part)? {
-            parts.push((xml, ElementKind::Header));
-        }
-    }
-    let body = package
-        .read("word/document.xml")?
-        .ok_or_else(|| ExtractError::Malformed("DOCX without word/document.xml".to_string()))?;
-    parts.push((body, ElementKind::Paragraph));
-    for part in [
+    // looked for. A damaged part (a broken stream, broken XML) is recorded and skipped, or kept up to the damage;
+    // the main part must be there.
+    let mut parts: Vec<(String, Vec<u8>, ElementKind)> = Vec::new();
+    let headers = ooxml::numbered_parts(&names, "word/header");
+    let footers = ooxml::numbered_parts(&names, "word/footer");
+    let body = "word/document.xml".to_string();
+    let others = [
         "word/footnotes.xml",
         "word/endnotes.xml",
         "word/comments.xml",
-    ] {
-        if let Some(xml) = package.read(part)? {
-            parts.push((xml, ElementKind::Paragraph));
+    ];
+    let listed = headers
+        .into_iter()
+        .map(|name| (name, ElementKind::Header))
+        .chain([(body.clone(), ElementKind::Paragraph)])
+        .chain(others.map(|name| (name.to_string(), ElementKind::Paragraph)))
+        .chain(footers.into_iter().map(|name| (name, ElementKind::Footer)));
+    for (name, kind) in listed {
+        let read = package.read(&name);
+        if let Some(Some(xml)) = ooxml::tolerate(builder, &name, read)? {
+            parts.push((name, xml, kind));
         }
     }
-    for part in ooxml::numbered_parts(&names, "word/footer") {
-        if let Some(xml) = package.read(&part)? {
-            parts.push((xml, ElementKind::Footer));
-        }
+    if !parts.iter().any(|(name, _, _)| *name == body) {
+        return Err(ExtractError::Malformed(
+            "DOCX without a readable word/document.xml".to_string(),
+        ));
     }
     let mut used = Vec::new();
-    for (xml, _) in &parts {
+    for (_, xml, _) in &parts {
         used_styles(xml, &mut used);
     }
     let styles = if used.is_empty() {
         HashMap::new()
     } else {
         let mut watch = StyleWatch::new(&used);
-        package
-            .read_while("word/styles.xml", |read| watch.more(read))?
+        let read = package.read_while("word/styles.xml", |read| watch.more(read));
+        ooxml::tolerate(builder, "word/styles.xml", read)?
+            .flatten()
             .map(|xml| heading_styles(&xml))
             .unwrap_or_default()
     };
-    for (xml, kind) in &parts {
-        read_part(xml, depth, &styles, *kind, builder)?;
+    for (name, xml, kind) in &parts {
+        let read = read_part(xml, depth, &styles, *kind, builder);
+        ooxml::tolerate(builder, name, read)?;
     }
-    ooxml::core_properties(&mut package, builder)?;
+    let read = ooxml::core_properties(&mut package, builder);
+    ooxml::tolerate(builder, "docProps/core.xml", read)?;
     Ok(())
 }
 

@@ -1,8 +1,11 @@
 //! E-mail (RFC 822 / MIME): headers, text and HTML bodies, attachments extracted as child documents.
-//! Whole-file UTF-16 messages are transcoded before parsing. PGP/S-MIME encrypted messages are reported
-//! as `encrypted_document`.
+//! Whole-file UTF-16 and UTF-32 messages are transcoded before parsing; a text part that declares no
+//! charset and is not UTF-8 is decoded by `encoding::decode` (its legacy 8-bit charset detected as a
+//! file's would be). PGP/S-MIME encrypted messages are reported as `encrypted_document`.
 
-use mail_parser::{MessageParser, MimeHeaders};
+use std::borrow::Cow;
+
+use mail_parser::{Message, MessageParser, MessagePart, MimeHeaders, PartType};
 
 use super::super::error::ExtractError;
 use super::super::model::{Attachment, Builder, Element, ElementKind};
@@ -37,6 +40,34 @@ pub fn display_names(bytes: &[u8]) -> Vec<String> {
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// A body part's text: as decoded by the charset it declares; when it declares none and its bytes are
+/// not UTF-8 (the parser read them with U+FFFD in place of every 8-bit byte), its transfer-decoded
+/// bytes through the file decoder.
+fn part_text<'m>(message: &'m Message<'m>, part: &'m MessagePart<'m>) -> Option<Cow<'m, str>> {
+    let text = match &part.body {
+        PartType::Text(text) | PartType::Html(text) => text,
+        _ => return None,
+    };
+    let declared = part
+        .content_type()
+        .and_then(|ct| ct.attribute("charset"))
+        .is_some();
+    if declared || !text.contains('\u{FFFD}') {
+        return Some(Cow::Borrowed(text.as_ref()));
+    }
+    let raw = message
+        .raw_message
+        .get(part.offset_body as usize..part.offset_end as usize)?;
+    let bytes = match part.encoding {
+        mail_parser::Encoding::QuotedPrintable => {
+            mail_parser::decoders::quoted_printable::quoted_printable_decode(raw)?
+        }
+        mail_parser::Encoding::Base64 => mail_parser::decoders::base64::base64_decode(raw)?,
+        mail_parser::Encoding::None => raw.to_vec(),
+    };
+    Some(Cow::Owned(super::encoding::decode(&bytes).text))
 }
 
 /// `extract_child` reads an attachment (recursion bounded by the caller).
@@ -79,12 +110,21 @@ pub fn extract(
         return Err(ExtractError::EncryptedDocument);
     }
     let mut has_body = false;
-    if let Some(text) = message.body_text(0) {
+    let text_part = message.text_part(0);
+    let html_part = message.html_part(0);
+    if let Some(text) = text_part
+        .filter(|part| matches!(part.body, PartType::Text(_)))
+        .and_then(|part| part_text(&message, part))
+        .or_else(|| message.body_text(0))
+    {
         for block in text.split("\n\n") {
             builder.push(Element::new(ElementKind::Paragraph, block));
         }
         has_body = true;
-    } else if let Some(html) = message.body_html(0) {
+    } else if let Some(html) = html_part
+        .and_then(|part| part_text(&message, part))
+        .or_else(|| message.body_html(0))
+    {
         super::html::extract(&html, limits, builder)?;
         has_body = true;
     }

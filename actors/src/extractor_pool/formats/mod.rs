@@ -1,10 +1,12 @@
 //! Format readers of the extraction engine. Each turns bytes into the document model; none may panic
 //! on hostile input (the pool catches panics anyway) or read anything outside the input.
 
+mod bidi;
 pub mod csv;
 pub mod detect;
 pub mod docx;
 pub mod eml;
+pub mod encoding;
 pub mod html;
 pub mod ocr;
 mod ooxml;

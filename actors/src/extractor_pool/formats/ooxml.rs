@@ -198,6 +198,24 @@ pub fn push_text(text: &BytesText<'_>, out: &mut String) {
     }
 }
 
+/// A part's result that spares the rest of the package: a damaged part (`malformed_document`: a
+/// broken stream, broken XML) is recorded in the builder's damaged parts and given as `None`; any
+/// other failure (a limit) fails the document.
+pub fn tolerate<T>(
+    builder: &mut Builder,
+    part: &str,
+    result: Result<T, ExtractError>,
+) -> Result<Option<T>, ExtractError> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(ExtractError::Malformed(message)) => {
+            builder.damaged_parts.push(format!("{part}: {message}"));
+            Ok(None)
+        }
+        Err(other) => Err(other),
+    }
+}
+
 /// Walks `xml`, calling `visit` for every event, failing on malformed XML or excessive depth.
 pub fn walk(
     xml: &[u8],

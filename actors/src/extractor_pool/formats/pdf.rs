@@ -97,6 +97,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         if page.trim().chars().count() >= 10 {
             text_pages += 1;
         }
+        let page = super::bidi::logical_order(page);
         for block in page.split("\n\n") {
             let block = block.trim();
             if !block.is_empty() {

@@ -27,7 +27,7 @@ fn read_slide(
     let mut skip_shape = false;
     let mut table: Option<Cell> = None;
     let mut out: Vec<(Element, Option<Table>)> = Vec::new();
-    walk(xml, max_depth, |event| match event {
+    let walked = walk(xml, max_depth, |event| match event {
         Event::Start(e) | Event::Empty(e) => match local(e) {
             b"sp" => {
                 title_shape = false;
@@ -110,14 +110,15 @@ fn read_slide(
             _ => {}
         },
         _ => {}
-    })?;
+    });
+    // What was read before a damaged stretch of XML is kept (the caller records the damage).
     for (element, table) in out {
         match table {
             Some(table) => builder.push_table(table, Some(page)),
             None => builder.push(element),
         }
     }
-    Ok(())
+    walked
 }
 
 /// The notes part of a slide, from the slide's relationships.
@@ -150,18 +151,135 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
             limits.max_pages
         )));
     }
+    // A damaged slide (a broken stream, broken XML) is recorded and the others read; a slide is
+    // kept up to its damage.
     for (index, slide) in slides.iter().enumerate() {
         let page = index as u32 + 1;
-        if let Some(xml) = package.read(slide)? {
-            read_slide(&xml, depth, page, false, builder)?;
+        let read = package.read(slide);
+        if let Some(Some(xml)) = ooxml::tolerate(builder, slide, read)? {
+            let read = read_slide(&xml, depth, page, false, builder);
+            ooxml::tolerate(builder, slide, read)?;
         }
-        if let Some(notes) = notes_part(&mut package, slide)? {
-            if let Some(xml) = package.read(&notes)? {
-                read_slide(&xml, depth, page, true, builder)?;
+        let notes = notes_part(&mut package, slide);
+        if let Some(Some(notes)) = ooxml::tolerate(builder, slide, notes)? {
+            let read = package.read(&notes);
+            if let Some(Some(xml)) = ooxml::tolerate(builder, &notes, read)? {
+                let read = read_slide(&xml, depth, page, true, builder);
+                ooxml::tolerate(builder, &notes, read)?;
             }
         }
     }
     builder.document.metadata.pages = Some(slides.len() as u32);
-    ooxml::core_properties(&mut package, builder)?;
+    let read = ooxml::core_properties(&mut package, builder);
+    ooxml::tolerate(builder, "docProps/core.xml", read)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use crate::extractor_pool::engine::extract;
+    use crate::extractor_pool::error::ExtractError;
+    use crate::extractor_pool::limits::Limits;
+
+    fn corpus(name: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../shared/corpus")
+                .join(name),
+        )
+        .expect("corpus file")
+    }
+
+    /// The package with `damage` applied to every part it names (a part it maps to `None` is left
+    /// out of the copy).
+    fn damaged(bytes: &[u8], damage: impl Fn(&str, Vec<u8>) -> Option<Vec<u8>>) -> Vec<u8> {
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+        let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for index in 0..archive.len() {
+            let mut file = archive.by_index(index).expect("entry");
+            let name = file.name().to_string();
+            let mut content = Vec::new();
+            file.read_to_end(&mut content).expect("read");
+            if let Some(content) = damage(&name, content) {
+                out.start_file(name, zip::write::SimpleFileOptions::default())
+                    .expect("start");
+                out.write_all(&content).expect("write");
+            }
+        }
+        out.finish().expect("finish").into_inner()
+    }
+
+    fn cut_in_half(content: Vec<u8>) -> Vec<u8> {
+        let mut content = content;
+        content.truncate(content.len() / 2);
+        content.extend_from_slice(b"<<<broken");
+        content
+    }
+
+    /// A slide with broken XML costs that slide (up to its damage), not the presentation; the
+    /// damage shows in the quality signals. A document with nothing readable left is damaged.
+    #[test]
+    fn a_damaged_part_costs_itself_and_is_reported() {
+        let original = corpus("tr/tr_sunum.pptx");
+        let whole = extract(&original, &Limits::default()).expect("reads");
+        let broken = damaged(&original, |name, content| {
+            Some(if name == "ppt/slides/slide2.xml" {
+                cut_in_half(content)
+            } else {
+                content
+            })
+        });
+        let document = extract(&broken, &Limits::default()).expect("the other slides are read");
+        let damaged_parts = &document.quality.signals.damaged_parts;
+        assert_eq!(damaged_parts.len(), 1, "{damaged_parts:?}");
+        assert!(damaged_parts[0].starts_with("ppt/slides/slide2.xml: "));
+        assert!(document.quality.score < whole.quality.score);
+        let words = |text: &str| text.split_whitespace().count();
+        assert!(
+            words(&document.text) * 10 >= words(&whole.text) * 7,
+            "most words are kept"
+        );
+        for page in [1, 3, 4] {
+            let of_page = |d: &crate::extractor_pool::model::Document| {
+                d.elements
+                    .iter()
+                    .filter(|e| e.page == Some(page))
+                    .map(|e| e.text.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(of_page(&document), of_page(&whole), "slide {page}");
+        }
+
+        // A Word file whose footer is broken keeps its body; one whose every part is broken is damaged.
+        let letter = corpus("tr/tr_ik_yazisi.docx");
+        let whole = extract(&letter, &Limits::default()).expect("reads");
+        let broken = damaged(&letter, |name, content| {
+            Some(if name.starts_with("word/footer") {
+                cut_in_half(content)
+            } else {
+                content
+            })
+        });
+        let document = extract(&broken, &Limits::default()).expect("the body is read");
+        assert!(!document.quality.signals.damaged_parts.is_empty());
+        let body_line = whole
+            .text
+            .lines()
+            .find(|l| l.len() > 40)
+            .expect("a body line");
+        assert!(document.text.contains(body_line));
+        let ruined = damaged(&letter, |name, content| {
+            Some(if name.starts_with("word/") && name.ends_with(".xml") {
+                b"<w:document><<<".to_vec()
+            } else {
+                content
+            })
+        });
+        assert!(matches!(
+            extract(&ruined, &Limits::default()),
+            Err(ExtractError::Malformed(_))
+        ));
+    }
 }

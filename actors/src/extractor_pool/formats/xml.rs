@@ -18,6 +18,24 @@ use super::super::limits::Limits;
 use super::super::model::{Builder, Element, ElementKind, Table};
 use super::ooxml::{attribute, local, text_of};
 
+/// The `encoding` of the XML declaration (`<?xml version="1.0" encoding="ISO-8859-9"?>`), if any.
+pub fn declared_encoding(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(256)];
+    let head = std::str::from_utf8(head)
+        .map(str::to_string)
+        .unwrap_or_else(|_| String::from_utf8_lossy(head).into_owned());
+    let declaration = head.trim_start_matches('\u{feff}').trim_start();
+    let declaration = &declaration[..declaration.strip_prefix("<?xml")?.find("?>")? + 5];
+    let at = declaration.find("encoding")? + "encoding".len();
+    let rest = declaration[at..]
+        .trim_start()
+        .strip_prefix('=')?
+        .trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let value = rest[1..].split(quote).next()?;
+    (!value.is_empty()).then(|| value.to_string())
+}
+
 /// UBL paths (suffixes of the element path) -> field names.
 const UBL_FIELDS: &[(&str, &str)] = &[
     ("Invoice/ID", "invoice.number"),
