@@ -1,7 +1,9 @@
-//! PDF: the text layer page by page through `pdf-extract` (inside `catch_unwind`: it has a history of
-//! panics on odd fonts), metadata and the encryption flag through `lopdf`. Encrypted files that the
-//! empty user password does not open are `encrypted_document` (both crates would otherwise return
-//! empty text). Pages without a text layer need OCR, which is not part of this version yet.
+//! PDF: the file parsed once by `lopdf` (metadata, the encryption flag, page images), its text layer read
+//! page by page by `pdf-extract` from that parse (each page inside `catch_unwind`: it has a history of
+//! panics on odd fonts; a failing page costs itself). Encrypted files that the empty user password
+//! does not open are `encrypted_document` (both crates would otherwise return empty text). Right-to-left
+//! text is put in logical order (`bidi`) and line-end hyphenation joined; pages without a text layer
+//! have their images recognised by OCR.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -39,7 +41,7 @@ fn info_field(document: &lopdf::Document, key: &[u8]) -> Option<String> {
 pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
     let parsed = catch_unwind(AssertUnwindSafe(|| lopdf::Document::load_mem(bytes)))
         .map_err(|_| ExtractError::Malformed("the PDF structure could not be read".to_string()))?;
-    let document = parsed.map_err(|error| {
+    let mut document = parsed.map_err(|error| {
         let message = error.to_string();
         if message.to_lowercase().contains("decrypt") || message.to_lowercase().contains("password")
         {
@@ -71,26 +73,36 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
             builder.field(key, value);
         }
     }
-    let pages = catch_unwind(AssertUnwindSafe(|| {
-        pdf_extract::extract_text_from_mem_by_pages(bytes)
-    }));
-    let pages = match pages {
-        Ok(Ok(pages)) => pages,
-        Ok(Err(error)) => {
-            if encrypted {
-                return Err(ExtractError::EncryptedDocument);
+    // The text of each page from the document parsed above (pdf-extract's own entry points parse the
+    // file again: a quarter of the time). A page whose reading fails or panics costs that page only
+    // and is listed in the quality signals.
+    if encrypted && document.decrypt("").is_err() {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    let mut pages = Vec::with_capacity(page_count as usize);
+    for number in 1..=page_count {
+        let mut text = String::new();
+        let read = catch_unwind(AssertUnwindSafe(|| {
+            let mut output = pdf_extract::PlainTextOutput::new(&mut text);
+            pdf_extract::output_doc_page(&document, &mut output, number)
+        }));
+        match read {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                builder
+                    .damaged_parts
+                    .push(format!("page {number}: {error}"));
+                text.clear();
             }
-            return Err(ExtractError::Malformed(format!("PDF text: {error}")));
-        }
-        Err(_) => {
-            if encrypted {
-                return Err(ExtractError::EncryptedDocument);
+            Err(_) => {
+                builder
+                    .damaged_parts
+                    .push(format!("page {number}: the PDF text reader failed on it"));
+                text.clear();
             }
-            return Err(ExtractError::EngineFailure(
-                "the PDF text extractor failed on this file".to_string(),
-            ));
         }
-    };
+        pages.push(text);
+    }
     let mut text_pages = 0;
     for (index, page) in pages.iter().enumerate() {
         let number = index as u32 + 1;
@@ -98,6 +110,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
             text_pages += 1;
         }
         let page = super::bidi::logical_order(page);
+        let page = joined_hyphenation(&page);
         for block in page.split("\n\n") {
             let block = block.trim();
             if !block.is_empty() {
@@ -148,6 +161,43 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         builder.field("ocr.pages", confidences.len() as u64);
     }
     Ok(())
+}
+
+/// A word hyphenated at the end of a line joined again (`compar-` + `ing` → `comparing`), as
+/// `pdftotext` reads it: a letter, a hyphen ending the line, a lower-case letter starting the next.
+fn joined_hyphenation(page: &str) -> std::borrow::Cow<'_, str> {
+    if !page.contains("-\n") {
+        return page.into();
+    }
+    let lines: Vec<&str> = page.split('\n').collect();
+    let mut out = String::with_capacity(page.len());
+    // Whether the previous line's hyphen was dropped and this line continues its word.
+    let mut joined = false;
+    for (index, line) in lines.iter().enumerate() {
+        let line = if joined {
+            line.trim_start()
+        } else {
+            if index > 0 {
+                out.push('\n');
+            }
+            line
+        };
+        let next_lower = lines
+            .get(index + 1)
+            .and_then(|next| next.trim_start().chars().next())
+            .is_some_and(char::is_lowercase);
+        let hyphenated = line
+            .strip_suffix('-')
+            .and_then(|rest| rest.chars().last())
+            .is_some_and(char::is_alphabetic);
+        joined = hyphenated && next_lower;
+        out.push_str(if joined {
+            &line[..line.len() - 1]
+        } else {
+            line
+        });
+    }
+    out.into()
 }
 
 /// The images drawn on a page, encoded so that Leptonica can read them: JPEG streams as they are,
@@ -228,4 +278,24 @@ fn page_images(document: &lopdf::Document, page_id: lopdf::ObjectId) -> Vec<Vec<
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_word_hyphenated_at_a_line_end_is_joined() {
+        let join = |text: &str| super::joined_hyphenation(text).into_owned();
+        assert_eq!(
+            join("an objective compar-\ning all pairs"),
+            "an objective comparing all pairs"
+        );
+        assert_eq!(
+            join("dual-\n  encoder and multi-\nline-\nbreak"),
+            "dualencoder and multilinebreak"
+        );
+        // Not a hyphenation: a dash before a capital, a number, a lone dash, the last line.
+        for kept in ["Ankara -\nIzmir", "2024-\n2025", "-\nnext", "ends with-"] {
+            assert_eq!(join(kept), kept);
+        }
+    }
 }
