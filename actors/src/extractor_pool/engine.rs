@@ -103,23 +103,12 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                     }
                     extract_at(child, limits, depth + 1)
                 };
-                // A message in UTF-16 or UTF-32, or in an 8-bit charset that no part declares, is
-                // transcoded whole (headers included); one that declares charsets is parsed as it
-                // is, each part decoded by its own (decoding it whole would decode those parts
-                // twice), and its undeclared parts by the file decoder.
-                let wide = decoded.encoding.starts_with("UTF-16")
-                    || decoded.encoding.starts_with("UTF-32");
-                let declares = aho_corasick::AhoCorasick::builder()
-                    .ascii_case_insensitive(true)
-                    .build(["charset="])
-                    .is_ok_and(|charset| charset.is_match(bytes));
-                let whole = wide || (decoded.encoding != "UTF-8" && !declares);
-                let message = if whole {
-                    decoded.text.as_bytes()
-                } else {
-                    bytes
-                };
-                eml::extract(message, limits, &mut builder, child)?;
+                eml::extract(
+                    eml::message_bytes(bytes, &decoded),
+                    limits,
+                    &mut builder,
+                    child,
+                )?;
             }
             Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
             Format::Png | Format::Jpeg | Format::Tiff => ocr::extract_image(bytes, &mut builder)?,

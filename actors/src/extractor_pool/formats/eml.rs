@@ -42,6 +42,32 @@ pub fn display_names(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The bytes to parse: a message in UTF-16 or UTF-32, or in an 8-bit charset that no part declares,
+/// transcoded whole (headers included); one that declares charsets as it is, each part decoded by its
+/// own (decoding it whole would decode those parts twice) and its undeclared parts by the file
+/// decoder ([`part_text`]).
+pub fn message_bytes<'b>(bytes: &'b [u8], decoded: &'b super::encoding::Decoded) -> &'b [u8] {
+    static CHARSET: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::LazyLock::new(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(["charset="])
+                .ok()
+        });
+    let wide = decoded.encoding.starts_with("UTF-16") || decoded.encoding.starts_with("UTF-32");
+    let undeclared_8_bit = || {
+        decoded.encoding != "UTF-8"
+            && !CHARSET
+                .as_ref()
+                .is_some_and(|charset| charset.is_match(bytes))
+    };
+    if wide || undeclared_8_bit() {
+        decoded.text.as_bytes()
+    } else {
+        bytes
+    }
+}
+
 /// A body part's text: as decoded by the charset it declares; when it declares none and its bytes are
 /// not UTF-8 (the parser read them with U+FFFD in place of every 8-bit byte), its transfer-decoded
 /// bytes through the file decoder.

@@ -82,9 +82,7 @@ fn by_bom(bytes: &[u8]) -> Option<Decoded> {
         return Some(utf32(rest, Utf32::Be));
     }
     let (encoding, length) = Encoding::for_bom(bytes)?;
-    let mut decoded = with(encoding, &bytes[length..]);
-    decoded.encoding = encoding.name();
-    Some(decoded)
+    Some(with(encoding, &bytes[length..]))
 }
 
 /// Zeros in each of the four positions of the sample's 4-byte groups.
@@ -151,25 +149,22 @@ pub fn decode_declared(bytes: &[u8], declared: Option<&str>) -> Decoded {
     if let Some(decoded) = by_bom(bytes).or_else(|| by_zero_pattern(bytes)) {
         return decoded;
     }
-    let utf8 = std::str::from_utf8(bytes).ok();
-    if let Some(text) = utf8.filter(|text| !text.is_ascii()) {
-        return Decoded {
-            text: text.to_string(),
-            encoding: UTF_8.name(),
-            had_errors: false,
-            guessed: false,
-        };
-    }
+    let utf8 = std::str::from_utf8(bytes).ok().map(|text| Decoded {
+        text: text.to_string(),
+        encoding: UTF_8.name(),
+        had_errors: false,
+        guessed: false,
+    });
+    // Valid multi-byte UTF-8 first, then the declaration, then ASCII (valid UTF-8 too).
+    let utf8 = match utf8 {
+        Some(decoded) if !decoded.text.is_ascii() => return decoded,
+        ascii_or_not_utf8 => ascii_or_not_utf8,
+    };
     if let Some(decoded) = declared.and_then(|label| by_declaration(bytes, label)) {
         return decoded;
     }
-    if let Some(text) = utf8 {
-        return Decoded {
-            text: text.to_string(),
-            encoding: UTF_8.name(),
-            had_errors: false,
-            guessed: false,
-        };
+    if let Some(decoded) = utf8 {
+        return decoded;
     }
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(bytes, true);
