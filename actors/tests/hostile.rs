@@ -222,3 +222,71 @@ fn a_sheet_with_a_far_away_cell_is_refused_before_it_is_allocated() {
         }
     }
 }
+
+/// A one-page PDF without a text layer whose page is `width` x `height` points and whose content
+/// stream is `content`.
+fn pdf_page(width: u64, height: u64, content: &str) -> Vec<u8> {
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] /Resources << >> \
+             /Contents 4 0 R >>"
+        ),
+        format!(
+            "<< /Length {} >>\nstream\n{content}\nendstream",
+            content.len()
+        ),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (number, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", number + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+#[test]
+fn pages_drawn_for_ocr_stay_within_their_pixel_budget() {
+    // A page 141 m a side (1.67 million pixels a side at 300 dpi) and one of no area: each is drawn
+    // within the pixel budget or skipped, and ends as a named outcome.
+    for (width, height, content) in [
+        (400_000, 400_000, "0 0 m 400000 400000 l S"),
+        (0, 0, "0 0 m 10 10 l S"),
+    ] {
+        let started = std::time::Instant::now();
+        let result = extract(&pdf_page(width, height, content), &Limits::default());
+        if let Err(error) = &result {
+            assert!(!error.code().is_empty());
+        }
+        eprintln!(
+            "{width}x{height}: {:?} in {:.1} s",
+            result.as_ref().map(|d| d.text.len()).map_err(|e| e.code()),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    // The 400,000-point page drawn unbounded would need 640 GB of pixels; within the budget it is
+    // 40 million pixels (160 MB of RGBA). The process's peak stays far below a gigabyte more.
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM");
+    assert!(peak_kb < 3 << 20, "peak RSS {peak_kb} kB");
+}

@@ -586,3 +586,50 @@ async fn encodings_containers_and_right_to_left_text_are_read_by_content() {
         "{body}"
     );
 }
+
+/// A test document of `tests/documents` (made by its script; see SOURCES.md there).
+fn made_here(name: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/documents")
+            .join(name),
+    )
+    .expect("test document")
+}
+
+#[tokio::test]
+async fn scanned_pdf_pages_are_drawn_read_by_ocr_and_masked() {
+    let server = TestServer::start().await;
+    let (login, _, _) = server
+        .verified_account("scanned@example.com", "password-1")
+        .await;
+    let token = login["access_token"].as_str().expect("token");
+    // The page as a JPEG 2000 image, as a CCITT Group 4 image, and drawn as vector outlines after a
+    // page with a text layer: none has a text layer for its Turkish words.
+    for name in [
+        "scanned_jpx_tr.pdf",
+        "scanned_ccitt_tr.pdf",
+        "drawn_text_tr.pdf",
+    ] {
+        let body = masked_preview(&server, token, name, made_here(name)).await;
+        let data = &body["data"];
+        let text = data["text"].as_str().expect("text");
+        for word in ["Müşterimiz", "çarşamba", "öğleden"] {
+            assert!(text.contains(word), "{name}: {word} in {text}");
+        }
+        // The national id read from the pixels is masked like one typed in a text file.
+        assert!(text.contains("[MASKED_NATIONAL_ID_TR]"), "{name}: {text}");
+        assert!(!body.to_string().contains("31827364532"), "{name}: {body}");
+        assert!(
+            data["quality"]["signals"]["ocr_confidence"].as_f64() > Some(0.7),
+            "{name}: {body}"
+        );
+    }
+    let body = masked_preview(&server, token, "mixed.pdf", made_here("drawn_text_tr.pdf")).await;
+    let text = body["data"]["text"].as_str().expect("text");
+    let (typed, drawn) = (
+        text.find("Ek 1: musteri dilekcesi").expect("the text page"),
+        text.find("çarşamba").expect("the drawn page"),
+    );
+    assert!(typed < drawn, "{text}");
+}

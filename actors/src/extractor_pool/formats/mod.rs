@@ -12,6 +12,7 @@ pub mod ocr;
 mod ooxml;
 pub mod pdf;
 pub mod pptx;
+mod raster;
 pub mod txt;
 pub mod xlsx;
 pub mod xml;

@@ -2,9 +2,10 @@
 //! page by page by `pdf-extract` from that parse (each page inside `catch_unwind`: it has a history of
 //! panics on odd fonts; a failing page costs itself). Encrypted files that the empty user password
 //! does not open are `encrypted_document` (both crates would otherwise return empty text). Right-to-left
-//! text is put in logical order (`bidi`) and line-end hyphenation joined; pages without a text layer
-//! have their images recognised by OCR.
+//! text is put in logical order (`bidi`) and line-end hyphenation joined; pages without a usable text
+//! layer are drawn at 300 dpi (`raster`) and read by OCR, in page order among the text pages.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::super::error::ExtractError;
@@ -79,6 +80,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     if encrypted && document.decrypt("").is_err() {
         return Err(ExtractError::EncryptedDocument);
     }
+    built_in_type1_encodings(&mut document);
     let mut pages = Vec::with_capacity(page_count as usize);
     for number in 1..=page_count {
         let mut text = String::new();
@@ -103,22 +105,49 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         }
         pages.push(text);
     }
-    let mut text_pages = 0;
+    let usable: Vec<bool> = pages.iter().map(|page| usable_text(page)).collect();
+    // Pages without a usable text layer are drawn and read by OCR; text pages stay text.
+    let scanned: Vec<u32> = (1..=page_count)
+        .filter(|number| !usable[*number as usize - 1])
+        .collect();
+    let (images, image_pages) = scanned_page_images(bytes, &document, &scanned, builder);
+    // Pages are recognised side by side; Tesseract itself stays single-threaded.
+    let mut recognised: Vec<Vec<super::ocr::OcrText>> = vec![Vec::new(); pages.len()];
+    for (result, page) in super::ocr::recognise_all(&images)
+        .into_iter()
+        .zip(image_pages)
+    {
+        recognised[page as usize - 1].push(result?);
+    }
+    let ocr_pages: Vec<&super::ocr::OcrText> = recognised.iter().flatten().collect();
+    let read_by_ocr = ocr_pages
+        .iter()
+        .any(|r| r.text.trim().chars().count() >= 10);
+    if encrypted && !usable.contains(&true) && !read_by_ocr {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    if !ocr_pages.is_empty() {
+        let mean = ocr_pages.iter().map(|r| r.confidence).sum::<f32>() / ocr_pages.len() as f32;
+        builder.field("ocr.confidence", f64::from(mean));
+        builder.field("ocr.pages", scanned.len() as u64);
+    }
     for (index, page) in pages.iter().enumerate() {
         let number = index as u32 + 1;
-        if page.trim().chars().count() >= 10 {
-            text_pages += 1;
-        }
-        let page = super::bidi::logical_order(page);
-        let page = joined_hyphenation(&page);
-        for block in page.split("\n\n") {
-            let block = block.trim();
-            if !block.is_empty() {
-                builder.push(Element {
-                    page: Some(number),
-                    ..Element::new(ElementKind::Paragraph, block)
-                });
+        if usable[index] {
+            let page = super::bidi::logical_order(page);
+            let page = joined_hyphenation(&page);
+            for block in page.split("\n\n") {
+                let block = block.trim();
+                if !block.is_empty() {
+                    builder.push(Element {
+                        page: Some(number),
+                        ..Element::new(ElementKind::Paragraph, block)
+                    });
+                }
             }
+        }
+        for result in &recognised[index] {
+            super::ocr::push_text(result, number, builder);
         }
         if index + 1 < pages.len() {
             builder.document.elements.push(Element {
@@ -127,40 +156,150 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
             });
         }
     }
-    if text_pages == 0 && encrypted {
-        return Err(ExtractError::EncryptedDocument);
+    Ok(())
+}
+
+/// Whether a page's text layer is worth keeping: ten letters or digits at least, and not mostly
+/// characters that a font without a usable character map leaves behind (replacement characters,
+/// private-use code points, control characters). A page that fails this is drawn and read by OCR.
+fn usable_text(page: &str) -> bool {
+    let mut readable = 0usize;
+    let mut unreadable = 0usize;
+    for c in page.chars().filter(|c| !c.is_whitespace()) {
+        if c.is_alphanumeric() {
+            readable += 1;
+        } else if c == '\u{fffd}'
+            || c.is_control()
+            || ('\u{e000}'..='\u{f8ff}').contains(&c)
+            || ('\u{f0000}'..='\u{10ffff}').contains(&c)
+        {
+            unreadable += 1;
+        }
     }
-    // Pages with (almost) no text layer: OCR of the images drawn on them.
-    let mut images = Vec::new();
-    let mut image_pages = Vec::new();
-    for (index, (_, page_id)) in document.get_pages().into_iter().enumerate() {
-        let has_text = pages
-            .get(index)
-            .is_some_and(|p| p.trim().chars().count() >= 10);
-        if has_text {
+    readable >= 10 && unreadable * 2 < readable + unreadable
+}
+
+/// The images to recognise for the pages numbered in `scanned`, with the page each belongs to: every
+/// page drawn whole at 300 dpi (images in any filter, vector outlines); a page the renderer cannot
+/// draw is listed in the quality signals' damaged parts and falls back to the images placed on it
+/// that Leptonica reads (DCT as it is, raw and Flate pixels as PNM).
+fn scanned_page_images(
+    bytes: &[u8],
+    document: &lopdf::Document,
+    scanned: &[u32],
+    builder: &mut Builder,
+) -> (Vec<Vec<u8>>, Vec<u32>) {
+    let (mut images, mut image_pages) = (Vec::new(), Vec::new());
+    if scanned.is_empty() {
+        return (images, image_pages);
+    }
+    let drawn = match super::raster::Rasteriser::open(bytes) {
+        Some(rasteriser) => rasteriser.pages(scanned),
+        None => vec![Err("the PDF renderer cannot open the file".to_string()); scanned.len()],
+    };
+    let page_ids = document.get_pages();
+    for (&number, drawn) in scanned.iter().zip(drawn) {
+        match drawn {
+            Ok(image) => {
+                images.push(image);
+                image_pages.push(number);
+            }
+            Err(why) => {
+                builder.damaged_parts.push(why);
+                for image in page_ids
+                    .get(&number)
+                    .map(|&id| page_images(document, id))
+                    .unwrap_or_default()
+                {
+                    images.push(image);
+                    image_pages.push(number);
+                }
+            }
+        }
+    }
+    (images, image_pages)
+}
+
+/// pdf-extract parses the program of every embedded Type 1 font on every page to learn its built-in
+/// encoding (a parser-combinator pass over the whole program: more than half of its time on a TeX
+/// paper), and uses it only when the font dictionary names no `Encoding`. Here each program is read
+/// once per document, and only its clear-text part (the encoding is there, before `eexec`; the
+/// encrypted glyph data after it is most of the program); its built-in encoding is written into each
+/// font that names none as an `Encoding` whose `Differences` list it (pdf-extract builds the same table
+/// from either), and `FontFile` is dropped from the descriptors so that pdf-extract parses no program.
+/// A program that does not parse gets an empty `Differences` (pdf-extract's base table, ASCII and
+/// Latin-1): pdf-extract would have panicked on it and lost the page. Fonts placed directly inside a resource
+/// dictionary (not as objects of their own) are left as they are.
+fn built_in_type1_encodings(document: &mut lopdf::Document) {
+    use lopdf::{Dictionary, Object, ObjectId};
+    // (font, its descriptor, its program, whether the font names an encoding)
+    let mut fonts: Vec<(ObjectId, ObjectId, ObjectId, bool)> = Vec::new();
+    for (&id, object) in &document.objects {
+        let Ok(font) = object.as_dict() else {
+            continue;
+        };
+        if font.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Type1".as_slice()) {
             continue;
         }
-        for image in page_images(&document, page_id) {
-            images.push(image);
-            image_pages.push(index as u32 + 1);
+        let Ok(&Object::Reference(descriptor)) = font.get(b"FontDescriptor") else {
+            continue;
+        };
+        let program = document
+            .objects
+            .get(&descriptor)
+            .and_then(|object| object.as_dict().ok())
+            .and_then(|descriptor| descriptor.get(b"FontFile").ok());
+        if let Some(&Object::Reference(program)) = program {
+            fonts.push((id, descriptor, program, font.has(b"Encoding")));
         }
     }
-    // Pages are recognised side by side; Tesseract itself stays single-threaded.
-    let mut confidences = Vec::new();
-    for (result, page) in super::ocr::recognise_all(&images)
-        .into_iter()
-        .zip(image_pages)
-    {
-        let result = result?;
-        confidences.push(result.confidence);
-        super::ocr::push_text(&result, page, builder);
+    let mut encodings: HashMap<ObjectId, Object> = HashMap::new();
+    for &(font, _, program, named) in &fonts {
+        if named {
+            continue;
+        }
+        let encoding = encodings
+            .entry(program)
+            .or_insert_with(|| {
+                let mut codes = document
+                    .objects
+                    .get(&program)
+                    .and_then(|object| object.as_stream().ok())
+                    .and_then(|stream| {
+                        let bytes = stream
+                            .decompressed_content()
+                            .unwrap_or_else(|_| stream.content.clone());
+                        let clear = match memchr::memmem::find(&bytes, b"eexec") {
+                            Some(at) => &bytes[..at + 5],
+                            None => &bytes[..],
+                        };
+                        catch_unwind(AssertUnwindSafe(|| {
+                            type1_encoding_parser::get_encoding_map(clear)
+                        }))
+                        .ok()?
+                        .ok()
+                    })
+                    .map(|map| map.into_iter().collect::<Vec<(u32, Vec<u8>)>>())
+                    .unwrap_or_default();
+                codes.sort_unstable();
+                let differences = codes
+                    .into_iter()
+                    .flat_map(|(code, name)| [Object::Integer(i64::from(code)), Object::Name(name)])
+                    .collect();
+                let mut encoding = Dictionary::new();
+                encoding.set("Differences", Object::Array(differences));
+                Object::Dictionary(encoding)
+            })
+            .clone();
+        if let Some(Object::Dictionary(font)) = document.objects.get_mut(&font) {
+            font.set("Encoding", encoding);
+        }
     }
-    if !confidences.is_empty() {
-        let mean = confidences.iter().sum::<f32>() / confidences.len() as f32;
-        builder.field("ocr.confidence", f64::from(mean));
-        builder.field("ocr.pages", confidences.len() as u64);
+    for &(_, descriptor, _, _) in &fonts {
+        if let Some(Object::Dictionary(descriptor)) = document.objects.get_mut(&descriptor) {
+            descriptor.remove(b"FontFile");
+        }
     }
-    Ok(())
 }
 
 /// A word hyphenated at the end of a line joined again (`compar-` + `ing` → `comparing`), as
