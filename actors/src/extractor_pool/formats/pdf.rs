@@ -120,9 +120,8 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         recognised[page as usize - 1].push(result?);
     }
     let ocr_pages: Vec<&super::ocr::OcrText> = recognised.iter().flatten().collect();
-    let read_by_ocr = ocr_pages
-        .iter()
-        .any(|r| r.text.trim().chars().count() >= 10);
+    // The same rule as for a text layer: OCR text counts when it would count as a page's text.
+    let read_by_ocr = ocr_pages.iter().any(|r| usable_text(&r.text));
     if encrypted && !usable.contains(&true) && !read_by_ocr {
         return Err(ExtractError::EncryptedDocument);
     }
