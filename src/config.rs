@@ -276,6 +276,7 @@ impl Settings {
             .extract()
             .map_err(|error| ConfigError::Load(Box::new(error)))?;
         settings.deprecations = settings.datasets.move_deprecated_keys(&mut settings.plans);
+        settings.size_from_machine(docsieve_actors::settings::available_cores());
         settings.validate()?;
         settings.auth.trusted_proxies = settings
             .server
@@ -284,6 +285,15 @@ impl Settings {
             .filter_map(|proxy| proxy.parse().ok())
             .collect();
         Ok(settings)
+    }
+
+    /// Turns the sizes left at 0 ("one per core": `server.workers`, and the pools that
+    /// `ActorsSettings::size_pools` names) into numbers for `cores` cores.
+    pub fn size_from_machine(&mut self, cores: usize) {
+        if self.server.workers == 0 {
+            self.server.workers = cores.max(1);
+        }
+        self.actors.size_pools(cores);
     }
 
     /// Fails on the first bad value, naming its key.
@@ -537,11 +547,59 @@ impl Settings {
 mod tests {
     use super::*;
 
+    /// The built-in defaults as `load` gives them on a two-core machine.
     fn defaults() -> Settings {
-        Figment::new()
+        defaults_for(2)
+    }
+
+    #[test]
+    fn sizes_left_at_zero_follow_the_cores_and_numbers_win() {
+        for cores in [1, 2, 16] {
+            let settings = defaults_for(cores);
+            settings.validate().expect("sized defaults validate");
+            assert_eq!(settings.server.workers, cores);
+            assert_eq!(settings.actors.extractor_pool.pool_size, cores);
+            assert_eq!(settings.actors.pii_masker.pool_size, cores);
+            assert_eq!(settings.actors.job_router.pool_size, 2 * cores);
+            // The single-purpose actors keep their numbers.
+            assert_eq!(settings.actors.scheduler.pool_size, 1);
+            assert_eq!(settings.actors.webhook_sender.pool_size, 8);
+        }
+        let mut explicit: Settings = Figment::new()
+            .merge(Toml::string(DEFAULT_TOML))
+            .merge(Toml::string(
+                "[server]\nworkers = 3\n[actors.pii_masker]\npool_size = 5\n",
+            ))
+            .extract()
+            .expect("deserialises");
+        explicit.size_from_machine(16);
+        assert_eq!(explicit.server.workers, 3);
+        assert_eq!(explicit.actors.pii_masker.pool_size, 5);
+        assert_eq!(explicit.actors.extractor_pool.pool_size, 16);
+
+        let mut zero: Settings = Figment::new()
+            .merge(Toml::string(DEFAULT_TOML))
+            .merge(Toml::string("[actors.scheduler]\npool_size = 0\n"))
+            .extract()
+            .expect("deserialises");
+        zero.size_from_machine(4);
+        let error = zero
+            .validate()
+            .expect_err("0 is not a size for the scheduler");
+        assert!(
+            error.to_string().contains("actors.scheduler.pool_size"),
+            "{error}"
+        );
+    }
+
+    /// The built-in defaults as `load` gives them on a machine with `cores` cores.
+    fn defaults_for(cores: usize) -> Settings {
+        let mut settings: Settings = Figment::new()
             .merge(Toml::string(DEFAULT_TOML))
             .extract()
-            .expect("default.toml deserialises")
+            .expect("default.toml deserialises");
+        settings.size_from_machine(cores);
+        settings
     }
 
     #[test]
@@ -628,6 +686,7 @@ mod tests {
             warnings[0].contains("plans.pro.export_retention_days"),
             "{warnings:?}"
         );
+        old.size_from_machine(2);
         old.validate().expect("valid");
 
         let mut settings = defaults();

@@ -344,12 +344,11 @@ impl Application {
         let listener = TcpListener::bind(settings.bind_address()?)
             .with_context(|| format!("binding server.bind {}", settings.server.bind))?;
         let address = listener.local_addr()?;
-        let workers = match settings.server.workers {
-            0 => std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2),
-            n => n,
-        };
+        // Sized from the machine at load when it was 0.
+        let workers = settings.server.workers.max(1);
+        metrics::gauge!(metric_names::HTTP_WORKERS).set(workers as f64);
+        metrics::gauge!(metric_names::AVAILABLE_CORES)
+            .set(docsieve_actors::settings::available_cores() as f64);
         let shutdown_timeout = settings.server.shutdown_timeout_seconds;
         let upkeep_interval = Duration::from_secs(settings.metrics.upkeep_interval_seconds);
         let (state, actors) = open_state(settings, metrics.clone()).await?;

@@ -80,7 +80,15 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
     );
     metrics::describe_gauge!(
         metric_names::ACTOR_POOL_SIZE,
-        "Configured pool size of an actor"
+        "Pool size in force of an actor (0 in the configuration: sized from the cores)"
+    );
+    metrics::describe_gauge!(
+        metric_names::HTTP_WORKERS,
+        "HTTP worker threads in force (server.workers; 0 in the configuration: one per core)"
+    );
+    metrics::describe_gauge!(
+        metric_names::AVAILABLE_CORES,
+        "CPU cores this process may use (its CPU affinity and cgroup quota)"
     );
     metrics::describe_counter!(
         metric_names::ACTOR_RESTARTS_TOTAL,

@@ -14,6 +14,9 @@ pub struct ActorSettings {
     pub mailbox_capacity: usize,
 }
 
+/// The largest pool an actor may be given.
+const MAX_POOL_SIZE: usize = 1024;
+
 /// The `[actors]` section.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -32,7 +35,31 @@ pub struct ActorsSettings {
     pub fine_tuner: ActorSettings,
 }
 
+/// The CPU cores this process may use: its CPU affinity (`taskset`, a container's cpuset) and its
+/// cgroup's CPU quota, as `std::thread::available_parallelism` reads them; 1 when they cannot be read.
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
 impl ActorsSettings {
+    /// Gives the pools whose size is 0 their size for `cores` cores; explicit sizes are kept. One
+    /// thread per core for the two CPU pools (`extractor_pool`, `pii_masker`), and two jobs per core
+    /// for `job_router`, so that while one job waits on the database or the blob store another keeps
+    /// the pools busy. Called once at load, so that `print-config`, `/metrics` and the actors all see
+    /// the sizes in force.
+    pub fn size_pools(&mut self, cores: usize) {
+        let cores = cores.max(1);
+        for (pool, per_core) in [
+            (&mut self.job_router, 2),
+            (&mut self.extractor_pool, 1),
+            (&mut self.pii_masker, 1),
+        ] {
+            if pool.pool_size == 0 {
+                pool.pool_size = (cores * per_core).min(MAX_POOL_SIZE);
+            }
+        }
+    }
+
     /// Each actor's settings with the config key that holds them, in start order.
     pub fn named(&self) -> [(&'static str, &ActorSettings); 8] {
         [
@@ -50,9 +77,10 @@ impl ActorsSettings {
     /// Checks every value; the error names the offending key.
     pub fn validate(&self) -> Result<(), String> {
         for (name, actor) in self.named() {
-            if actor.pool_size == 0 || actor.pool_size > 1024 {
+            if actor.pool_size == 0 || actor.pool_size > MAX_POOL_SIZE {
                 return Err(format!(
-                    "actors.{name}.pool_size must be between 1 and 1024, got {}",
+                    "actors.{name}.pool_size must be between 1 and {MAX_POOL_SIZE} (0, one per core, \
+                     only for job_router, extractor_pool and pii_masker), got {}",
                     actor.pool_size
                 ));
             }
@@ -102,7 +130,8 @@ pub struct JobsSettings {
     pub max_queued_per_tenant: u64,
     /// How long a claim is valid without renewal; a job whose lease expired is claimed again.
     pub lease_seconds: u64,
-    /// How often a running job renews its lease, in milliseconds (well under `lease_seconds`).
+    /// How often a process renews the leases of the jobs it runs (one statement for all of them), in
+    /// milliseconds (well under `lease_seconds`).
     pub lease_renew_interval_ms: u64,
     /// Claims per job before it fails with `exhausted_retries`.
     pub max_attempts: u32,

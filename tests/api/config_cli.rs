@@ -59,6 +59,41 @@ fn print_config_layers_env_over_defaults_and_redacts_secrets() {
     assert_eq!(parsed["server"]["bind"].as_str(), Some("127.0.0.1:8080"));
 }
 
+/// `print-config` shows the sizes in force: run on one core (`taskset`, as a container's cpuset would),
+/// the pools left at 0 get one thread (the router two jobs) and the HTTP front one worker.
+#[test]
+fn print_config_shows_pools_sized_from_the_cores_the_process_may_use() {
+    // One of the CPUs this process may use (a container's cpuset need not start at 0).
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let allowed = status
+        .lines()
+        .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+        .expect("Cpus_allowed_list");
+    let first: String = allowed
+        .trim()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let output = Command::new("taskset")
+        .args(["--cpu-list", &first, binary(), "print-config"])
+        .env("DOCSIEVE__ACTORS__DATASET_EXPORTER__POOL_SIZE", "3")
+        .output()
+        .expect("taskset (util-linux) runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let parsed: toml::Value =
+        toml::from_str(&String::from_utf8_lossy(&output.stdout)).expect("TOML");
+    let size = |actor: &str| parsed["actors"][actor]["pool_size"].as_integer();
+    assert_eq!(parsed["server"]["workers"].as_integer(), Some(1));
+    assert_eq!(size("extractor_pool"), Some(1));
+    assert_eq!(size("pii_masker"), Some(1));
+    assert_eq!(size("job_router"), Some(2));
+    assert_eq!(size("dataset_exporter"), Some(3));
+}
+
 #[test]
 fn an_old_retention_key_is_read_into_its_plan_with_a_warning() {
     let output = Command::new(binary())

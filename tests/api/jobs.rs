@@ -835,6 +835,34 @@ async fn killed_mid_way_every_job_still_runs_exactly_once() {
     assert_eq!(count(&server, "SELECT COUNT(*) FROM documents").await, 50);
 }
 
+/// A job that runs for several times its lease keeps it: the process renews the leases of the jobs
+/// it runs (the test configuration's lease is 3 s, renewed every 0.5 s), so the job is neither given
+/// back to the queue nor read again, and completes on its first attempt.
+#[tokio::test]
+async fn a_job_running_longer_than_its_lease_keeps_it_and_runs_once() {
+    let server = TestServer::start().await;
+    let alice = tenant(&server, "alice-long@example.com").await;
+    // A two-page scanned paper: over ten seconds of OCR.
+    let docs = vec![("scan.tif".to_string(), corpus("image/2206.01062.tif"))];
+    let jobs = queue_many(&server, &alice, &docs).await;
+    let views = alice
+        .wait_for(&server, &jobs, Duration::from_secs(300))
+        .await;
+    assert_eq!(views[0]["status"], "completed", "{views:?}");
+    let took = count(&server, "SELECT MAX(duration_ms) FROM executions").await;
+    assert!(
+        took > 3000,
+        "the job took {took} ms, not longer than its 3 s lease"
+    );
+    assert_eq!(count(&server, "SELECT MAX(attempts) FROM jobs").await, 1);
+    assert_eq!(count(&server, "SELECT COUNT(*) FROM executions").await, 1);
+    let metrics = server.get("/metrics").await.text().await.expect("metrics");
+    assert!(
+        !metrics.contains("docsieve_job_leases_reaped_total"),
+        "no lease was reaped: {metrics}"
+    );
+}
+
 #[tokio::test]
 async fn two_processes_share_the_queue_and_run_each_job_once() {
     let first = TestServer::start().await;

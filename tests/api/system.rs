@@ -292,6 +292,55 @@ async fn metrics_use_route_templates_and_explicit_buckets() {
     assert!(!text.contains("/v1/nothing"));
 }
 
+/// A sample's value in a Prometheus text page: `name` with exactly `labels` (`""` for none).
+fn sample(metrics: &str, name: &str, labels: &str) -> Option<f64> {
+    let series = format!("{name}{labels} ");
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix(&series))
+        .and_then(|value| value.trim().parse().ok())
+}
+
+/// Sizes left at 0 follow the cores the server may use; a number wins; /metrics shows what is in force.
+#[tokio::test]
+async fn pools_left_at_zero_are_sized_from_the_cores_and_metrics_show_them() {
+    // The server inherits this process's CPU affinity and cgroup.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let server = TestServer::start_with(
+        ServerOptions::default()
+            .env("DOCSIEVE__SERVER__WORKERS", "0")
+            .env("DOCSIEVE__ACTORS__EXTRACTOR_POOL__POOL_SIZE", "3"),
+    )
+    .await;
+    let metrics = server.get("/metrics").await.text().await.expect("metrics");
+    let pool = |actor: &str| {
+        sample(
+            &metrics,
+            "docsieve_actor_pool_size",
+            &format!("{{actor=\"{actor}\"}}"),
+        )
+    };
+    assert_eq!(
+        sample(&metrics, "docsieve_available_cores", ""),
+        Some(cores),
+        "{metrics}"
+    );
+    assert_eq!(
+        sample(&metrics, "docsieve_http_workers", ""),
+        Some(cores),
+        "{metrics}"
+    );
+    assert_eq!(pool("pii_masker"), Some(cores), "{metrics}");
+    assert_eq!(pool("job_router"), Some(2.0 * cores), "{metrics}");
+    assert_eq!(pool("extractor_pool"), Some(3.0), "{metrics}");
+    assert_eq!(pool("scheduler"), Some(1.0), "{metrics}");
+    assert_eq!(
+        sample(&metrics, "docsieve_pool_size", "{pool=\"pii_masker\"}"),
+        Some(cores),
+        "{metrics}"
+    );
+}
+
 #[tokio::test]
 async fn openapi_document_and_swagger_ui_are_served_offline() {
     let server = TestServer::start().await;

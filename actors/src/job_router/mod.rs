@@ -2,16 +2,17 @@
 //!
 //! The database is the queue. The router claims jobs tenant by tenant in round-robin order (see
 //! [`fair`]), at most `jobs.per_tenant_concurrency` per tenant and `actors.job_router.pool_size` in
-//! all, and runs each on its own task while a renewal loop keeps its lease alive. Claims happen when
-//! something wakes the router (an upload in any process, through the cache's wake-ups), when a job
-//! ends, and at every poll tick, which also gives expired leases back to the queue. The processing
-//! itself happens on the extractor and masker pools; nothing here blocks the arbiter thread.
+//! all, and runs each on its own task; one statement per process renews the leases of all its jobs.
+//! Claims happen when something wakes the router (an upload in any process, through the cache's
+//! wake-ups), when a job ends, and at every poll tick, which also gives expired leases back to the
+//! queue. The processing itself happens on the extractor and masker pools, and a result is serialised
+//! on the blocking pool: nothing here blocks the arbiter thread, which also runs the renewals.
 
 pub mod fair;
 pub mod messages;
 pub mod worker;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -76,6 +77,10 @@ struct DispatchState {
     running: HashMap<i64, usize>,
     total: usize,
     last_served: Option<i64>,
+    /// The jobs this process runs, whose leases it renews, with how many of its tasks run each (two,
+    /// briefly, when a job whose lease lapsed is claimed again by the same process before its first
+    /// task has noticed).
+    held: BTreeMap<String, usize>,
 }
 
 /// The claim loop and the jobs it runs. Lives outside the actor's restartable state, so a restart of
@@ -91,6 +96,7 @@ pub struct Dispatcher {
     state: Mutex<DispatchState>,
     pumping: AtomicBool,
     again: AtomicBool,
+    renewing: AtomicBool,
     closing: AtomicBool,
     idle: tokio::sync::Notify,
 }
@@ -175,6 +181,7 @@ impl Dispatcher {
                     let at_cap = *running >= cap;
                     state.total += 1;
                     state.last_served = Some(tenant_id);
+                    *state.held.entry(job.id.clone()).or_insert(0) += 1;
                     metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
                     at_cap
                 };
@@ -189,67 +196,58 @@ impl Dispatcher {
     }
 
     fn spawn_job(self: &Arc<Self>, job: ClaimedJob) {
-        let dispatcher = self.clone();
+        let running = Running {
+            dispatcher: self.clone(),
+            tenant_id: job.tenant_id,
+            job_id: job.id.clone(),
+        };
         actix::spawn(async move {
-            let _finish: Finish = dispatcher.run_with_lease(&job).await;
-            {
-                let mut state = dispatcher.state();
-                if let Some(running) = state.running.get_mut(&job.tenant_id) {
-                    *running = running.saturating_sub(1);
-                    if *running == 0 {
-                        state.running.remove(&job.tenant_id);
-                    }
-                }
-                state.total = state.total.saturating_sub(1);
-                metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
-            }
-            dispatcher.idle.notify_waiters();
+            // Every line logged while the job runs carries its id (a field of the span in JSON
+            // logs); at ERROR level so that the span exists whatever level the filter lets through.
+            let span = tracing::error_span!(
+                "job",
+                job_id = %job.id,
+                job_type = %job.job_type,
+                tenant_id = job.tenant_id,
+                document_id = job.document_id,
+                dataset_id = job.dataset_id.as_deref(),
+                attempt = job.attempts
+            );
+            let dispatcher = running.dispatcher.clone();
+            let _finish: Finish =
+                tracing::Instrument::instrument(dispatcher.run_job(&job), span).await;
+            // `running` is dropped here, or while unwinding if the job panicked: either way the job
+            // stops counting and its lease stops being renewed (after a panic the next poll tick
+            // looks for more work).
+            drop(running);
             dispatcher.kick();
         });
     }
 
-    /// Runs the job while a side loop renews its lease. A lost lease does not interrupt the work (its
-    /// final writes are guarded by the lease and will simply not happen).
-    async fn run_with_lease(&self, job: &ClaimedJob) -> Finish {
-        let renew = async {
-            let every = Duration::from_millis(self.services.jobs.lease_renew_interval_ms);
-            loop {
-                tokio::time::sleep(every).await;
-                let until =
-                    lease_until(self.services.clock.now(), self.services.jobs.lease_seconds);
-                match self
-                    .services
-                    .store
-                    .renew_lease(&job.id, &self.worker_id, until)
-                    .await
-                {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        // Most often the job has just written its outcome; when another process took
-                        // it, the job's own final write finds out and says so.
-                        tracing::debug!(job_id = %job.id, "the job's lease is no longer held");
-                        std::future::pending::<()>().await;
-                    }
-                    Err(error) => tracing::warn!(job_id = %job.id, %error, "lease renewal failed"),
+    /// Renews, in one statement, the leases of every job this process runs; a lease another process
+    /// took meanwhile is left alone (its job's final write will find out). Runs every
+    /// `jobs.lease_renew_interval_ms`; a renewal still running when the next is due is not doubled.
+    pub async fn renew_leases(&self) {
+        if self.renewing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let held: Vec<String> = self.state().held.keys().cloned().collect();
+        if !held.is_empty() {
+            let until = lease_until(self.services.clock.now(), self.services.jobs.lease_seconds);
+            match self
+                .services
+                .store
+                .renew_leases(&self.worker_id, &held, until)
+                .await
+            {
+                // Fewer rows than jobs: some have just written their outcome, or lost their lease.
+                Ok(renewed) => tracing::trace!(held = held.len(), renewed, "leases renewed"),
+                Err(error) => {
+                    tracing::warn!(%error, "lease renewal failed; retrying at the next interval")
                 }
             }
-        };
-        // Every line logged while the job runs carries its id (a field of the span in JSON logs); at
-        // ERROR level so that the span exists whatever level the filter lets through.
-        let span = tracing::error_span!(
-            "job",
-            job_id = %job.id,
-            job_type = %job.job_type,
-            tenant_id = job.tenant_id,
-            document_id = job.document_id,
-            dataset_id = job.dataset_id.as_deref(),
-            attempt = job.attempts
-        );
-        tokio::select! {
-            biased;
-            finish = tracing::Instrument::instrument(self.run_job(job), span) => finish,
-            () = renew => Finish::LeaseLost,
         }
+        self.renewing.store(false, Ordering::Release);
     }
 
     /// Expired leases back to the queue (or failed), and the queue gauges.
@@ -339,6 +337,37 @@ impl Dispatcher {
     }
 }
 
+/// A job this process runs, from its claim to the end of its task (or the task's panic): dropping it
+/// frees the job's slot and stops its lease renewals.
+struct Running {
+    dispatcher: Arc<Dispatcher>,
+    tenant_id: i64,
+    job_id: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        {
+            let mut state = self.dispatcher.state();
+            if let Some(running) = state.running.get_mut(&self.tenant_id) {
+                *running = running.saturating_sub(1);
+                if *running == 0 {
+                    state.running.remove(&self.tenant_id);
+                }
+            }
+            state.total = state.total.saturating_sub(1);
+            if let Some(tasks) = state.held.get_mut(&self.job_id) {
+                *tasks = tasks.saturating_sub(1);
+                if *tasks == 0 {
+                    state.held.remove(&self.job_id);
+                }
+            }
+            metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
+        }
+        self.dispatcher.idle.notify_waiters();
+    }
+}
+
 /// A process-unique worker name: host, pid and a random suffix.
 fn new_worker_id() -> String {
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".to_string());
@@ -385,6 +414,7 @@ impl JobRouter {
                 state: Mutex::new(DispatchState::default()),
                 pumping: AtomicBool::new(false),
                 again: AtomicBool::new(false),
+                renewing: AtomicBool::new(false),
                 closing: AtomicBool::new(false),
                 idle: tokio::sync::Notify::new(),
             })),
@@ -411,6 +441,12 @@ impl Logic for JobRouter {
                 dispatcher.maintain().await;
                 dispatcher.pump().await;
             });
+        });
+        let renewing = dispatcher.clone();
+        let renew_every = Duration::from_millis(dispatcher.services.jobs.lease_renew_interval_ms);
+        ctx.run_interval(renew_every, move |_, _| {
+            let dispatcher = renewing.clone();
+            actix::spawn(async move { dispatcher.renew_leases().await });
         });
         let wakeups = dispatcher.services.cache.wakeups();
         let listener = dispatcher.clone();

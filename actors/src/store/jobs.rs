@@ -212,21 +212,31 @@ impl Store {
         row.as_ref().map(claimed_from).transpose()
     }
 
-    /// Extends the lease; false when the worker no longer holds the job.
-    pub async fn renew_lease(
+    /// Extends, in one statement, the leases `worker` still holds among `job_ids`; how many it extended
+    /// (a job that has written its outcome, or whose lease another worker took, is left alone).
+    pub async fn renew_leases(
         &self,
-        job_id: &str,
         worker: &str,
+        job_ids: &[String],
         lease_until: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<u64, StoreError> {
+        if job_ids.is_empty() {
+            return Ok(0);
+        }
+        let placeholders = vec!["?"; job_ids.len()].join(", ");
+        let mut values: Vec<Value> = vec![lease_until.into(), worker.into()];
+        values.extend(job_ids.iter().map(|id| Value::from(id.as_str())));
         let result = self
             .connection()
             .execute(self.statement(
-                "UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND status = 'running'",
-                vec![lease_until.into(), job_id.into(), worker.into()],
+                &format!(
+                    "UPDATE jobs SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running' \
+                     AND id IN ({placeholders})"
+                ),
+                values,
             ))
             .await?;
-        Ok(result.rows_affected() == 1)
+        Ok(result.rows_affected())
     }
 
     /// Writes the execution, marks the job completed and queues the events, all or nothing. None when
@@ -619,18 +629,18 @@ mod tests {
     use crate::store::queue::{JobTarget, NewDocument, NewJob, ProcessPayload, RequestedBy};
     use crate::store::StoreSettings;
 
-    /// A document job whose process died while holding it is queued again once (marked
-    /// `lease_expired`, so that its next attempt reads the document alone); when the process holding
-    /// it dies again, the reaper fails it with `extraction_crashed` instead of handing it to a third.
-    #[tokio::test]
-    async fn a_job_whose_process_died_twice_fails_as_a_poison_job() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let settings = StoreSettings::sqlite_in(dir.path());
+    /// A store in `dir` with one tenant and `jobs` document jobs queued for it: the store, the tenant
+    /// and the jobs' ids.
+    async fn queued(
+        dir: &std::path::Path,
+        jobs: usize,
+        now: DateTime<Utc>,
+    ) -> (Store, i64, Vec<String>) {
+        let settings = StoreSettings::sqlite_in(dir);
         Store::migrate(&settings).await.expect("migrate");
         let store = Store::connect(&settings).await.expect("connect");
-        let now = Utc::now();
         let account = store
-            .create_account("poison@example.com", "hash", "token", now, now)
+            .create_account("jobs@example.com", "hash", "token", now, now)
             .await
             .expect("account");
         let tenant = account.tenant_id;
@@ -638,29 +648,90 @@ mod tests {
             .open_billing_period(tenant, &crate::store::billing::tests::plans(10), now)
             .await
             .expect("period");
-        let document = NewDocument {
-            filename: "a.txt".to_string(),
-            mime: "text/plain".to_string(),
-            format: "txt".to_string(),
-            size_bytes: 1,
-            sha256: "00".to_string(),
-            blob_key: "k".to_string(),
-            origin: Default::default(),
-        };
-        let job = NewJob {
-            id: new_id("job"),
-            target: JobTarget::Upload(document),
-            payload: JobPayload::DataProcess(ProcessPayload {
-                masked: true,
-                reprocess: false,
-                requested_by: RequestedBy::default(),
-            }),
-            max_attempts: 3,
-        };
+        let jobs: Vec<NewJob> = (0..jobs)
+            .map(|i| NewJob {
+                id: new_id("job"),
+                target: JobTarget::Upload(NewDocument {
+                    filename: format!("{i}.txt"),
+                    mime: "text/plain".to_string(),
+                    format: "txt".to_string(),
+                    size_bytes: 1,
+                    sha256: "00".to_string(),
+                    blob_key: format!("k{i}"),
+                    origin: Default::default(),
+                }),
+                payload: JobPayload::DataProcess(ProcessPayload {
+                    masked: true,
+                    reprocess: false,
+                    requested_by: RequestedBy::default(),
+                }),
+                max_attempts: 3,
+            })
+            .collect();
+        let ids = jobs.iter().map(|job| job.id.clone()).collect();
         store
-            .enqueue(tenant, vec![job.clone()], Some(1), now)
+            .enqueue(tenant, jobs, None, now)
             .await
             .expect("queued");
+        (store, tenant, ids)
+    }
+
+    /// One statement renews the leases a worker holds among the jobs it names, and no other: not a job
+    /// another worker claimed, not one that has finished, not one of its own it does not name.
+    #[tokio::test]
+    async fn one_renewal_extends_exactly_the_leases_the_worker_holds_among_those_named() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let now = Utc::now();
+        let (store, tenant, _) = queued(dir.path(), 4, now).await;
+        let lease = now + Duration::seconds(3);
+        let mut claimed = Vec::new();
+        for worker in ["w1", "w2", "w1", "w1"] {
+            let job = store
+                .claim_next(tenant, worker, now, lease)
+                .await
+                .expect("claim")
+                .expect("a job");
+            claimed.push(job.id);
+        }
+        store
+            .connection()
+            .execute(store.statement(
+                "UPDATE jobs SET status = 'completed' WHERE id = ?",
+                vec![claimed[2].clone().into()],
+            ))
+            .await
+            .expect("complete one");
+        let later = now + Duration::seconds(60);
+        let renewed = store
+            .renew_leases("w1", &claimed[..3], later)
+            .await
+            .expect("renew");
+        assert_eq!(renewed, 1, "only the first job is w1's, running and named");
+        for (index, id) in claimed.iter().enumerate() {
+            let row = store
+                .connection()
+                .query_one(store.statement(
+                    "SELECT lease_expires_at FROM jobs WHERE id = ?",
+                    vec![id.clone().into()],
+                ))
+                .await
+                .expect("read")
+                .expect("row");
+            let until: DateTime<Utc> = row.try_get("", "lease_expires_at").expect("lease");
+            let expected = if index == 0 { later } else { lease };
+            assert_eq!(until.timestamp(), expected.timestamp(), "job {index}");
+        }
+        assert_eq!(store.renew_leases("w1", &[], later).await.expect("none"), 0);
+    }
+
+    /// A document job whose process died while holding it is queued again once (marked
+    /// `lease_expired`, so that its next attempt reads the document alone); when the process holding
+    /// it dies again, the reaper fails it with `extraction_crashed` instead of handing it to a third.
+    #[tokio::test]
+    async fn a_job_whose_process_died_twice_fails_as_a_poison_job() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let now = Utc::now();
+        let (store, tenant, ids) = queued(dir.path(), 1, now).await;
         let mut clock = now;
         for death in 1..=2 {
             let claimed = store
@@ -688,7 +759,7 @@ mod tests {
             .connection()
             .query_one(store.statement(
                 "SELECT status, error_code FROM jobs WHERE id = ?",
-                vec![job.id.into()],
+                vec![ids[0].clone().into()],
             ))
             .await
             .expect("read")
