@@ -833,6 +833,11 @@ async fn killed_mid_way_every_job_still_runs_exactly_once() {
         50
     );
     assert_eq!(count(&server, "SELECT COUNT(*) FROM documents").await, 50);
+    // The usage counters are written with the executions they count: the kill lost none of them
+    // and counted none twice.
+    let (status, usage) = alice.get(&server, "/v1/usage").await;
+    assert_eq!(status, 200, "{usage}");
+    assert_eq!(usage["data"]["documents_processed"], 50, "{usage}");
 }
 
 /// A job that runs for several times its lease keeps it: the process renews the leases of the jobs

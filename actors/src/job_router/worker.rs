@@ -1,5 +1,5 @@
 //! Runs one claimed `data_process` job: original blob → extractor pool → masker → result blob →
-//! execution, job state, webhook outbox (one transaction), usage counters, audit entry.
+//! execution, job state, webhook outbox, usage counters and credits (one transaction), audit entry.
 //!
 //! Errors are sorted into two kinds: the document's own (it cannot be read, masking was refused), which
 //! fail the job at once with the engine's code, and the service's (storage, database, an overloaded
@@ -16,7 +16,7 @@ use crate::pii_masker::document::MaskedDocument;
 use crate::pipeline::{self, ProcessError};
 use crate::store::{
     AuditRecord, ClaimedJob, JobKind, JobPayload, NewExecution, OutboxEvent, ProcessPayload,
-    RequestedBy, StoreError, EXTRACTION_CRASHED,
+    RequestedBy, StoreError, Usage, EXTRACTION_CRASHED,
 };
 
 use super::Dispatcher;
@@ -143,21 +143,18 @@ impl Dispatcher {
             .as_ref()
             .map(|work| work.requested_by().clone())
             .unwrap_or_default();
-        let (finish, meta, usage) = match work {
+        let (finish, meta) = match work {
             Ok(JobPayload::DataProcess(work)) => {
                 match self.process_document(job, &work, started_at, started).await {
-                    Ok((execution_id, meta, usage)) => {
-                        (Finish::Completed { execution_id }, Some(meta), Some(usage))
-                    }
-                    Err(finish) => (finish, None, None),
+                    Ok((execution_id, meta)) => (Finish::Completed { execution_id }, Some(meta)),
+                    Err(finish) => (finish, None),
                 }
             }
-            Ok(JobPayload::DatasetBuild(_)) => (self.build_dataset(job).await, None, None),
-            Err(reason) => (failed("unsupported_job_type", reason), None, None),
+            Ok(JobPayload::DatasetBuild(_)) => (self.build_dataset(job).await, None),
+            Err(reason) => (failed("unsupported_job_type", reason), None),
         };
         let finish = self.record_failure(job, finish).await;
-        self.after(job, &requested_by, &finish, meta.as_ref(), usage)
-            .await;
+        self.after(job, &requested_by, &finish, meta.as_ref()).await;
         metrics::histogram!(crate::metric_names::JOB_DURATION_SECONDS, "job_type" => job.job_type.clone())
             .record(started.elapsed().as_secs_f64());
         finish
@@ -235,7 +232,6 @@ impl Dispatcher {
         requested_by: &RequestedBy,
         finish: &Finish,
         meta: Option<&serde_json::Value>,
-        usage: Option<(i64, i64)>,
     ) {
         let now = self.services.clock.now();
         let outcome = match finish {
@@ -262,16 +258,6 @@ impl Dispatcher {
                 .await
             {
                 tracing::debug!(%error, "cannot wake the webhook senders; they poll anyway");
-            }
-        }
-        if let (Finish::Completed { .. }, Some((pages, bytes))) = (finish, usage) {
-            if let Err(error) = self
-                .services
-                .store
-                .add_usage(job.tenant_id, 1, pages, bytes, now)
-                .await
-            {
-                tracing::error!(job_id = %job.id, %error, "cannot update usage counters");
             }
         }
         let details = match finish {
@@ -385,14 +371,14 @@ impl Dispatcher {
         }
     }
 
-    /// The processing itself. Ok: the execution id, its `result_meta`, and (pages, bytes) for usage.
+    /// The processing itself. Ok: the execution id and its `result_meta`.
     async fn process_document(
         &self,
         job: &ClaimedJob,
         work: &ProcessPayload,
         started_at: chrono::DateTime<chrono::Utc>,
         started: Instant,
-    ) -> Result<(i64, serde_json::Value, (i64, i64)), Finish> {
+    ) -> Result<(i64, serde_json::Value), Finish> {
         let services = &self.services;
         let Some(document_id) = job.document_id else {
             return Err(failed("document_missing", "the job names no document"));
@@ -487,6 +473,11 @@ impl Dispatcher {
             result_blob_key: result_key,
             result_meta: meta.clone(),
             credits: pages.max(1),
+            usage: Usage {
+                documents: 1,
+                pages,
+                bytes: document.size_bytes,
+            },
         };
         // The store fills in the execution id inside the transaction that creates it.
         let event = job_event(
@@ -514,7 +505,7 @@ impl Dispatcher {
                         tracing::warn!(%error, document_id = document.id, "cannot delete the processed copy of a connector object");
                     }
                 }
-                Ok((execution_id, meta, (pages, document.size_bytes)))
+                Ok((execution_id, meta))
             }
             None => Err(Finish::LeaseLost),
         }

@@ -83,6 +83,16 @@ pub struct NewExecution {
     pub result_meta: serde_json::Value,
     /// Credits the work cost (its pages, at least one), debited with the execution.
     pub credits: i64,
+    /// What the work adds to the tenant's usage counters, with the execution.
+    pub usage: Usage,
+}
+
+/// Additions to a tenant's usage counters (`tenant_usage`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Usage {
+    pub documents: i64,
+    pub pages: i64,
+    pub bytes: i64,
 }
 
 /// An event to put in the webhook outbox in the same transaction as the state change it reports.
@@ -294,6 +304,9 @@ impl Store {
         self.lock_tenant(&txn, job.tenant_id).await?;
         let settled = self
             .settle_in(&txn, job.tenant_id, &job.id, execution.credits, now)
+            .await?;
+        // The usage counters with the execution they count: a crash counts both or neither.
+        self.add_usage_in(&txn, job.tenant_id, execution.usage, now)
             .await?;
         txn.commit().await?;
         super::billing::settled_metrics(&settled);
@@ -551,23 +564,27 @@ impl Store {
         })
     }
 
-    /// Adds one processed document to the tenant's usage counters.
-    pub async fn add_usage(
+    /// Adds processed work to the tenant's usage counters, inside the transaction that records it.
+    async fn add_usage_in(
         &self,
+        txn: &DatabaseTransaction,
         tenant_id: i64,
-        documents: i64,
-        pages: i64,
-        bytes: i64,
+        usage: Usage,
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        self.connection()
-            .execute(self.statement(
-                "UPDATE tenant_usage SET documents_processed = documents_processed + ?, \
-                 pages_processed = pages_processed + ?, bytes_processed = bytes_processed + ?, updated_at = ? \
-                 WHERE tenant_id = ?",
-                vec![documents.into(), pages.into(), bytes.into(), now.into(), tenant_id.into()],
-            ))
-            .await?;
+        txn.execute(self.statement(
+            "UPDATE tenant_usage SET documents_processed = documents_processed + ?, \
+             pages_processed = pages_processed + ?, bytes_processed = bytes_processed + ?, updated_at = ? \
+             WHERE tenant_id = ?",
+            vec![
+                usage.documents.into(),
+                usage.pages.into(),
+                usage.bytes.into(),
+                now.into(),
+                tenant_id.into(),
+            ],
+        ))
+        .await?;
         Ok(())
     }
 
@@ -684,6 +701,10 @@ mod tests {
         let now = Utc::now();
         let (store, tenant, _) = queued(dir.path(), 4, now).await;
         let lease = now + Duration::seconds(3);
+        assert_eq!(
+            store.tenants_with_queued_jobs().await.expect("tenants"),
+            vec![tenant]
+        );
         let mut claimed = Vec::new();
         for worker in ["w1", "w2", "w1", "w1"] {
             let job = store
@@ -693,6 +714,11 @@ mod tests {
                 .expect("a job");
             claimed.push(job.id);
         }
+        assert!(store
+            .tenants_with_queued_jobs()
+            .await
+            .expect("tenants")
+            .is_empty());
         store
             .connection()
             .execute(store.statement(

@@ -41,7 +41,7 @@ pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
     lease_until, new_id, ClaimedJob, ExhaustedJob, NewExecution, OutboxEvent, QueueDepth, Reaped,
-    EXTRACTION_CRASHED, LEASE_EXPIRED,
+    Usage, EXTRACTION_CRASHED, LEASE_EXPIRED,
 };
 pub use processing::{DocumentRecord, PageRequest};
 pub use quality::FlaggedExecution;
