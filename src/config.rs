@@ -565,24 +565,15 @@ mod tests {
             assert_eq!(settings.actors.scheduler.pool_size, 1);
             assert_eq!(settings.actors.webhook_sender.pool_size, 8);
         }
-        let mut explicit: Settings = Figment::new()
-            .merge(Toml::string(DEFAULT_TOML))
-            .merge(Toml::string(
-                "[server]\nworkers = 3\n[actors.pii_masker]\npool_size = 5\n",
-            ))
-            .extract()
-            .expect("deserialises");
-        explicit.size_from_machine(16);
+        let explicit = layered(
+            "[server]\nworkers = 3\n[actors.pii_masker]\npool_size = 5\n",
+            16,
+        );
         assert_eq!(explicit.server.workers, 3);
         assert_eq!(explicit.actors.pii_masker.pool_size, 5);
         assert_eq!(explicit.actors.extractor_pool.pool_size, 16);
 
-        let mut zero: Settings = Figment::new()
-            .merge(Toml::string(DEFAULT_TOML))
-            .merge(Toml::string("[actors.scheduler]\npool_size = 0\n"))
-            .extract()
-            .expect("deserialises");
-        zero.size_from_machine(4);
+        let zero = layered("[actors.scheduler]\npool_size = 0\n", 4);
         let error = zero
             .validate()
             .expect_err("0 is not a size for the scheduler");
@@ -594,10 +585,16 @@ mod tests {
 
     /// The built-in defaults as `load` gives them on a machine with `cores` cores.
     fn defaults_for(cores: usize) -> Settings {
+        layered("", cores)
+    }
+
+    /// The built-in defaults with `overlay` (TOML) on top, sized for `cores` cores as `load` does.
+    fn layered(overlay: &str, cores: usize) -> Settings {
         let mut settings: Settings = Figment::new()
             .merge(Toml::string(DEFAULT_TOML))
+            .merge(Toml::string(overlay))
             .extract()
-            .expect("default.toml deserialises");
+            .expect("default.toml and the overlay deserialise");
         settings.size_from_machine(cores);
         settings
     }

@@ -305,7 +305,7 @@ fn sample(metrics: &str, name: &str, labels: &str) -> Option<f64> {
 #[tokio::test]
 async fn pools_left_at_zero_are_sized_from_the_cores_and_metrics_show_them() {
     // The server inherits this process's CPU affinity and cgroup.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let cores = docsieve_actors::settings::available_cores() as f64;
     let server = TestServer::start_with(
         ServerOptions::default()
             .env("DOCSIEVE__SERVER__WORKERS", "0")
