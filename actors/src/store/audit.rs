@@ -252,12 +252,9 @@ mod tests {
     use sea_orm::{ColumnTrait, PaginatorTrait, QueryFilter};
 
     use super::*;
-    use crate::store::StoreSettings;
 
     async fn store(dir: &std::path::Path) -> Store {
-        let settings = StoreSettings::sqlite_in(dir);
-        Store::migrate(&settings).await.expect("migrate");
-        Store::connect(&settings).await.expect("connect")
+        Store::sqlite_for_tests(dir).await
     }
 
     fn record(n: usize) -> AuditRecord {

@@ -113,9 +113,10 @@ impl Store {
                 .await?
             }
         };
-        // On SQLite the audit and credit writers take turns in the process before they ask for the
-        // database's one write lock: a writer that found it taken would sleep in SQLite's busy
-        // handler (steps of up to 100 ms) instead of starting the moment the other one commits.
+        // On SQLite the writers of the process (the audit and credit writers, the job queue's writes)
+        // take turns before they ask for the database's one write lock: a writer that found it taken
+        // would sleep in SQLite's busy handler (steps of up to 100 ms) instead of starting the moment
+        // the other one commits (see `Store::write_turn`).
         let gate = (backend == Backend::Sqlite).then(|| Arc::new(tokio::sync::Mutex::new(())));
         let audit = super::audit::AuditQueue::start(&db, settings.audit_linger, gate.clone());
         let bare = Store {
@@ -123,6 +124,7 @@ impl Store {
             backend,
             audit: None,
             credits: None,
+            gate: gate.clone(),
         };
         let credits = super::billing::CreditQueue::start(&bare, gate);
         Ok(Store {
@@ -188,6 +190,16 @@ impl StoreSettings {
             connect_timeout: Duration::from_secs(5),
             audit_linger: Duration::from_millis(1),
         }
+    }
+}
+
+impl Store {
+    /// A migrated SQLite store in `data_dir` ([`StoreSettings::sqlite_in`]), for unit tests.
+    #[cfg(test)]
+    pub(crate) async fn sqlite_for_tests(data_dir: &Path) -> Store {
+        let settings = StoreSettings::sqlite_in(data_dir);
+        Store::migrate(&settings).await.expect("migrate");
+        Store::connect(&settings).await.expect("connect")
     }
 }
 

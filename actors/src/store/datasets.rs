@@ -203,7 +203,7 @@ impl Store {
         events: Vec<OutboxEvent>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.connection().begin().await?;
+        let (_turn, txn) = self.begin_write().await?;
         let updated = txn
             .execute(self.statement(
                 "UPDATE jobs SET status = 'completed', finished_at = ?, updated_at = ?, lease_owner = NULL, \

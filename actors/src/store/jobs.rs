@@ -9,8 +9,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
-    ActiveModelTrait, ConnectionTrait, DatabaseTransaction, QueryResult, Set, Statement,
-    TransactionTrait, Value,
+    ActiveModelTrait, ConnectionTrait, DatabaseTransaction, QueryResult, Set, Statement, Value,
 };
 
 use super::queue::{JobKind, JobPayload};
@@ -206,6 +205,7 @@ impl Store {
              ORDER BY created_at, id LIMIT 1{lock}) RETURNING {}",
             claimed_columns()
         );
+        let _turn = self.write_turn().await;
         let row = self
             .connection()
             .query_one(self.statement(
@@ -236,6 +236,7 @@ impl Store {
         let placeholders = vec!["?"; job_ids.len()].join(", ");
         let mut values: Vec<Value> = vec![lease_until.into(), worker.into()];
         values.extend(job_ids.iter().map(|id| Value::from(id.as_str())));
+        let _turn = self.write_turn().await;
         let result = self
             .connection()
             .execute(self.statement(
@@ -260,7 +261,7 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<Option<i64>, StoreError> {
         use super::entities::execution as execution_entity;
-        let txn = self.connection().begin().await?;
+        let (_turn, txn) = self.begin_write().await?;
         let row = execution_entity::ActiveModel {
             tenant_id: Set(job.tenant_id),
             document_id: Set(execution.document_id),
@@ -323,7 +324,7 @@ impl Store {
         events: Vec<OutboxEvent>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let txn = self.connection().begin().await?;
+        let (_turn, txn) = self.begin_write().await?;
         let updated = txn
             .execute(self.statement(
                 "UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, finished_at = ?, \
@@ -362,6 +363,7 @@ impl Store {
         message: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        let _turn = self.write_turn().await;
         let updated = self
             .connection()
             .execute(self.statement(
@@ -386,6 +388,7 @@ impl Store {
         worker: &str,
         now: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
+        let _turn = self.write_turn().await;
         let updated = self
             .connection()
             .execute(self.statement(
@@ -420,7 +423,7 @@ impl Store {
         if expired.is_none() {
             return Ok(Reaped::default());
         }
-        let txn = self.connection().begin().await?;
+        let (_turn, txn) = self.begin_write().await?;
         // A document job whose previous attempt also died with its process (or its extraction
         // worker) is not given to a third process: it fails as a poison job.
         let poisoned = self
@@ -644,7 +647,6 @@ mod tests {
 
     use super::*;
     use crate::store::queue::{JobTarget, NewDocument, NewJob, ProcessPayload, RequestedBy};
-    use crate::store::StoreSettings;
 
     /// A store in `dir` with one tenant and `jobs` document jobs queued for it: the store, the tenant
     /// and the jobs' ids.
@@ -653,9 +655,7 @@ mod tests {
         jobs: usize,
         now: DateTime<Utc>,
     ) -> (Store, i64, Vec<String>) {
-        let settings = StoreSettings::sqlite_in(dir);
-        Store::migrate(&settings).await.expect("migrate");
-        let store = Store::connect(&settings).await.expect("connect");
+        let store = Store::sqlite_for_tests(dir).await;
         let account = store
             .create_account("jobs@example.com", "hash", "token", now, now)
             .await

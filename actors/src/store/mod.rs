@@ -24,9 +24,13 @@ pub mod entities;
 mod quality;
 mod schedules;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, Statement};
+use sea_orm::{
+    ConnectionTrait, DatabaseBackend, DatabaseConnection, DatabaseTransaction, DbErr, Statement,
+    TransactionTrait,
+};
 
 pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
@@ -105,7 +109,12 @@ pub struct Store {
     audit: Option<audit::AuditQueue>,
     /// The credit writer's queue (see [`billing::CreditQueue`]); `None` outside a runtime.
     credits: Option<billing::CreditQueue>,
+    /// On SQLite, this process's turn at the database's one write lock (see [`Store::write_turn`]).
+    gate: Option<Arc<tokio::sync::Mutex<()>>>,
 }
+
+/// A process's turn at SQLite's write lock, held until dropped (nothing on PostgreSQL).
+pub(crate) type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
 
 impl Store {
     pub fn backend(&self) -> Backend {
@@ -114,6 +123,27 @@ impl Store {
 
     pub fn connection(&self) -> &DatabaseConnection {
         &self.db
+    }
+
+    /// Waits for this process's turn to write, on SQLite: the writers of one process take turns here
+    /// (in arrival order) before they ask for the database's one write lock. A writer that found the
+    /// lock taken would otherwise sleep in SQLite's busy handler, in steps of 1 to 100 ms, however soon
+    /// the lock came free: under a stream of uploads and job completions the lock sat idle between
+    /// writers while they slept. Hold the turn across the whole write, and write nothing through the
+    /// audit or credit writers while holding it (they wait for the same turn).
+    pub(crate) async fn write_turn(&self) -> WriteTurn {
+        match &self.gate {
+            Some(gate) => Some(gate.clone().lock_owned().await),
+            None => None,
+        }
+    }
+
+    /// A write transaction begun in this process's turn ([`Store::write_turn`]); keep the turn until
+    /// the transaction is committed or dropped.
+    pub(crate) async fn begin_write(&self) -> Result<(WriteTurn, DatabaseTransaction), StoreError> {
+        let turn = self.write_turn().await;
+        let txn = self.db.begin().await?;
+        Ok((turn, txn))
     }
 
     /// One round trip to the database; how long it took.

@@ -7,7 +7,7 @@
 //! credits after the one before it has committed.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set, TransactionTrait};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};
 use serde::{Deserialize, Serialize};
 
 use super::billing::{CreditError, ShortOfCredits};
@@ -233,7 +233,7 @@ impl Store {
         limit: Option<u64>,
         now: DateTime<Utc>,
     ) -> Result<Vec<Queued>, EnqueueError> {
-        let txn = self.connection().begin().await.map_err(StoreError::from)?;
+        let (_turn, txn) = self.begin_write().await?;
         // Document jobs cost credits: each reserves one, under its job id.
         let reservations: Vec<String> = jobs
             .iter()

@@ -478,16 +478,13 @@ mod tests {
     use chrono::Duration;
 
     use super::*;
-    use crate::store::StoreSettings;
 
     /// An object version is taken once; a claim whose sync died before settling it is taken over
     /// after `STALE_CLAIM_MINUTES`, a settled one never.
     #[tokio::test]
     async fn object_versions_are_claimed_once_and_dead_claims_taken_over() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let settings = StoreSettings::sqlite_in(dir.path());
-        Store::migrate(&settings).await.expect("migrate");
-        let store = Store::connect(&settings).await.expect("connect");
+        let store = Store::sqlite_for_tests(dir.path()).await;
         let now = Utc::now();
         let account = store
             .create_account("claims@example.com", "hash", "token", now, now)

@@ -58,14 +58,11 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::StoreSettings;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_firing_is_claimed_once_and_a_missed_one_at_the_next_look() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let settings = StoreSettings::sqlite_in(dir.path());
-        Store::migrate(&settings).await.expect("migrate");
-        let store = Store::connect(&settings).await.expect("connect");
+        let store = Store::sqlite_for_tests(dir.path()).await;
         let schedule = Schedule::parse("0 0 1 * *").expect("cron");
         let at = |text: &str| {
             DateTime::parse_from_rfc3339(text)
