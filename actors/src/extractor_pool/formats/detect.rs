@@ -226,6 +226,11 @@ fn looks_like_json(text: &str) -> bool {
 
 /// The delimiter of a CSV, if the lines agree on one.
 pub fn csv_delimiter(text: &str) -> Option<u8> {
+    // A table needs two records, so two lines: a one-line text (most short messages) is not one, and
+    // building readers to find that out cost more than reading it.
+    if !text.trim().contains(['\n', '\r']) {
+        return None;
+    }
     let mut best: Option<(u8, usize)> = None;
     for delimiter in [b',', b';', b'\t', b'|'] {
         // A delimiter the text never uses splits no line: skip building a reader for it (a CSV reader
@@ -424,6 +429,23 @@ mod tests {
 
     fn format_of(text: &str) -> Format {
         detect(text.as_bytes(), Some(text)).expect("a format")
+    }
+
+    /// A table needs two records: one line (with or without its line break) is never one, whatever
+    /// its delimiters; two lines of the same columns are, with `\n`, `\r\n` or a bare `\r`.
+    #[test]
+    fn one_line_is_never_a_table() {
+        for one in [
+            "a,b,c",
+            "a;b;c\n",
+            "  a|b|c\r\n\n",
+            "Sipariş 1: tutar 1000,50 TL; teslimat 3 gün.\n",
+        ] {
+            assert_eq!(csv_delimiter(one), None, "{one:?}");
+        }
+        for two in ["a,b,c\n1,2,3\n", "a;b;c\r\n1;2;3", "a|b|c\r1|2|3\r"] {
+            assert!(csv_delimiter(two).is_some(), "{two:?}");
+        }
     }
 
     /// SQL statements and JSON are text: their commas separate values, not columns.
