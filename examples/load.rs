@@ -11,8 +11,17 @@
 //!    `--preview-file PATH` (`--save-preview PATH` only writes that DOCX and exits);
 //! 3. with `--soak-seconds N`, keeps uploading for N seconds and prints the server's RSS every 30 s.
 //!
+//! With `--processes N` it starts N servers on one database and one data folder, spreads the uploads
+//! and previews over them, and prints each one's completed jobs and CPU time; `--database-url URL`
+//! (a PostgreSQL server: a fresh database is created on it for the run and dropped after) and
+//! `--redis-url URL` (wake-ups across processes) make that the deployment the README describes, and
+//! `--pin` pins process i to core i (modulo the cores there are) with `taskset`. The servers log at
+//! warn level, or by the filter in `LOAD_LOG` (`LOAD_LOG=sqlx::query=debug` logs every statement).
+//!
 //! ```sh
 //! cargo build --release && cargo run --release --example load -- --docs 2000 --concurrency 16
+//! cargo run --release --example load -- --processes 2 --pin \
+//!     --database-url postgres://postgres@127.0.0.1:5432/test --redis-url redis://127.0.0.1:6379
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -34,6 +43,10 @@ struct Args {
     preview_file: Option<PathBuf>,
     save_preview: Option<PathBuf>,
     binary: PathBuf,
+    processes: usize,
+    pin: bool,
+    database_url: Option<String>,
+    redis_url: Option<String>,
 }
 
 /// The DOCX with paragraphs of varied business text (names, dates, amounts, order numbers, now and then a
@@ -163,14 +176,23 @@ fn args() -> Args {
         preview_file: None,
         save_preview: None,
         binary: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/docsieve"),
+        processes: 1,
+        pin: false,
+        database_url: None,
+        redis_url: None,
     };
     if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
         args.binary = PathBuf::from(dir).join("release/docsieve");
     }
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
-    while i + 1 < raw.len() {
-        let value = raw[i + 1].clone();
+    while i < raw.len() {
+        if raw[i] == "--pin" {
+            args.pin = true;
+            i += 1;
+            continue;
+        }
+        let value = raw.get(i + 1).cloned().expect("a value after each option");
         match raw[i].as_str() {
             "--docs" => args.docs = value.parse().expect("--docs N"),
             "--concurrency" => args.concurrency = value.parse().expect("--concurrency N"),
@@ -182,6 +204,9 @@ fn args() -> Args {
             "--preview-file" => args.preview_file = Some(PathBuf::from(value)),
             "--save-preview" => args.save_preview = Some(PathBuf::from(value)),
             "--binary" => args.binary = PathBuf::from(value),
+            "--processes" => args.processes = value.parse().expect("--processes N"),
+            "--database-url" => args.database_url = Some(value),
+            "--redis-url" => args.redis_url = Some(value),
             other => panic!("unknown argument {other}"),
         }
         i += 2;
@@ -236,16 +261,36 @@ impl Drop for Server {
     }
 }
 
-fn start(binary: &Path, data_dir: &Path) -> Server {
+/// What every server of a run shares: the data folder, and the database and Redis when given.
+struct Deployment {
+    data_dir: PathBuf,
+    env: Vec<(&'static str, String)>,
+}
+
+/// Starts one server; `core`: pinned to that core with `taskset`.
+fn start(binary: &Path, deployment: &Deployment, core: Option<usize>) -> Server {
     use std::io::{BufRead, BufReader};
-    let mut child = Command::new(binary)
+    let mut command = match core {
+        Some(core) => {
+            let mut taskset = Command::new("taskset");
+            taskset.arg("-c").arg(core.to_string()).arg(binary);
+            taskset
+        }
+        None => Command::new(binary),
+    };
+    let mut child = command
         .arg("serve")
         .env("DOCSIEVE__SERVER__BIND", "127.0.0.1:0")
-        .env("DOCSIEVE__STORAGE__DATA_DIR", data_dir)
-        .env("DOCSIEVE__LOG__LEVEL", "warn")
+        .env("DOCSIEVE__STORAGE__DATA_DIR", &deployment.data_dir)
+        // LOAD_LOG: the servers' log filter instead (`sqlx::query=debug` logs every statement).
+        .env(
+            "DOCSIEVE__LOG__LEVEL",
+            std::env::var("LOAD_LOG").unwrap_or_else(|_| "warn".to_string()),
+        )
         .env("DOCSIEVE__JOBS__MAX_QUEUED_PER_TENANT", "1000000")
         // Every upload and preview spends a credit: the load tenant's trial period grants plenty.
         .env("DOCSIEVE__PLANS__TRIAL__CREDITS_PER_PERIOD", "1000000000")
+        .envs(deployment.env.iter().map(|(key, value)| (key, value)))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -265,6 +310,73 @@ fn start(binary: &Path, data_dir: &Path) -> Server {
     };
     std::thread::spawn(move || for _ in lines {});
     Server { child, base }
+}
+
+/// A PostgreSQL database made for one run on the server of `admin_url`, dropped with this value.
+struct RunDatabase {
+    admin_url: String,
+    name: String,
+    url: String,
+}
+
+impl RunDatabase {
+    async fn create(admin_url: &str) -> RunDatabase {
+        use sea_orm::{ConnectionTrait, Database, Statement};
+        let name = format!(
+            "docsieve_load_{}_{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_millis()
+        );
+        let admin = Database::connect(admin_url)
+            .await
+            .expect("--database-url: PostgreSQL reachable");
+        admin
+            .execute(Statement::from_string(
+                admin.get_database_backend(),
+                format!("CREATE DATABASE \"{name}\""),
+            ))
+            .await
+            .expect("create the run's database");
+        let _ = admin.close().await;
+        let mut url = url::Url::parse(admin_url).expect("--database-url is a URL");
+        url.set_path(&format!("/{name}"));
+        RunDatabase {
+            admin_url: admin_url.to_string(),
+            name,
+            url: url.to_string(),
+        }
+    }
+
+    /// Drops the database (the servers must be stopped first).
+    async fn drop_now(self) {
+        use sea_orm::{ConnectionTrait, Database, Statement};
+        if let Ok(admin) = Database::connect(&self.admin_url).await {
+            let _ = admin
+                .execute(Statement::from_string(
+                    admin.get_database_backend(),
+                    format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name),
+                ))
+                .await;
+            let _ = admin.close().await;
+        }
+    }
+}
+
+/// A counter's value in one server's `/metrics` (`labels` exactly as written there).
+async fn metric(client: &reqwest::Client, base: &str, name: &str, labels: &str) -> f64 {
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics text");
+    let series = format!("{name}{labels} ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&series))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0.0)
 }
 
 async fn api_key(client: &reqwest::Client, base: &str, data_dir: &Path) -> String {
@@ -405,9 +517,45 @@ async fn main() {
         return;
     }
     let data_dir = tempfile::tempdir().expect("temp dir");
-    let server = start(&args.binary, data_dir.path());
-    let pid = server.child.id();
-    let base = server.base.clone();
+    let database = match &args.database_url {
+        Some(admin_url) => Some(RunDatabase::create(admin_url).await),
+        None => None,
+    };
+    let mut env = Vec::new();
+    if let Some(database) = &database {
+        env.push(("DOCSIEVE__DATABASE__URL", database.url.clone()));
+    }
+    if let Some(redis_url) = &args.redis_url {
+        env.push(("DOCSIEVE__REDIS__URL", redis_url.clone()));
+        // Keys of this run only: a tenant id of an earlier run's database names another tenant.
+        env.push((
+            "DOCSIEVE__REDIS__KEY_PREFIX",
+            format!(
+                "docsieve-load-{}-{}:",
+                std::process::id(),
+                chrono::Utc::now().timestamp_millis()
+            ),
+        ));
+    }
+    let deployment = Deployment {
+        data_dir: data_dir.path().to_path_buf(),
+        env,
+    };
+    let cores = docsieve_actors::settings::available_cores();
+    let processes = args.processes.max(1);
+    // The first server migrates a fresh database; the others start once it has.
+    let mut servers = vec![start(&args.binary, &deployment, args.pin.then_some(0))];
+    for index in 1..processes {
+        servers.push(start(
+            &args.binary,
+            &deployment,
+            args.pin.then_some(index % cores),
+        ));
+    }
+    let pids: Vec<u32> = servers.iter().map(|server| server.child.id()).collect();
+    let bases: Arc<Vec<String>> = Arc::new(servers.iter().map(|s| s.base.clone()).collect());
+    let base = bases[0].clone();
+    let pid = pids[0];
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(64)
         .timeout(Duration::from_secs(120))
@@ -415,16 +563,35 @@ async fn main() {
         .expect("client");
     let key = api_key(&client, &base, data_dir.path()).await;
     println!(
-        "server {base}, pid {pid}, RSS at start {} KiB",
+        "{} server(s) on {}{}{}, pids {pids:?}, RSS at start {} KiB each",
+        servers.len(),
+        if database.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        },
+        if args.redis_url.is_some() {
+            " + Redis"
+        } else {
+            ""
+        },
+        if args.pin { ", pinned" } else { "" },
         rss_kib(pid)
     );
+    let server_cpu = || {
+        pids.iter()
+            .map(|&pid| cpu_seconds(pid))
+            .collect::<Vec<f64>>()
+    };
 
-    // 1. Async uploads, end to end.
+    // 1. Async uploads, end to end; client task i uploads to server i modulo the number of servers.
+    let cpu_before = server_cpu();
     let started = Instant::now();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut tasks = Vec::new();
-    for _ in 0..args.concurrency {
-        let (client, base, key, next) = (client.clone(), base.clone(), key.clone(), next.clone());
+    for task in 0..args.concurrency {
+        let (client, key, next) = (client.clone(), key.clone(), next.clone());
+        let base = bases[task % bases.len()].clone();
         let (docs, batch) = (args.docs, args.batch);
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
@@ -449,6 +616,11 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let total = started.elapsed();
+    let cpu_used: Vec<f64> = server_cpu()
+        .iter()
+        .zip(&cpu_before)
+        .map(|(after, before)| after - before)
+        .collect();
     println!(
         "async: {} small text documents uploaded in {:.2} s, all completed in {:.2} s → {:.0} documents/s end to end",
         args.docs,
@@ -460,20 +632,63 @@ async fn main() {
         &format!("upload request ({} files each)", args.batch),
         upload_latencies,
     );
+    for (index, server_base) in bases.iter().enumerate() {
+        let jobs = metric(
+            &client,
+            server_base,
+            "docsieve_jobs_finished_total",
+            "{job_type=\"data_process\",outcome=\"completed\"}",
+        )
+        .await;
+        let (seconds, runs) = (
+            metric(
+                &client,
+                server_base,
+                "docsieve_job_duration_seconds_sum",
+                "{job_type=\"data_process\"}",
+            )
+            .await,
+            metric(
+                &client,
+                server_base,
+                "docsieve_job_duration_seconds_count",
+                "{job_type=\"data_process\"}",
+            )
+            .await,
+        );
+        println!(
+            "  process {index}: a job took {:.2} ms on average from its claim to its audit entry",
+            seconds * 1000.0 / runs.max(1.0)
+        );
+        println!(
+            "  process {index} (pid {}): {jobs:.0} jobs completed ({:.0} documents/s), CPU {:.2} s ({:.0} % of a core, {:.2} ms per document it ran)",
+            pids[index],
+            jobs / total.as_secs_f64(),
+            cpu_used[index],
+            cpu_used[index] * 100.0 / total.as_secs_f64(),
+            cpu_used[index] * 1000.0 / jobs.max(1.0)
+        );
+    }
+    let cpu_total: f64 = cpu_used.iter().sum();
+    println!(
+        "server CPU per document: {:.2} ms (user + system, every process and its threads; {:.0} % of a core on average)",
+        cpu_total * 1000.0 / args.docs as f64,
+        cpu_total * 100.0 / total.as_secs_f64()
+    );
     println!("RSS after the async run: {} KiB", rss_kib(pid));
 
     // 2. Preview latency (`--preview-requests 0` skips it).
     if args.preview_requests > 0 {
         let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let cpu_before = cpu_seconds(pid);
+        let cpu_before: f64 = server_cpu().iter().sum();
         let own_cpu = || docsieve_actors::procfs::stat_seconds(std::process::id(), &[11, 12]);
         let own_cpu_before = own_cpu();
         let started = Instant::now();
         let mut tasks = Vec::new();
-        for _ in 0..args.preview_concurrency {
+        for task in 0..args.preview_concurrency {
             let (client, base, key, next, docx, name) = (
                 client.clone(),
-                base.clone(),
+                bases[task % bases.len()].clone(),
                 key.clone(),
                 next.clone(),
                 docx.clone(),
@@ -529,7 +744,7 @@ async fn main() {
         report("preview", preview_latencies);
         println!(
             "server CPU per preview: {:.2} ms (user + system, all threads)",
-            (cpu_seconds(pid) - cpu_before) * 1000.0 / args.preview_requests as f64
+            (server_cpu().iter().sum::<f64>() - cpu_before) * 1000.0 / args.preview_requests as f64
         );
         // The clients share the server's two cores: what they take is not the server's to use.
         println!(
@@ -568,5 +783,9 @@ async fn main() {
             }
         }
         println!("soak done: RSS {} KiB", rss_kib(pid));
+    }
+    drop(servers);
+    if let Some(database) = database {
+        database.drop_now().await;
     }
 }
