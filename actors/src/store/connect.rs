@@ -124,9 +124,9 @@ impl Store {
             backend,
             audit: None,
             credits: None,
-            gate: gate.clone(),
+            gate,
         };
-        let credits = super::billing::CreditQueue::start(&bare, gate);
+        let credits = super::billing::CreditQueue::start(&bare);
         Ok(Store {
             audit,
             credits,
