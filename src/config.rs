@@ -197,6 +197,33 @@ pub struct ComplianceSettings {
     pub recipient_countries: std::collections::BTreeMap<String, String>,
 }
 
+/// The `[pii]` section: how the masker reads the forms of the world.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PiiSettings {
+    /// Regions (ISO 3166-1 alpha-2) whose national phone numbers, written without a country code,
+    /// are looked for: behind a phone label, a number valid in any of them is masked; bare, one
+    /// written exactly in its region's own layout. Numbers with `+`, `00` or `011` are found for every
+    /// region whatever this says.
+    #[serde(default = "default_phone_regions")]
+    pub phone_regions: Vec<String>,
+}
+
+fn default_phone_regions() -> Vec<String> {
+    docsieve_actors::pii_masker::detectors::phone::DEFAULT_REGIONS
+        .iter()
+        .map(|code| (*code).to_owned())
+        .collect()
+}
+
+impl Default for PiiSettings {
+    fn default() -> Self {
+        PiiSettings {
+            phone_regions: default_phone_regions(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -220,6 +247,8 @@ pub struct Settings {
     pub compliance: ComplianceSettings,
     pub oss_metrics: OssMetricsSettings,
     pub extraction: ExtractionSettings,
+    #[serde(default)]
+    pub pii: PiiSettings,
     pub actors: ActorsSettings,
     /// Deprecated keys found while loading, each with what to write instead (logged at start).
     #[serde(skip)]
@@ -299,6 +328,13 @@ impl Settings {
     /// Fails on the first bad value, naming its key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.bind_address()?;
+        if self.pii.phone_regions.is_empty() {
+            return Err(invalid(
+                "pii.phone_regions must name at least one region (e.g. [\"TR\"])".to_string(),
+            ));
+        }
+        docsieve_actors::pii_masker::detectors::phone::check_regions(&self.pii.phone_regions)
+            .map_err(invalid)?;
         if self.server.shutdown_timeout_seconds > 3600 {
             return Err(invalid(
                 "server.shutdown_timeout_seconds must be at most 3600".to_string(),

@@ -341,6 +341,10 @@ impl Application {
             )
         })?;
         ensure_jwt_secret(&mut settings)?;
+        docsieve_actors::pii_masker::detectors::phone::configure_regions(
+            &settings.pii.phone_regions,
+        )
+        .map_err(anyhow::Error::msg)?;
         let listener = TcpListener::bind(settings.bind_address()?)
             .with_context(|| format!("binding server.bind {}", settings.server.bind))?;
         let address = listener.local_addr()?;

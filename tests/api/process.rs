@@ -633,3 +633,58 @@ async fn scanned_pdf_pages_are_drawn_read_by_ocr_and_masked() {
     );
     assert!(typed < drawn, "{text}");
 }
+
+/// Phone numbers written the way people write them at home, and names behind person labels of many
+/// languages, are masked by a masked preview over HTTP; the look-alikes around them are left alone.
+#[tokio::test]
+async fn preview_masks_the_forms_of_the_world() {
+    let server = TestServer::start().await;
+    let (login, _, _) = server
+        .verified_account("world@example.com", "password-1")
+        .await;
+    let token = login["access_token"].as_str().expect("token");
+    let values = [
+        "(0316) 71081 582",
+        "06/ 350 75 04",
+        "0729-724078",
+        "+(371) 90606560",
+        "(+358) 168416491",
+        "00420 773 602 266",
+        "+49 (0)30 1234567",
+        "+1 415-555-0132 ext. 12",
+        "6910 345 709",
+        "Charlie Wright",
+        "Frederique van der Heijden",
+        "Despina Pușcașu",
+        "Kristína Hodžová",
+    ];
+    let text = format!(
+        "Telefon: {}\nTelefoon: {}\nBel {} voor meer informatie.\nMobile: {}\nPhone: {}\n\
+         We spoke on {} yesterday.\nSee {} and the notes below.\nCall {} for details.\n\
+         Τηλ.: {}\nContact person: {}\nContactpersoon: {}\nPersoană de contact: {}\n\
+         Zákazník: {}\nOrder no. 24323000 shipped on 12.02.2019, total 1.250.000 TL.\n",
+        values[0],
+        values[1],
+        values[2],
+        values[3],
+        values[4],
+        values[5],
+        values[6],
+        values[7],
+        values[8],
+        values[9],
+        values[10],
+        values[11],
+        values[12]
+    );
+    let body = masked_preview(&server, token, "world.txt", text.into_bytes()).await;
+    let out = body.to_string();
+    for value in values {
+        assert!(!out.contains(value), "{value} left in clear: {out}");
+    }
+    assert!(out.contains("[MASKED_PHONE_INTL]"), "{out}");
+    assert!(out.contains("[MASKED_PERSON_NAME]"), "{out}");
+    for look_alike in ["24323000", "12.02.2019", "1.250.000 TL"] {
+        assert!(out.contains(look_alike), "{look_alike} was masked: {out}");
+    }
+}

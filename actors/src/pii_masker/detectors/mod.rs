@@ -3,6 +3,7 @@
 
 pub mod eu;
 pub mod generic;
+pub mod phone;
 pub mod tr;
 pub mod us;
 pub mod vat;

@@ -151,7 +151,10 @@ pub static NAME_LABELS: Words = Words::new(include_str!("lexicon/name_labels.txt
 
 /// The name labels that say only "name": after another word they name a person only when that word
 /// is not a thing ("Baba Adı", "Müşteri Adı", but not "Ürün Adı", "Banka Adı", "Product name").
-const BARE_NAME_LABELS: &[&str] = &["ad", "adi", "isim", "name", "nom", "nombre", "nome", "naam"];
+const BARE_NAME_LABELS: &[&str] = &[
+    "ad", "adi", "isim", "name", "nom", "nombre", "nome", "naam", "namn", "navn", "nimi", "nume",
+    "ime", "meno", "jmeno", "nev", "vardas", "vards", "imie",
+];
 
 /// Things whose name is not a person's, folded; a Turkish genitive ending ("ürünün", "firmanın") is
 /// allowed after the longer ones.

@@ -30,6 +30,7 @@ pub static CLASS: [u8; 256] = {
     table[0xC3] = LEAD;
     table[0xC4] = LEAD;
     table[0xC5] = LEAD;
+    table[0xC8] = LEAD;
     table[0xEF] = LEAD;
     table
 };
@@ -315,6 +316,15 @@ const fn latin_table() -> [u8; 192] {
 fn latin(lead: u8, next: u8) -> u8 {
     if (0xC3..=0xC5).contains(&lead) && (0x80..=0xBF).contains(&next) {
         LATIN[(usize::from(lead - 0xC3) << 6) | usize::from(next & 0x3F)]
+    } else if lead == 0xC8 {
+        // Romanian's comma-below letters of Latin Extended-B: Ș ș Ț ț (U+0218..U+021B).
+        match next {
+            0x98 => b's' | 0x80,
+            0x99 => b's',
+            0x9A => b't' | 0x80,
+            0x9B => b't',
+            _ => 0,
+        }
     } else {
         0
     }
@@ -336,6 +346,7 @@ pub fn letter_at(b: &[u8], i: usize) -> usize {
     match b.get(i) {
         Some(c) if c.is_ascii_alphabetic() => 1,
         Some(0xC3..=0xC5) if b.get(i + 1).is_some_and(|n| (0x80..=0xBF).contains(n)) => 2,
+        Some(0xC8) if b.get(i + 1).is_some_and(|n| (0x98..=0x9B).contains(n)) => 2,
         _ => 0,
     }
 }

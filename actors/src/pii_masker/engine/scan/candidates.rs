@@ -145,8 +145,9 @@ impl<'t> Scanner<'t> {
             start
         };
         let plus = b[at] == b'+' || (b[at] == b'(' && b.get(at + 1) == Some(&b'+'));
+        // "+44 ...", "(+358) ...", "+(371) ...", "(0212) ...": the chain starts at the first digit.
         let chain_start = if b[at] == b'+' || b[at] == b'(' {
-            at + 1 + usize::from(b.get(at + 1) == Some(&b'+'))
+            at + 1 + usize::from(matches!(b.get(at + 1), Some(b'+' | b'(')))
         } else {
             start
         };
@@ -166,7 +167,9 @@ impl<'t> Scanner<'t> {
                 end = last.end;
             }
         }
-        let lead = if b[at] == b'+' || b[at] == b'(' {
+        let lead = if b[at] == b'+' && at > 0 && b[at - 1] == b'(' {
+            at - 1
+        } else if b[at] == b'+' || b[at] == b'(' {
             at
         } else {
             start
@@ -250,7 +253,10 @@ impl<'t> Scanner<'t> {
         let mut i = start;
         let mut sep = 0u8;
         // A '(' right before the first digit ("(0212) 345 67 89") may be closed inside the chain.
-        let mut open_paren = start > 0 && b[start - 1] == b'(' && b[start].is_ascii_digit();
+        let mut open_paren = start > 0
+            && (b[start - 1] == b'('
+                || (start > 1 && b[start - 1] == b'+' && b[start - 2] == b'('))
+            && b[start].is_ascii_digit();
         let mut lower_seen = false;
         loop {
             let group_start = i;
@@ -329,6 +335,8 @@ impl<'t> Scanner<'t> {
                 || (separators == 2
                     && kinds & SEP_PAREN == 0
                     && kinds != SEP_SPACE | SEP_DASH
+                    // "06/ 350 75 04": an area code and a slash, as Belgians write it.
+                    && !(kinds == SEP_SPACE | SEP_SLASH && b[j - 1] == b' ')
                     && kinds != SEP_SPACE)
             {
                 break;
@@ -434,9 +442,15 @@ impl<'t> Scanner<'t> {
                 if !((5..=34).contains(&total) || (length == 4 && total == 4)) {
                     continue;
                 }
+                // A whole grouped number of a phone's length may be a bare national number in its
+                // region's own layout, and one after "00" an international one (`world_phone`).
+                let phone_form = first == 0
+                    && ((length == count && count >= 2 && (6..=13).contains(&total))
+                        || self.norm[self.groups[0].norm_start..].starts_with(b"00"));
                 if no_context
                     && digits_only
                     && !(plus && first == 0)
+                    && !phone_form
                     && NO_CONTEXT_DIGIT_LENGTHS & (1 << total) == 0
                     && length != 4
                 {

@@ -82,6 +82,7 @@ impl<'t> Scanner<'t> {
         // A dotted quad is an IPv4 address (or a version number), never an id whose checks its digits
         // may pass ("149.115.45.228" is also a PESEL).
         if count == 4
+            && !plus
             && seps == SEP_DOT
             && lens.iter().all(|&l| l <= 3)
             && generic::ipv4(&self.b[self.groups[first].start..end])
@@ -358,55 +359,7 @@ impl<'t> Scanner<'t> {
                 "isyeri_sicil_no",
             );
         }
-        if plus && !s.starts_with(b"90") && (7..=15).contains(&len) && country_code(s).is_some() {
-            self.hit(start, end, PiiType::PhoneIntl, B_FORM, "phone_intl");
-        }
-        if !plus
-            && s.starts_with(b"00")
-            && !s.starts_with(b"0090")
-            && count >= 2
-            && seps & !(SEP_SPACE | SEP_DASH | SEP_PAREN) == 0
-            && (9..=17).contains(&len)
-            && country_code(&s[2..]).is_some()
-            && self
-                .span_context(context, first, chain_len)
-                .contains(PiiType::PhoneIntl)
-        {
-            self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
-        }
-        // A national number right behind its phone label, without a country code: "Tel. 030
-        // 123456", "tél. 01 23 45 67 89", "móvil 612 345 678" (a Turkish one is `phone_tr` above).
-        if !plus
-            && (7..=13).contains(&len)
-            && self
-                .span_context(context, first, chain_len)
-                .contains(PiiType::PhoneIntl)
-        {
-            // One run after a trunk 0; an area code after a trunk 0 and the number ("030
-            // 123456"); or groups of at most four digits. Not a date, not an amount.
-            let phone_shaped = if count == 1 {
-                s[0] == b'0' && (9..=12).contains(&len)
-            } else {
-                seps & !(SEP_SPACE | SEP_DASH | SEP_DOT | SEP_PAREN) == 0
-                    && (lens.iter().all(|&l| l <= 4)
-                        || (count == 2 && s[0] == b'0' && lens[0] <= 5))
-                    && !is_date(s, lens)
-                    && !(seps == SEP_DOT && lens[1..].iter().all(|&l| l == 3))
-            };
-            if phone_shaped
-                && (self.given_context(start).contains(PiiType::PhoneIntl)
-                    || self
-                        .keywords
-                        .types_in_moving(
-                            &mut self.keyword_cursors.2,
-                            start.saturating_sub(PHONE_LABEL_GAP),
-                            start,
-                        )
-                        .contains(PiiType::PhoneIntl))
-            {
-                self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
-            }
-        }
+        self.world_phone(span, context);
         if (6..=13).contains(&len) {
             let c = self.span_context(context, first, chain_len);
             for ty in [
@@ -662,36 +615,33 @@ impl<'t> Scanner<'t> {
 pub(super) const NO_CONTEXT_DIGIT_LENGTHS: u64 =
     1 << 7 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12 | 1 << 14 | 1 << 15 | 1 << 16 | 1 << 19 | 1 << 26;
 
-/// Bytes between a phone label and a national number without a country code ("Tel.: ", "móvil ").
-pub(super) const PHONE_LABEL_GAP: usize = 16;
-
 /// One span of a grouped number, as `evaluate` hands it to the validators of its kind.
 #[derive(Clone, Copy)]
-struct Span<'s> {
+pub(super) struct Span<'s> {
     /// The span's characters, normalised (digits as ASCII, letters in upper case).
-    s: &'s [u8],
-    len: usize,
+    pub(super) s: &'s [u8],
+    pub(super) len: usize,
     /// The lengths of its groups.
-    lens: &'s [usize],
-    count: usize,
+    pub(super) lens: &'s [usize],
+    pub(super) count: usize,
     /// The separator kinds between its groups.
-    seps: u8,
-    start: usize,
-    end: usize,
+    pub(super) seps: u8,
+    pub(super) start: usize,
+    pub(super) end: usize,
     /// Its first and last groups, and the length of the chain it is cut from.
-    first: usize,
-    last: usize,
-    chain_len: usize,
+    pub(super) first: usize,
+    pub(super) last: usize,
+    pub(super) chain_len: usize,
     /// Whether a '+' stands before it.
-    plus: bool,
-    slashed: bool,
-    letters: usize,
+    pub(super) plus: bool,
+    pub(super) slashed: bool,
+    pub(super) letters: usize,
 }
 
 impl Span<'_> {
     /// Written plain, or in groups no longer than `max` characters (e.g. 3-3-3-2, 4-4-4-4): a
     /// juxtaposition of unrelated numbers ("EAN 8690379742866 11") does not count.
-    fn grouped(&self, max: usize) -> bool {
+    pub(super) fn grouped(&self, max: usize) -> bool {
         self.count == 1 || (self.count >= 3 && self.lens.iter().all(|&l| l <= max))
     }
 }

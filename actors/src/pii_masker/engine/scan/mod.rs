@@ -19,6 +19,7 @@ mod labels;
 mod lookup;
 mod name_phrases;
 mod names;
+mod phones;
 mod shapes;
 mod structure;
 
@@ -235,7 +236,7 @@ impl<'t> Scanner<'t> {
             return;
         }
         let mut end = end;
-        if self.b.get(end) == Some(&b'x') && matches!(ty, PiiType::PhoneTr | PiiType::PhoneIntl) {
+        if matches!(ty, PiiType::PhoneTr | PiiType::PhoneIntl) {
             end = extension_end(self.b, end);
         }
         self.hits.push(Hit {
@@ -289,6 +290,13 @@ impl<'t> Scanner<'t> {
                         .or_else(|| self.obfuscated_email(i))
                         .unwrap_or(i + 1),
                     b'+' | b'(' if digit_at(b, i + 1).is_some() && !text::word_before(b, i) => {
+                        self.token(i)
+                    }
+                    // "+(371) 90606560": the country code in brackets after the plus.
+                    b'+' if b.get(i + 1) == Some(&b'(')
+                        && digit_at(b, i + 2).is_some()
+                        && !text::word_before(b, i) =>
+                    {
                         self.token(i)
                     }
                     b'(' if b.get(i + 1) == Some(&b'+') => i + 1,

@@ -116,6 +116,10 @@ impl<'t> Scanner<'t> {
                     (ascii, caps) = (false, false);
                     i += 2;
                 }
+                Some(0xC8) if b.get(i + 1).is_some_and(|n| (0x98..=0x9B).contains(n)) => {
+                    (ascii, caps) = (false, false);
+                    i += 2;
+                }
                 _ => return (i, ascii, caps),
             }
         }

@@ -110,22 +110,52 @@ pub(super) fn key_shaped_before(b: &[u8], last: usize) -> Option<usize> {
     (shaped && at < last && (b[at].is_ascii_alphabetic() || b[at] >= 0x80)).then_some(at)
 }
 
-/// Where a phone number ending at `end`, before an 'x', ends with its extension ("+1-808-617-6467x12895":
-/// one to six digits after the 'x', and no other letter or digit); `end` when none follows.
-#[cold]
-#[inline(never)]
+/// Where a phone number ending at `end` ends with its extension, if one is written after it: "x321",
+/// " x 321", " ext. 12", ", ext 12", " extension 12", " dahili 12", " Durchwahl 12", " #12" (one to six
+/// digits that no letter or digit continues).
 pub(super) fn extension_end(b: &[u8], end: usize) -> usize {
-    let digits = b[end + 1..]
+    const MARKERS: &[&[u8]] = &[
+        b"extension",
+        b"ext.",
+        b"ext",
+        b"dahili",
+        b"dah.",
+        b"durchwahl",
+        b"poste",
+        b"x",
+        b"#",
+    ];
+    let mut at = end;
+    if b.get(at) == Some(&b',') {
+        at += 1;
+    }
+    if b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    let Some(marker) = MARKERS.iter().find(|marker| {
+        b.get(at..at + marker.len())
+            .is_some_and(|word| word.eq_ignore_ascii_case(marker))
+    }) else {
+        return end;
+    };
+    // A bare 'x' counts only right after the number or a space ("617-6467x12", "555-0132 x 12").
+    if marker == &b"x" && b[at] != b'x' {
+        return end;
+    }
+    at += marker.len();
+    if b.get(at) == Some(&b':') {
+        at += 1;
+    }
+    if b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    let digits = b[at.min(b.len())..]
         .iter()
         .take(7)
         .take_while(|c| c.is_ascii_digit())
         .count();
-    if (1..=6).contains(&digits)
-        && !b
-            .get(end + 1 + digits)
-            .is_some_and(u8::is_ascii_alphanumeric)
-    {
-        end + 1 + digits
+    if (1..=6).contains(&digits) && !b.get(at + digits).is_some_and(u8::is_ascii_alphanumeric) {
+        at + digits
     } else {
         end
     }
@@ -248,24 +278,6 @@ pub(super) fn decimal(digits: &[u8]) -> u32 {
     digits
         .iter()
         .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'))
-}
-
-/// ITU country calling codes (1–3 digits) at the start of `s`.
-pub(super) fn country_code(s: &[u8]) -> Option<usize> {
-    const CODES: &[&[u8]] = &[
-        b"1", b"7", b"20", b"27", b"30", b"31", b"32", b"33", b"34", b"36", b"39", b"40", b"41",
-        b"43", b"44", b"45", b"46", b"47", b"48", b"49", b"51", b"52", b"53", b"54", b"55", b"56",
-        b"57", b"58", b"60", b"61", b"62", b"63", b"64", b"65", b"66", b"81", b"82", b"84", b"86",
-        b"91", b"92", b"93", b"94", b"95", b"98", b"212", b"213", b"216", b"218", b"220", b"234",
-        b"254", b"255", b"351", b"352", b"353", b"354", b"355", b"356", b"357", b"358", b"359",
-        b"370", b"371", b"372", b"373", b"374", b"375", b"380", b"381", b"382", b"385", b"386",
-        b"387", b"389", b"420", b"421", b"423", b"852", b"886", b"961", b"962", b"963", b"964",
-        b"965", b"966", b"971", b"972", b"973", b"974", b"994", b"995", b"996", b"998",
-    ];
-    CODES
-        .iter()
-        .find(|code| s.starts_with(code))
-        .map(|code| code.len())
 }
 
 /// Where an address ending at `end` ends with its prefix length ("/24" up to `max`), if one follows:

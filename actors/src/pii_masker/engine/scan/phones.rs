@@ -1,0 +1,227 @@
+//! Phone numbers of every region, by libphonenumber's metadata (`detectors::phone`): a span of digits
+//! written after `+`, `00` or `011` with an assigned country code; a national number behind a phone
+//! label or phrase, valid in one of the configured regions whatever its layout (privacy fails closed);
+//! and a bare national number only when it is written exactly in one of its region's own layouts.
+//! Turkish numbers keep their own rules (`evaluate`); a `+90` or `0090` number is always `phone_tr`.
+
+use super::*;
+use crate::pii_masker::detectors::phone;
+
+/// The digits of a span in a fixed buffer, as text for the metadata's patterns.
+fn as_str(s: &[u8]) -> &str {
+    std::str::from_utf8(s).unwrap_or("")
+}
+
+impl<'t> Scanner<'t> {
+    /// The phone number a span of digits may be, in any region but Turkey's national numbers (which
+    /// `digits_span` judges).
+    pub(super) fn world_phone(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
+        let Span {
+            s,
+            len,
+            lens,
+            count,
+            seps,
+            start,
+            end,
+            first,
+            last,
+            chain_len,
+            plus,
+            ..
+        } = *span;
+        if !(6..=17).contains(&len)
+            || seps & !(SEP_SPACE | SEP_DASH | SEP_DOT | SEP_PAREN | SEP_SLASH) != 0
+        {
+            return;
+        }
+        // A slash joins an area code to its number ("089/1234567", "(06)91/417-7763"), once, early;
+        // elsewhere it joins two numbers or a date.
+        if seps & SEP_SLASH != 0 && !self.one_early_slash(first, last) {
+            return;
+        }
+        let international = plus && first == 0;
+        if international {
+            self.international_phone(span, s, B_FORM);
+            return;
+        }
+        // Written with the international prefix: "00420 773 602 266", "011 44 20 7946 0958".
+        if s.starts_with(b"00") && !s.starts_with(b"000") {
+            if s.starts_with(b"0090") {
+                return;
+            }
+            let labelled = self.phone_label_near(start, end);
+            if count >= 2 || labelled {
+                let confidence = if labelled { B_FORM } else { B_CONTEXT };
+                self.international_phone(span, &s[2..], confidence);
+            }
+            return;
+        }
+        // The US exit code: only when what follows is a valid international number (a national
+        // number may start with 011 too: "0111 387250" in Zierikzee).
+        if s.starts_with(b"011")
+            && phone::international(as_str(&s[3..])).is_some_and(|(_, _, valid)| valid)
+            && self.phone_label_near(start, end)
+        {
+            self.international_phone(span, &s[3..], B_CONTEXT);
+            return;
+        }
+        if len > 13 || is_date(s, lens) || self.chain_is_date(chain_len) {
+            return;
+        }
+        let near = self.span_context(context, first, chain_len).0 & PHONES != 0
+            || self.given_context(start).0 & PHONES != 0;
+        let labelled = near
+            && (self.phone_label_near(start, end) || self.given_context(start).0 & PHONES != 0);
+        let digits = as_str(s);
+        if labelled {
+            // Behind a phone label: valid in one of the regions, whatever its layout; or shaped as
+            // phone numbers are written (one run after a trunk 0; an area code after a trunk 0 and the
+            // number, "030 123456"; groups of at most four digits), not a date nor an amount.
+            // Not an amount in thousands written with dots ("Telefon 1.250.000 TL").
+            if seps == SEP_DOT && count > 1 && lens[1..].iter().all(|&l| l == 3) {
+                return;
+            }
+            let valid = phone::national_regions(digits).any(|(rules, _)| &rules.id != b"TR");
+            let shaped = len >= 7
+                && if count == 1 {
+                    s[0] == b'0' && (9..=12).contains(&len)
+                } else {
+                    seps & SEP_SLASH == 0
+                        && (lens.iter().all(|&l| l <= 4)
+                            || (count == 2 && s[0] == b'0' && lens[0] <= 5))
+                };
+            if valid || shaped {
+                self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+            }
+            return;
+        }
+        // Without a label: the whole grouped number, in groups, not an amount ("612 345 678",
+        // "1.234.567"), written exactly as its region writes its numbers.
+        let whole = first == 0 && last + 1 == chain_len;
+        let thousands = lens[1..].iter().all(|&l| l == 3) && seps & !(SEP_SPACE | SEP_DOT) == 0;
+        // Brackets hold an area code at the start ("(0316) 71081 582"), not a part further on ("180
+        // (88046878 parcels)"). Two groups are not distinctive enough without them ("Fiyat: 030
+        // 123456").
+        let bracketed = self.b.get(start) == Some(&b'(');
+        if !whole
+            || count < 2
+            || thousands
+            || (seps & SEP_PAREN != 0 && !bracketed)
+            || (count == 2 && !bracketed)
+        {
+            return;
+        }
+        let bare = phone::national_regions(digits).any(|(rules, nsn)| {
+            let trunk_written = rules
+                .trunk_prefix
+                .as_deref()
+                .is_some_and(|trunk| digits.len() > nsn.len() && digits.starts_with(trunk));
+            &rules.id != b"TR" && rules.written_as_layout(&nsn, trunk_written, bracketed, lens)
+        });
+        if bare {
+            self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+        }
+    }
+
+    /// A number after its country calling code (`digits`: the code and the rest): `phone_tr` for
+    /// Turkey's 90, whatever the rest (a `+90` must never be left behind), `phone_intl` otherwise when
+    /// the code is assigned, at `confidence` when the rest is valid in one of its regions and one step
+    /// lower when not.
+    fn international_phone(&mut self, span: &Span<'_>, digits: &[u8], confidence: f32) {
+        let (start, end) = (span.start, span.end);
+        if digits.starts_with(b"90") {
+            // Valid Turkish numbers are `digits_span`'s; this is the rest of them.
+            if (10..=13).contains(&digits.len()) && !tr::phone_nsn(&digits[2..]) {
+                self.hit(start, end, PiiType::PhoneTr, B_CONTEXT, "phone_tr");
+            }
+            return;
+        }
+        let mut text = String::from(as_str(digits));
+        // "+49 (0)30 1234567": the trunk 0 in brackets after the code is not dialled.
+        let code_digits = span.lens[0] - (span.len - digits.len()).min(span.lens[0]);
+        if span.count >= 3
+            && span.lens[1] == 1
+            && (1..=3).contains(&code_digits)
+            && digits.get(code_digits) == Some(&b'0')
+        {
+            text.remove(code_digits);
+        }
+        let Some((_, code_length, valid)) = phone::international(&text) else {
+            return;
+        };
+        let rest = text.len() - code_length;
+        if valid {
+            self.hit(start, end, PiiType::PhoneIntl, confidence, "phone_intl");
+        } else if (6..=14).contains(&rest) && confidence >= B_FORM {
+            // An assigned code and a number of a phone's length, after '+' or behind a label: masked
+            // all the same (a number out of the allocated ranges is still someone's).
+            self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+        }
+    }
+
+    /// Whether a phone label or phrase stands right before the number ("Tel.: ", "Mobile: ", "Call")
+    /// or right after it ("... numaralı telefondan arayın").
+    fn phone_label_near(&mut self, start: usize, end: usize) -> bool {
+        let phones = TypeSet(PHONES);
+        let b = self.b;
+        // Before: on the same line, close enough ("Erreichbar unter ", "Telefoonnummer: ").
+        let mut from = start.saturating_sub(PHONE_LABEL_REACH);
+        if let Some(newline) = b[from..start].iter().rposition(|&c| c == b'\n') {
+            from += newline + 1;
+        }
+        if from < start {
+            let before = self
+                .keywords
+                .types_in_moving(&mut self.keyword_cursors.2, from, start);
+            if before.0 & phones.0 != 0 {
+                return true;
+            }
+        }
+        // After: a phrase in the same sentence ("... numaralı telefondan arayın"), not the label of
+        // the next line or field.
+        let limit = (end + PHONE_PHRASE_GAP).min(b.len());
+        let to = b[end..limit]
+            .iter()
+            .position(|&c| matches!(c, b'\n' | b':' | b';'))
+            .map_or(limit, |p| end + p);
+        to > end
+            && self
+                .keywords
+                .types_in_moving(&mut self.keyword_cursors.2, end, to)
+                .0
+                & phones.0
+                != 0
+    }
+
+    /// Whether the whole chain is a date ("12.02.2019"): none of its spans is a phone number.
+    fn chain_is_date(&self, chain_len: usize) -> bool {
+        if chain_len != 3 {
+            return false;
+        }
+        let groups = &self.groups[..3];
+        let lens = [groups[0].len(), groups[1].len(), groups[2].len()];
+        let digits = &self.norm[groups[0].norm_start..groups[2].norm_end];
+        groups.iter().all(|g| g.letters == 0) && is_date(digits, &lens)
+    }
+
+    /// Whether the span's groups hold one slash, between its first groups (an area code of at most five
+    /// digits before it).
+    fn one_early_slash(&self, first: usize, last: usize) -> bool {
+        let groups = &self.groups[first..=last];
+        let slashes: Vec<usize> = (1..groups.len())
+            .filter(|&k| groups[k].sep & SEP_SLASH != 0)
+            .collect();
+        match slashes.as_slice() {
+            [k] => groups[..*k].iter().map(|g| g.digits).sum::<usize>() <= 5,
+            _ => false,
+        }
+    }
+}
+
+/// Bytes after a number in which a phone phrase may stand ("... numaralı telefondan arayın").
+const PHONE_PHRASE_GAP: usize = 24;
+
+/// Bytes before a national number in which its phone label or phrase may start, on its line
+/// ("Erreichbar unter ", "Numer telefonu komórkowego: ").
+const PHONE_LABEL_REACH: usize = 28;
