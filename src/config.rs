@@ -646,6 +646,27 @@ mod tests {
     }
 
     #[test]
+    fn phone_regions_default_to_turkey_the_eu_eea_uk_switzerland_and_the_us() {
+        let settings = defaults();
+        assert_eq!(settings.pii.phone_regions.len(), 34);
+        assert_eq!(settings.pii.phone_regions, default_phone_regions());
+        let settings = layered("[pii]\nphone_regions = [\"tr\", \"JP\"]", 2);
+        settings.validate().expect("known regions in any case");
+        let settings = layered("[pii]\nphone_regions = [\"TR\", \"XX\", \"Germany\"]", 2);
+        let message = settings.validate().unwrap_err().to_string();
+        assert!(
+            message.contains("pii.phone_regions") && message.contains("XX, Germany"),
+            "{message}"
+        );
+        let settings = layered("[pii]\nphone_regions = []", 2);
+        assert!(settings
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("pii.phone_regions"));
+    }
+
+    #[test]
     fn bad_values_name_their_key() {
         let mut settings = defaults();
         settings.server.bind = "nowhere".to_string();
