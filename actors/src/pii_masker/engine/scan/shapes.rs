@@ -139,7 +139,7 @@ pub(super) fn extension_end(b: &[u8], end: usize) -> usize {
         return end;
     };
     // A bare 'x' counts only right after the number or a space ("617-6467x12", "555-0132 x 12").
-    if marker == &b"x" && b[at] != b'x' {
+    if *marker == b"x" && b[at] != b'x' {
         return end;
     }
     at += marker.len();
