@@ -8,6 +8,7 @@
 //! patterns are taken from the metadata as text and compiled once, lazily, into regexes of our own,
 //! anchored at both ends; a candidate is turned away by its length before any regex runs.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -191,8 +192,15 @@ impl Rules {
                 })
             })
             .collect();
-        let min_length = general_lengths.iter().copied().min().unwrap_or(4).into();
-        let max_length = general_lengths.iter().copied().max().unwrap_or(17).into();
+        // The metadata gives the general pattern no lengths of its own: the types' lengths bound it, so
+        // that most candidates are turned away before any regex runs.
+        let lengths = || {
+            types
+                .iter()
+                .flat_map(|pattern| pattern.lengths.iter().copied())
+        };
+        let min_length = lengths().min().unwrap_or(4).into();
+        let max_length = lengths().max().unwrap_or(17).into();
         Some(Rules {
             id,
             country_code: meta.country_code(),
@@ -223,7 +231,10 @@ impl Rules {
 
     /// The national significant number of `digits` dialled inside the region (trunk prefix or carrier
     /// code removed as the metadata says), when it is valid.
-    pub fn national(&self, digits: &str) -> Option<String> {
+    pub fn national<'d>(&self, digits: &'d str) -> Option<Cow<'d, str>> {
+        if digits.len() < self.min_length {
+            return None;
+        }
         if let Some(prefix) = &self.prefix_for_parsing {
             if let Some(captures) = prefix.captures(digits) {
                 let whole = captures.get(0).map_or(0, |m| m.end());
@@ -234,16 +245,38 @@ impl Rules {
                         let mut out = String::new();
                         captures.expand(rule, &mut out);
                         out.push_str(rest);
-                        out
+                        Cow::Owned(out)
                     }
-                    _ => rest.to_owned(),
+                    _ => Cow::Borrowed(rest),
                 };
                 if self.valid_nsn(&stripped) {
                     return Some(stripped);
                 }
             }
         }
-        self.valid_nsn(digits).then(|| digits.to_owned())
+        self.valid_nsn(digits).then_some(Cow::Borrowed(digits))
+    }
+
+    /// The layouts that apply to `nsn`, each with the groups it writes `nsn` in (its format's `$1`,
+    /// `$2`... in order).
+    fn layouts_of<'a>(&'a self, nsn: &'a str) -> impl Iterator<Item = (&'a Layout, Vec<&'a str>)> {
+        self.layouts.iter().filter_map(move |layout| {
+            if layout
+                .leading
+                .as_ref()
+                .is_some_and(|leading| !leading.is_match(nsn))
+            {
+                return None;
+            }
+            let captures = layout.pattern.captures(nsn)?;
+            let bytes = layout.format.as_bytes();
+            let groups: Vec<&str> = (0..bytes.len().saturating_sub(1))
+                .filter(|&k| bytes[k] == b'$' && bytes[k + 1].is_ascii_digit())
+                .filter_map(|k| captures.get(usize::from(bytes[k + 1] - b'0')))
+                .map(|group| group.as_str())
+                .collect();
+            (!groups.is_empty()).then_some((layout, groups))
+        })
     }
 
     /// Whether the groups of a national number, as written (`written`: the digit counts of its groups,
@@ -257,55 +290,26 @@ impl Rules {
         bracketed: bool,
         written: &[usize],
     ) -> bool {
-        for layout in &self.layouts {
+        let trunk = match (trunk_written, &self.trunk_prefix) {
+            (true, Some(trunk)) => trunk.len(),
+            _ => 0,
+        };
+        self.layouts_of(nsn).any(|(layout, groups)| {
             if layout.format.starts_with('(') && !bracketed {
-                continue;
+                return false;
             }
-            if let Some(leading) = &layout.leading {
-                if !leading.is_match(nsn) {
-                    continue;
-                }
-            }
-            let Some(captures) = layout.pattern.captures(nsn) else {
-                continue;
-            };
-            let mut groups: Vec<usize> = Vec::with_capacity(6);
-            // The format names its groups in order ("$1 $2 $3"); read their lengths.
-            let bytes = layout.format.as_bytes();
-            let mut k = 0;
-            while k < bytes.len() {
-                if bytes[k] == b'$' && bytes.get(k + 1).is_some_and(u8::is_ascii_digit) {
-                    let index = usize::from(bytes[k + 1] - b'0');
-                    if let Some(group) = captures.get(index) {
-                        groups.push(group.len());
-                    }
-                    k += 2;
-                } else {
-                    k += 1;
-                }
-            }
-            if groups.is_empty() {
-                continue;
-            }
-            let trunk = self.trunk_prefix.as_deref().unwrap_or("");
-            if trunk_written && !trunk.is_empty() {
-                groups[0] += trunk.len();
-            }
-            if groups == written {
-                return true;
-            }
+            let mut lengths: Vec<usize> = groups.iter().map(|group| group.len()).collect();
+            lengths[0] += trunk;
             // After an area code with its trunk prefix, the rest is often written as one group
             // ("030 1234567" for "030 123 4567"): the later groups joined count as the same layout.
-            if trunk_written
-                && written.len() >= 2
-                && written.len() < groups.len()
-                && written[..written.len() - 1] == groups[..written.len() - 1]
-                && written[written.len() - 1] == groups[written.len() - 1..].iter().sum::<usize>()
-            {
-                return true;
-            }
-        }
-        false
+            let last = written.len().saturating_sub(1);
+            lengths == written
+                || (trunk > 0
+                    && written.len() >= 2
+                    && written.len() < lengths.len()
+                    && written[..last] == lengths[..last]
+                    && written[last] == lengths[last..].iter().sum::<usize>())
+        })
     }
 
     /// An example number of each type the region has (national significant numbers).
@@ -329,39 +333,12 @@ impl Rules {
     /// `nsn` written in the region's national layout (groups joined by `separator`, the trunk prefix in
     /// front where the layout writes one), when one applies.
     pub fn format_national(&self, nsn: &str, separator: &str) -> Option<String> {
-        for layout in &self.layouts {
-            if let Some(leading) = &layout.leading {
-                if !leading.is_match(nsn) {
-                    continue;
-                }
-            }
-            let Some(captures) = layout.pattern.captures(nsn) else {
-                continue;
-            };
-            let mut groups = Vec::new();
-            let bytes = layout.format.as_bytes();
-            let mut k = 0;
-            while k < bytes.len() {
-                if bytes[k] == b'$' && bytes.get(k + 1).is_some_and(u8::is_ascii_digit) {
-                    if let Some(group) = captures.get(usize::from(bytes[k + 1] - b'0')) {
-                        groups.push(group.as_str().to_owned());
-                    }
-                    k += 2;
-                } else {
-                    k += 1;
-                }
-            }
-            if groups.is_empty() {
-                continue;
-            }
-            if layout.trunk {
-                if let Some(trunk) = &self.trunk_prefix {
-                    groups[0].insert_str(0, trunk);
-                }
-            }
-            return Some(groups.join(separator));
-        }
-        None
+        let (layout, groups) = self.layouts_of(nsn).next()?;
+        let trunk = match (layout.trunk, &self.trunk_prefix) {
+            (true, Some(trunk)) => trunk.as_str(),
+            _ => "",
+        };
+        Some(format!("{trunk}{}", groups.join(separator)))
     }
 }
 
@@ -370,28 +347,30 @@ fn leading_regex(source: &str) -> Option<Regex> {
     Regex::new(&format!("^(?:{compact})")).ok()
 }
 
-/// The regions that share a country calling code (NANP's 1: the US, Canada and the Caribbean).
-pub fn regions_of_code(code: u16) -> Vec<RegionId> {
-    DATABASE
-        .region(&code)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(region_id)
-        .collect()
+/// An assigned country calling code: its regions (NANP's 1: the US, Canada and the Caribbean), or for
+/// a non-geographic code (+800, +870...) the pattern of its numbers.
+struct Code {
+    regions: Vec<RegionId>,
+    non_geographic: Option<Pattern>,
 }
 
-/// Whether a calling code is assigned (one to three digits).
-fn code_assigned(code: u16) -> bool {
-    static CODES: OnceLock<Vec<u16>> = OnceLock::new();
-    CODES
-        .get_or_init(|| {
-            let mut codes: Vec<u16> = DATABASE.iter().map(|meta| meta.country_code()).collect();
-            codes.sort_unstable();
-            codes.dedup();
-            codes
-        })
-        .binary_search(&code)
-        .is_ok()
+/// Every assigned calling code, read from the metadata once.
+fn codes() -> &'static HashMap<u16, Code> {
+    static CODES: OnceLock<HashMap<u16, Code>> = OnceLock::new();
+    CODES.get_or_init(|| {
+        let mut codes: HashMap<u16, Code> = HashMap::new();
+        for meta in DATABASE.iter() {
+            let code = codes.entry(meta.country_code()).or_insert(Code {
+                regions: Vec::new(),
+                non_geographic: None,
+            });
+            match region_id(meta.id()) {
+                Some(id) => code.regions.push(id),
+                None => code.non_geographic = Pattern::from(meta.descriptors().general(), &[]),
+            }
+        }
+        codes
+    })
 }
 
 /// A number written with its country calling code (`digits`: what follows `+`, `00` or `011`, the
@@ -405,11 +384,11 @@ pub fn international(digits: &str) -> Option<(u16, usize, bool)> {
         let Ok(code) = prefix.parse::<u16>() else {
             break;
         };
-        if !code_assigned(code) {
+        let Some(assigned) = codes().get(&code) else {
             continue;
-        }
+        };
         let rest = &digits[length..];
-        let valid = regions_of_code(code).into_iter().any(|id| {
+        let valid = assigned.regions.iter().any(|&id| {
             rules(id).is_some_and(|rules| {
                 rules.valid_nsn(rest)
                     // Italy and a few others keep a leading 0 in the number itself; elsewhere a trunk
@@ -420,25 +399,18 @@ pub fn international(digits: &str) -> Option<(u16, usize, bool)> {
                         .and_then(|trunk| rest.strip_prefix(trunk))
                         .is_some_and(|stripped| rules.valid_nsn(stripped))
             })
-        }) || (regions_of_code(code).is_empty() && non_geographic_valid(code, rest));
+        }) || assigned
+            .non_geographic
+            .as_ref()
+            .is_some_and(|pattern| pattern.matches(rest));
         return Some((code, length, valid));
     }
     None
 }
 
-/// Non-geographic codes (`001` in the metadata: +800, +808, +870, +881...).
-fn non_geographic_valid(code: u16, rest: &str) -> bool {
-    DATABASE
-        .by_code(&code)
-        .and_then(|metas| metas.into_iter().next())
-        .is_some_and(|meta| {
-            Pattern::from(meta.descriptors().general(), &[]).is_some_and(|p| p.matches(rest))
-        })
-}
-
 /// The regions in force (see [`regions`]) for which `digits`, dialled nationally, is a valid number,
 /// with its national significant number.
-pub fn national_regions(digits: &str) -> impl Iterator<Item = (&'static Rules, String)> + '_ {
+pub fn national_regions(digits: &str) -> impl Iterator<Item = (&'static Rules, Cow<'_, str>)> + '_ {
     regions()
         .iter()
         .filter_map(|id| rules(*id))

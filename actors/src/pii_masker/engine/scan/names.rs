@@ -112,11 +112,8 @@ impl<'t> Scanner<'t> {
                     caps &= c.is_ascii_uppercase();
                     i += 1;
                 }
-                Some(0xC3..=0xC5) if b.get(i + 1).is_some_and(|n| (0x80..=0xBF).contains(n)) => {
-                    (ascii, caps) = (false, false);
-                    i += 2;
-                }
-                Some(0xC8) if b.get(i + 1).is_some_and(|n| (0x98..=0x9B).contains(n)) => {
+                // A two-byte Latin letter (`text::letter_at`'s).
+                Some(_) if letter_at(b, i) == 2 => {
                     (ascii, caps) = (false, false);
                     i += 2;
                 }

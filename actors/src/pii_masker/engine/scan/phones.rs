@@ -69,10 +69,11 @@ impl<'t> Scanner<'t> {
         if len > 13 || is_date(s, lens) || self.chain_is_date(chain_len) {
             return;
         }
-        let near = self.span_context(context, first, chain_len).0 & PHONES != 0
-            || self.given_context(start).0 & PHONES != 0;
-        let labelled = near
-            && (self.phone_label_near(start, end) || self.given_context(start).0 & PHONES != 0);
+        // A column or key that says phone, or a phone keyword in the span's window that stands right
+        // before or after the number.
+        let labelled = self.given_context(start).0 & PHONES != 0
+            || (self.span_context(context, first, chain_len).0 & PHONES != 0
+                && self.phone_label_near(start, end));
         let digits = as_str(s);
         if labelled {
             // Behind a phone label: valid in one of the regions, whatever its layout; or shaped as
@@ -209,11 +210,9 @@ impl<'t> Scanner<'t> {
     /// digits before it).
     fn one_early_slash(&self, first: usize, last: usize) -> bool {
         let groups = &self.groups[first..=last];
-        let slashes: Vec<usize> = (1..groups.len())
-            .filter(|&k| groups[k].sep & SEP_SLASH != 0)
-            .collect();
-        match slashes.as_slice() {
-            [k] => groups[..*k].iter().map(|g| g.digits).sum::<usize>() <= 5,
+        let mut slashes = (1..groups.len()).filter(|&k| groups[k].sep & SEP_SLASH != 0);
+        match (slashes.next(), slashes.next()) {
+            (Some(k), None) => groups[..k].iter().map(|g| g.digits).sum::<usize>() <= 5,
             _ => false,
         }
     }
