@@ -20,6 +20,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections import defaultdict
 
 import phonenumbers
@@ -159,7 +160,7 @@ def documents(count, seed):
     fakers = {}
     for locale in LOCALES:
         fake = Faker(locale)
-        fake.seed_instance(seed + hash(locale) % 1000)
+        fake.seed_instance(seed + zlib.crc32(locale.encode()) % 1000)
         fakers[locale] = fake
     docs = []
     for index in range(count):

@@ -194,7 +194,7 @@ fn labels() -> &'static FxHashMap<&'static [u8], Label> {
 }
 
 /// The most bytes a table's column label has (a test holds the name, address and phone labels to it).
-pub const TABLE_LABEL_BYTES_MAX: usize = 21;
+pub const TABLE_LABEL_BYTES_MAX: usize = 26;
 
 /// The type a table's column label (folded, without its colon) marks, in one hash look-up: the name and
 /// address labels of [`labels`] (the lists share no label), and the phone labels.

@@ -340,21 +340,49 @@ pub fn latin_upper_at(b: &[u8], i: usize) -> usize {
     }
 }
 
-/// Length of the letter at `i` (ASCII letter, or a two-byte Latin letter), 0 when it is not one.
+/// Length of the letter at `i` (ASCII letter, or a two-byte Latin, Greek or Cyrillic letter), 0 when
+/// it is not one.
 #[inline]
 pub fn letter_at(b: &[u8], i: usize) -> usize {
     match b.get(i) {
         Some(c) if c.is_ascii_alphabetic() => 1,
         Some(0xC3..=0xC5) if b.get(i + 1).is_some_and(|n| (0x80..=0xBF).contains(n)) => 2,
         Some(0xC8) if b.get(i + 1).is_some_and(|n| (0x98..=0x9B).contains(n)) => 2,
+        Some(&lead @ (0xCE | 0xCF | 0xD0 | 0xD1)) => {
+            usize::from(
+                b.get(i + 1)
+                    .is_some_and(|&next| greek_cyrillic(lead, next).is_some()),
+            ) * 2
+        }
         _ => 0,
     }
 }
 
-/// Is the letter at `i` upper-case (ASCII, or a two-byte Latin capital: Turkish, Nordic, Polish...)?
+/// A Greek or Cyrillic letter as two UTF-8 bytes (Greek U+0386..U+03CE, the Cyrillic of Bulgarian and
+/// the other Slavic languages U+0400..U+045F): whether it is a capital; `None` for anything else.
+#[inline]
+fn greek_cyrillic(lead: u8, next: u8) -> Option<bool> {
+    match (lead, next) {
+        // Ά, Έ..Ώ (not the ano teleia U+0387), Α..Ω (U+03A2 is unassigned).
+        (0xCE, 0x86 | 0x88..=0x8A | 0x8C | 0x8E | 0x8F | 0x91..=0xA1 | 0xA3..=0xAB) => Some(true),
+        (0xCE, 0x90 | 0xAC..=0xBF) | (0xCF, 0x80..=0x8E) => Some(false),
+        (0xD0, 0x80..=0xAF) => Some(true),
+        (0xD0, 0xB0..=0xBF) | (0xD1, 0x80..=0x9F) => Some(false),
+        _ => None,
+    }
+}
+
+/// Is the letter at `i` upper-case (ASCII, a two-byte Latin capital: Turkish, Nordic, Polish...; or a
+/// Greek or Cyrillic capital)?
 #[inline]
 pub fn upper_at(b: &[u8], i: usize) -> bool {
-    b.get(i).is_some_and(u8::is_ascii_uppercase) || latin_upper_at(b, i) > 0
+    match b.get(i) {
+        Some(c) if c.is_ascii() => c.is_ascii_uppercase(),
+        Some(&lead @ (0xCE | 0xD0)) => b
+            .get(i + 1)
+            .is_some_and(|&next| greek_cyrillic(lead, next) == Some(true)),
+        _ => latin_upper_at(b, i) > 0,
+    }
 }
 
 /// Appends `src` folded for keyword matching: ASCII lower case, the letters of Latin-1 and Latin
