@@ -348,7 +348,7 @@ pub fn letter_at(b: &[u8], i: usize) -> usize {
         Some(c) if c.is_ascii_alphabetic() => 1,
         Some(0xC3..=0xC5) if b.get(i + 1).is_some_and(|n| (0x80..=0xBF).contains(n)) => 2,
         Some(0xC8) if b.get(i + 1).is_some_and(|n| (0x98..=0x9B).contains(n)) => 2,
-        Some(&lead @ (0xCE | 0xCF | 0xD0 | 0xD1)) => {
+        Some(&lead @ 0xCE..=0xD1) => {
             usize::from(
                 b.get(i + 1)
                     .is_some_and(|&next| greek_cyrillic(lead, next).is_some()),
