@@ -126,7 +126,7 @@ impl Store {
             credits: None,
             gate,
         };
-        let credits = super::billing::CreditQueue::start(&bare);
+        let credits = super::credits::CreditQueue::start(&bare);
         Ok(Store {
             audit,
             credits,

@@ -310,7 +310,7 @@ impl Store {
         self.add_usage_in(&txn, job.tenant_id, execution.usage, now)
             .await?;
         txn.commit().await?;
-        super::billing::settled_metrics(&settled);
+        super::credits::settled_metrics(&settled);
         Ok(Some(row.id))
     }
 
@@ -350,7 +350,7 @@ impl Store {
             .release_in(&txn, job.tenant_id, &job.id, &job.job_type, now)
             .await?;
         txn.commit().await?;
-        super::billing::settled_metrics(&settled);
+        super::credits::settled_metrics(&settled);
         Ok(true)
     }
 

@@ -9,6 +9,7 @@ mod billing;
 mod compliance;
 mod connect;
 mod connectors;
+mod credits;
 mod datasets;
 mod fine_tune;
 mod jobs;
@@ -34,13 +35,11 @@ use sea_orm::{
 
 pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
-pub use billing::{
-    one_month_after, settled_metrics, ClosedPeriod, CreditError, CreditTotals, CycleReport,
-    PeriodError, PeriodRecord, Settlement, ShortOfCredits,
-};
+pub use billing::{one_month_after, ClosedPeriod, CycleReport, PeriodError, PeriodRecord};
 pub use compliance::{Destinations, PiiCategory};
 pub use connect::StoreSettings;
 pub use connectors::ConnectorRecord;
+pub use credits::{settled_metrics, CreditError, CreditTotals, Settlement, ShortOfCredits};
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
@@ -107,8 +106,8 @@ pub struct Store {
     backend: Backend,
     /// The audit writer's queue (see [`audit::AuditQueue`]); `None` outside a runtime.
     audit: Option<audit::AuditQueue>,
-    /// The credit writer's queue (see [`billing::CreditQueue`]); `None` outside a runtime.
-    credits: Option<billing::CreditQueue>,
+    /// The credit writer's queue (see [`credits::CreditQueue`]); `None` outside a runtime.
+    credits: Option<credits::CreditQueue>,
     /// On SQLite, this process's turn at the database's one write lock (see [`Store::write_turn`]).
     gate: Option<Arc<tokio::sync::Mutex<()>>>,
 }

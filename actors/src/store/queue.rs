@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};
 use serde::{Deserialize, Serialize};
 
-use super::billing::{CreditError, ShortOfCredits};
+use super::credits::{CreditError, ShortOfCredits};
 use super::entities::{dataset, document, job};
 use super::{Store, StoreError};
 

@@ -2,7 +2,8 @@
 
 use sea_orm::EntityTrait;
 
-use super::billing::{CreditTotals, PeriodRecord};
+use super::billing::PeriodRecord;
+use super::credits::CreditTotals;
 use super::entities::tenant_usage;
 use super::{Store, StoreError};
 
