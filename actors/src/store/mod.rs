@@ -13,6 +13,7 @@ mod credits;
 mod datasets;
 mod fine_tune;
 mod jobs;
+mod leases;
 mod processing;
 mod queue;
 mod sessions;
@@ -43,9 +44,10 @@ pub use credits::{settled_metrics, CreditError, CreditTotals, Settlement, ShortO
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
-    lease_until, new_id, ClaimedJob, ExhaustedJob, NewExecution, OutboxEvent, QueueDepth, Reaped,
-    Usage, EXTRACTION_CRASHED, LEASE_EXPIRED,
+    new_id, ClaimedJob, NewExecution, OutboxEvent, QueueDepth, Usage, EXTRACTION_CRASHED,
+    LEASE_EXPIRED,
 };
+pub use leases::{lease_until, ExhaustedJob, Reaped};
 pub use processing::{DocumentRecord, PageRequest};
 pub use quality::FlaggedExecution;
 pub use queue::{
