@@ -349,6 +349,16 @@ pub fn mac(text: &[u8]) -> bool {
     }
 }
 
+/// Whether a MAC address (of [`mac`]'s shape) names no device: the all-zero address and the broadcast
+/// address (all ones), which every network carries and which say nothing of anyone.
+pub fn mac_names_no_device(text: &[u8]) -> bool {
+    let mut digits = text.iter().filter(|c| c.is_ascii_hexdigit());
+    let Some(first) = digits.next().map(u8::to_ascii_lowercase) else {
+        return false;
+    };
+    matches!(first, b'0' | b'f') && digits.all(|c| c.to_ascii_lowercase() == first)
+}
+
 /// IMEI: 15 digits, Luhn (the 16-digit IMEISV has no check digit).
 pub fn imei(value: &[u8]) -> bool {
     value.len() == 15 && luhn(value)

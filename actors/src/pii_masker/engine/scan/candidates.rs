@@ -57,6 +57,8 @@ impl<'t> Scanner<'t> {
                     && (digit_at(b, k + sep).is_some()
                         || b.get(k + sep).is_some_and(u8::is_ascii_uppercase)
                         || separator_at(b, k + sep) > 0))
+                    // A plate in lower case: "34 abc 123".
+                    || (k - at == 2 && sep > 0 && lower_plate_letters(b, k + sep))
                     // A group of a Cisco MAC address in lower case: "5272.cabb.48cc",
                     // "bbec.adfc.8734".
                     || (k - at == 4
@@ -237,7 +239,9 @@ impl<'t> Scanner<'t> {
                 && !(start > 0 && goes_on(start - 1, -1))
                 && !goes_on(end, 1)
             {
-                self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+                if !generic::mac_names_no_device(&b[start..end]) {
+                    self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+                }
                 return Some(end);
             }
         }
@@ -358,7 +362,17 @@ impl<'t> Scanner<'t> {
                 // then refuses it).
                 // Lower-case groups go on a chain whose letters so far were lower-case too, when
                 // they hold digits ("1eg4-te5-mk73"): a word never does.
-                let lower = lower_seen && mixed && letters.iter().all(u8::is_ascii_lowercase);
+                // A plate's letters between a province's two digits and the plate's number ("34 ABC
+                // 123", "54-GSM-65"), in either case ("34 abc 123": `evaluate` then asks for a plate
+                // keyword).
+                let plate_letters = count == 1
+                    && self.groups[0].digits == 2
+                    && self.groups[0].letters == 0
+                    && letters.len() <= 3
+                    && separator_at(b, k) > 0
+                    && digit_at(b, k + separator_at(b, k)).is_some();
+                let lower = (lower_seen && mixed || plate_letters)
+                    && letters.iter().all(u8::is_ascii_lowercase);
                 if letters.is_empty()
                     || text::letter_at(b, k) > 0
                     || !((letters.iter().all(u8::is_ascii_uppercase) || lower)
@@ -371,15 +385,8 @@ impl<'t> Scanner<'t> {
                 }
                 // Nor a keyword ("00.00.2000 SGK Sicil No: ..."): taken into the chain, it would stand
                 // in no span's context window, and the same span would be judged without it here and
-                // with it in the masked text's re-scan, where the chain ends earlier.
-                // A plate's letters may spell one ("54-GSM-65", "51 BIC 28"): between a province's
-                // two digits and the plate's number they stay.
-                let plate_letters = count == 1
-                    && self.groups[0].digits == 2
-                    && self.groups[0].letters == 0
-                    && letters.len() <= 3
-                    && separator_at(b, k) > 0
-                    && digit_at(b, k + separator_at(b, k)).is_some();
+                // with it in the masked text's re-scan, where the chain ends earlier. A plate's letters
+                // may spell one ("54-GSM-65", "51 BIC 28"): they stay.
                 if !plate_letters && self.keywords.keyword_at(j) {
                     break;
                 }
@@ -444,9 +451,10 @@ impl<'t> Scanner<'t> {
                 }
                 // A whole grouped number of a phone's length may be a bare national number in its
                 // region's own layout, and one after "00" an international one (`world_phone`).
-                let phone_form = first == 0
-                    && ((length == count && count >= 2 && (6..=13).contains(&total))
-                        || self.norm[self.groups[0].norm_start..].starts_with(b"00"));
+                let phone_form = (length >= 2
+                    && (6..=15).contains(&total)
+                    && self.all_digits_within(first, last, count))
+                    || (first == 0 && self.norm[self.groups[0].norm_start..].starts_with(b"00"));
                 if no_context
                     && digits_only
                     && !(plus && first == 0)
@@ -572,4 +580,16 @@ impl<'t> Scanner<'t> {
         self.hit(start, end, PiiType::Mrz, A, "mrz");
         Some(end)
     }
+}
+
+/// Whether one to three lower-case letters at `at` stand between separators before a digit, as a
+/// plate's letters written in lower case do ("34 abc 123").
+fn lower_plate_letters(b: &[u8], at: usize) -> bool {
+    let letters = b[at.min(b.len())..]
+        .iter()
+        .take(4)
+        .take_while(|c| c.is_ascii_lowercase())
+        .count();
+    let sep = separator_at(b, at + letters);
+    (1..=3).contains(&letters) && sep > 0 && digit_at(b, at + letters + sep).is_some()
 }

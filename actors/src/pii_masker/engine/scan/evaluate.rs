@@ -95,6 +95,12 @@ impl<'t> Scanner<'t> {
                 || folded.ends_with(b"oid ")
                 || folded.ends_with(b"v."))
             {
+                // Behind a phone label, a number written in pairs with dots ("Tel.: 32.12.34.56") is
+                // the phone number it is valid as.
+                if self.dotted_phone(span) {
+                    self.world_phone(span, context);
+                    return;
+                }
                 let end = prefix_length_end(self.b, end, 32);
                 self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
             }
@@ -455,6 +461,25 @@ impl<'t> Scanner<'t> {
                 self.hit(start, end, ty, confidence, ty.name());
                 return;
             }
+            // Shaped as an IBAN of its country (its registry length exactly, in one run or in
+            // fours) whose mod 97 fails: a mistyped IBAN is still an IBAN, masked whole at lower
+            // confidence, so that no part of it is taken for another type (a card number's digits).
+            if check == Check::Fails
+                && generic::iban_length(&s[..2]) == Some(len)
+                && (count == 1
+                    || (lens[..count - 1].iter().all(|&l| l == 4) && lens[count - 1] <= 4))
+                && s[4..]
+                    .iter()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+            {
+                let ty = if s.starts_with(b"TR") {
+                    PiiType::IbanTr
+                } else {
+                    PiiType::Iban
+                };
+                self.hit(start, end, ty, B_CONTEXT, ty.name());
+                return;
+            }
         }
         match len {
             9 => {
@@ -544,16 +569,25 @@ impl<'t> Scanner<'t> {
         {
             let g = &self.groups[first..=last];
             let norm = &self.norm;
-            if tr::plate(
+            // Written in lower case ("34 abc 123"), a plate's form is no longer distinctive ("12 kg
+            // 500"): it needs a plate keyword.
+            let lower = self.b[g[1].start].is_ascii_lowercase();
+            let plate = tr::plate(
                 &norm[g[0].norm_start..g[0].norm_end],
                 &norm[g[1].norm_start..g[1].norm_end],
                 &norm[g[2].norm_start..g[2].norm_end],
-            ) {
+            );
+            if plate
+                && (!lower
+                    || self
+                        .span_context(context, first, chain_len)
+                        .contains(PiiType::LicensePlateTr))
+            {
                 self.hit(
                     start,
                     end,
                     PiiType::LicensePlateTr,
-                    B_FORM,
+                    if lower { B_CONTEXT } else { B_FORM },
                     "license_plate_tr",
                 );
             }

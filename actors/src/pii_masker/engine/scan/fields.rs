@@ -467,7 +467,9 @@ impl<'t> Scanner<'t> {
         }
         let candidate = &b[start..end];
         if zone_end == end && generic::mac(candidate) {
-            self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+            if !generic::mac_names_no_device(candidate) {
+                self.hit(start, end, PiiType::MacAddress, A, "mac_address");
+            }
             return Some(end);
         }
         if candidate.iter().filter(|&&c| c == b':').count() >= 2 && generic::ipv6(candidate) {

@@ -66,7 +66,13 @@ impl<'t> Scanner<'t> {
             self.international_phone(span, &s[3..], B_CONTEXT);
             return;
         }
-        if len > 13 || is_date(s, lens) || self.chain_is_date(chain_len) {
+        // A Turkish number ("0532 123 45 67", "532 123 45 67") is `digits_span`'s, as `phone_tr`.
+        if len > 15
+            || is_date(s, lens)
+            || self.chain_is_date(chain_len)
+            || tr::phone_with_prefix(s)
+            || (len == 10 && tr::phone_nsn(s))
+        {
             return;
         }
         // A column or key that says phone, or a phone keyword in the span's window that stands right
@@ -79,12 +85,20 @@ impl<'t> Scanner<'t> {
             // Behind a phone label: valid in one of the regions, whatever its layout; or shaped as
             // phone numbers are written (one run after a trunk 0; an area code after a trunk 0 and the
             // number, "030 123456"; groups of at most four digits), not a date nor an amount.
-            // Not an amount in thousands written with dots ("Telefon 1.250.000 TL").
-            if seps == SEP_DOT && count > 1 && lens[1..].iter().all(|&l| l == 3) {
+            // Not an amount in thousands ("Telefon 1.250.000 TL"): a currency or decimals after it.
+            if count > 1
+                && s[0] != b'0'
+                && lens[1..].iter().all(|&l| l == 3)
+                && amount_follows(self.b, end)
+            {
                 return;
             }
-            let valid = phone::national_regions(digits).any(|(rules, _)| &rules.id != b"TR");
-            let shaped = len >= 7
+            // Valid for the metadata from the chain's first digits: not a span that starts inside
+            // another number ("Tel: 0532 123 45 67 0212 345 67 89" holds no "45 67 0212 ...").
+            let from_the_start = self.groups[..first].iter().all(|g| g.digits == 0);
+            let valid = from_the_start
+                && phone::national_regions(digits).any(|(rules, _)| &rules.id != b"TR");
+            let shaped = (7..=13).contains(&len)
                 && if count == 1 {
                     s[0] == b'0' && (9..=12).contains(&len)
                 } else {
@@ -99,8 +113,10 @@ impl<'t> Scanner<'t> {
         }
         // Without a label: the whole grouped number, in groups, not an amount ("612 345 678",
         // "1.234.567"), written exactly as its region writes its numbers.
-        let whole = first == 0 && last + 1 == chain_len;
-        let thousands = lens[1..].iter().all(|&l| l == 3) && seps & !(SEP_SPACE | SEP_DOT) == 0;
+        let whole = self.all_digits_within(first, last, chain_len);
+        // (An amount has no leading zero: "02 123 456" is a Sofia number.)
+        let thousands =
+            s[0] != b'0' && lens[1..].iter().all(|&l| l == 3) && seps & !(SEP_SPACE | SEP_DOT) == 0;
         // Brackets hold an area code at the start ("(0316) 71081 582"), not a part further on ("180
         // (88046878 parcels)"). Two groups are not distinctive enough without them ("Fiyat: 030
         // 123456").
@@ -195,6 +211,22 @@ impl<'t> Scanner<'t> {
                 != 0
     }
 
+    /// Whether a dotted quad behind a phone label is a valid national number of one of the regions
+    /// (Danish and French numbers are written in pairs with dots).
+    pub(super) fn dotted_phone(&mut self, span: &Span<'_>) -> bool {
+        span.lens.iter().all(|&l| l == 2)
+            && self.phone_label_near(span.start, span.end)
+            && phone::national_regions(as_str(span.s)).next().is_some()
+    }
+
+    /// Whether the groups `first..=last` hold every digit of the chain of `chain_len` groups (a word of
+    /// capitals the chain took in around them, "(415) 555-0132 SF", holds none).
+    pub(super) fn all_digits_within(&self, first: usize, last: usize, chain_len: usize) -> bool {
+        let groups = &self.groups[..chain_len];
+        groups[..first].iter().all(|g| g.digits == 0)
+            && groups[last + 1..].iter().all(|g| g.digits == 0)
+    }
+
     /// Whether the whole chain is a date ("12.02.2019"): none of its spans is a phone number.
     fn chain_is_date(&self, chain_len: usize) -> bool {
         if chain_len != 3 {
@@ -224,3 +256,27 @@ const PHONE_PHRASE_GAP: usize = 24;
 /// Bytes before a national number in which its phone label or phrase may start, on its line
 /// ("Erreichbar unter ", "Numer telefonu komórkowego: ").
 const PHONE_LABEL_REACH: usize = 28;
+
+/// Whether what follows a number at `end` makes it an amount: decimals (",50", ".00") or a currency
+/// ("TL", "EUR", "€", "$", "Kč", "zł", "kr", "Ft", "lei", "лв").
+fn amount_follows(b: &[u8], end: usize) -> bool {
+    if matches!(b.get(end), Some(b',' | b'.')) && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
+        return true;
+    }
+    let mut at = end;
+    while b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    const CURRENCIES: &[&str] = &[
+        "TL", "TRY", "EUR", "USD", "GBP", "CHF", "PLN", "CZK", "SEK", "NOK", "DKK", "HUF", "RON",
+        "BGN", "€", "$", "£", "₺", "Kč", "zł", "kr", "Ft", "lei", "лв",
+    ];
+    let rest = &b[at.min(b.len())..];
+    CURRENCIES.iter().any(|currency| {
+        let currency = currency.as_bytes();
+        rest.starts_with(currency)
+            && !rest
+                .get(currency.len())
+                .is_some_and(u8::is_ascii_alphanumeric)
+    })
+}

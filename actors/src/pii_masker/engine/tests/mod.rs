@@ -10,6 +10,7 @@ mod no_panics;
 mod properties;
 mod shortcuts_and_corpus;
 mod tables_and_resolution;
+mod world;
 
 fn types_in(text: &str) -> Vec<&'static str> {
     detect(text, &Policy::default())

@@ -102,7 +102,8 @@ fn every_layout_is_masked_with_its_type(seed: u64) -> Result<(), TestCaseError> 
 }
 
 /// A value with one digit changed so that its checksum fails, behind its English label, is not masked
-/// as its type.
+/// as its type as a validated value: an IBAN keeps its country's shape, and a mistyped IBAN is still
+/// an IBAN (#60), found below the validated confidence; every other type is not found as itself.
 fn a_changed_digit_is_not_the_type(seed: u64) -> Result<(), TestCaseError> {
     let mut rng = Rng::new(seed);
     let policy = Policy::default();
@@ -120,10 +121,12 @@ fn a_changed_digit_is_not_the_type(seed: u64) -> Result<(), TestCaseError> {
         let text = format!("{label} {changed} noted.");
         let findings = detect(&text, &policy);
         let start = label.len() + 1;
+        let mistyped_iban = matches!(ty, PiiType::Iban | PiiType::IbanTr);
         prop_assert!(
-            !findings
-                .iter()
-                .any(|f| f.pii_type == ty && f.start <= start && start + changed.len() <= f.end),
+            !findings.iter().any(|f| f.pii_type == ty
+                && f.start <= start
+                && start + changed.len() <= f.end
+                && !(mistyped_iban && f.confidence < super::super::scan::VALIDATED)),
             "{} with a changed digit {changed:?} was still found as its type",
             ty.name()
         );
