@@ -1,19 +1,52 @@
-//! Phone numbers of every region, judged by libphonenumber's metadata (the `phonenumber` crate, which
-//! ships Google's metadata as data): a region's national significant numbers, the lengths they take,
-//! its trunk prefix and the layouts (formats) its numbers are written in.
+//! Phone numbers of every region, judged by libphonenumber's metadata (Google's, as the `phonenumber`
+//! crate ships it): a region's national significant numbers, the lengths they take, its trunk prefix
+//! and the layouts (formats) its numbers are written in.
 //!
-//! The crate's own matchers are not used on the hot path: every regex it holds is looked up in one
-//! process-wide LRU cache of 100 entries behind a mutex, which the ~30 regions of the default list (ten
-//! patterns each) would thrash, and which would serialise the masker's threads. Instead each region's
-//! patterns are taken from the metadata as text and compiled once, lazily, into regexes of our own,
-//! anchored at both ends; a candidate is turned away by its length before any regex runs.
+//! `build.rs` writes the metadata as statics ([`METADATA`]), so that nothing is loaded at run time.
+//! The crate's own matchers are not used: every regex it holds is looked up in one process-wide LRU
+//! cache of 100 entries behind a mutex, which the ~30 regions of the default list (ten patterns each)
+//! would thrash, and which would serialise the masker's threads. Instead each pattern is compiled once,
+//! on first use, into a regex of our own (bytes, ASCII digits), anchored at both ends; a candidate is
+//! turned away by its length before any regex is compiled or run.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use phonenumber::metadata::{Descriptor, Metadata, DATABASE};
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::{start, syntax};
+use regex_automata::Anchored;
+
+/// One pattern of national significant numbers as the metadata writes it, and the lengths it allows.
+pub(crate) struct PatternData {
+    /// "general", "fixed_line", "mobile", "toll_free"... as libphonenumber names number types.
+    kind: &'static str,
+    source: &'static str,
+    lengths: &'static [u16],
+}
+
+/// One national layout as the metadata writes it (see [`Layout`]).
+pub(crate) struct LayoutData {
+    pattern: &'static str,
+    leading: Option<&'static str>,
+    trunk: bool,
+    format: &'static str,
+}
+
+/// A region (or a non-geographic code, id "001") as the metadata writes it.
+pub(crate) struct RegionData {
+    id: &'static str,
+    country_code: u16,
+    trunk_prefix: Option<&'static str>,
+    prefix_for_parsing: Option<&'static str>,
+    transform: Option<&'static str>,
+    general: Option<PatternData>,
+    types: &'static [PatternData],
+    layouts: &'static [LayoutData],
+    examples: &'static [(&'static str, &'static str)],
+}
+
+include!(concat!(env!("OUT_DIR"), "/phone_metadata.rs"));
 
 /// A two-letter region code (ISO 3166-1 alpha-2, upper case), as libphonenumber names regions.
 pub type RegionId = [u8; 2];
@@ -34,7 +67,7 @@ pub fn check_regions(codes: &[String]) -> Result<Vec<RegionId>, String> {
     let mut unknown = Vec::new();
     for code in codes {
         let upper = code.trim().to_ascii_uppercase();
-        match region_id(&upper).filter(|id| rules_table().contains_key(id)) {
+        match region_id(&upper).filter(|&id| known(id)) {
             Some(id) => regions.push(id),
             None => unknown.push(code.clone()),
         }
@@ -71,40 +104,70 @@ pub fn region_id(code: &str) -> Option<RegionId> {
     (b.len() == 2 && b.iter().all(u8::is_ascii_uppercase)).then(|| [b[0], b[1]])
 }
 
-/// One pattern of national significant numbers and the lengths it allows.
+/// A metadata pattern compiled to match a whole string (`end`) or its start: ASCII only (`\d` is
+/// 0-9), which keeps both the compilation and the search small.
+fn compile(source: &str, end: bool) -> Option<Regex> {
+    let anchored = if end {
+        format!("^(?:{source})$")
+    } else {
+        format!("^(?:{source})")
+    };
+    RegexBuilder::new(&anchored).unicode(false).build().ok()
+}
+
+/// A pattern of whole numbers as a DFA: a search walks one transition a digit.
+type Dfa = dense::DFA<Vec<u32>>;
+
+/// A metadata pattern as a DFA matching whole strings only (`$`; anchored at the start).
+fn compile_dfa(source: &str) -> Option<Dfa> {
+    dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .start_kind(StartKind::Anchored)
+                .accelerate(false),
+        )
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .build(&format!("(?:{source})$"))
+        .ok()
+}
+
+/// Whether the DFA matches the whole of `s`.
+fn whole_match(dfa: &Dfa, s: &[u8]) -> bool {
+    let Ok(mut state) = dfa.start_state(&start::Config::new().anchored(Anchored::Yes)) else {
+        return false;
+    };
+    for &byte in s {
+        state = dfa.next_state(state, byte);
+        if dfa.is_dead_state(state) {
+            return false;
+        }
+    }
+    dfa.is_match_state(dfa.next_eoi_state(state))
+}
+
+/// One pattern of national significant numbers and the lengths it allows, compiled on first use.
 struct Pattern {
-    regex: Regex,
-    lengths: Vec<u16>,
+    data: &'static PatternData,
+    dfa: OnceLock<Option<Dfa>>,
 }
 
 impl Pattern {
-    fn from(descriptor: &Descriptor, general: &[u16]) -> Option<Pattern> {
-        let source = descriptor.national_number().as_str();
-        // "NA" marks a type the region does not have.
-        if source == "NA" || source.is_empty() {
-            return None;
+    fn new(data: &'static PatternData) -> Pattern {
+        Pattern {
+            data,
+            dfa: OnceLock::new(),
         }
-        let lengths = if descriptor.possible_length().is_empty() {
-            general.to_vec()
-        } else {
-            descriptor.possible_length().to_vec()
-        };
-        Some(Pattern {
-            regex: anchored(source)?,
-            lengths,
-        })
     }
 
     fn matches(&self, nsn: &str) -> bool {
-        (self.lengths.is_empty() || self.lengths.contains(&(nsn.len() as u16)))
-            && self.regex.is_match(nsn)
+        let lengths = self.data.lengths;
+        (lengths.is_empty() || lengths.contains(&(nsn.len() as u16)))
+            && self
+                .dfa
+                .get_or_init(|| compile_dfa(self.data.source))
+                .as_ref()
+                .is_some_and(|dfa| whole_match(dfa, nsn.as_bytes()))
     }
-}
-
-/// A metadata pattern (written with insignificant white space) compiled to match a whole string.
-fn anchored(source: &str) -> Option<Regex> {
-    let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
-    Regex::new(&format!("^(?:{compact})$")).ok()
 }
 
 /// One national layout of a region: which numbers it applies to, and the lengths of its groups.
@@ -114,118 +177,128 @@ pub struct Layout {
     /// Whether the trunk prefix is written before the first group (`0$1`).
     pub trunk: bool,
     /// The group lengths are read from the pattern's captures for each number.
-    format: String,
+    format: &'static str,
 }
 
-/// What the metadata says of one region, compiled.
+/// How the trunk prefix (or a carrier code) is taken off a nationally dialled number.
+enum Parsing {
+    None,
+    /// A fixed prefix, "0" in most regions.
+    Literal(&'static str),
+    /// A pattern, with captures a transform rule may keep; compiled on first use.
+    Pattern(&'static str, OnceLock<Option<Regex>>),
+}
+
+/// What the metadata says of one region, compiled as it is used.
 pub struct Rules {
     pub id: RegionId,
     pub country_code: u16,
-    pub trunk_prefix: Option<String>,
-    prefix_for_parsing: Option<Regex>,
-    transform: Option<String>,
-    general: Pattern,
+    pub trunk_prefix: Option<&'static str>,
+    parsing: Parsing,
+    transform: Option<&'static str>,
     /// Fixed line, mobile, toll free, premium rate, shared cost, personal, VoIP, pager, UAN, voicemail.
     types: Vec<Pattern>,
-    pub layouts: Vec<Layout>,
+    layouts: &'static [LayoutData],
+    compiled_layouts: OnceLock<Vec<Layout>>,
+    examples: &'static [(&'static str, &'static str)],
     min_length: usize,
     max_length: usize,
 }
 
-fn rules_table() -> &'static HashMap<RegionId, OnceLock<Option<Rules>>> {
-    static TABLE: OnceLock<HashMap<RegionId, OnceLock<Option<Rules>>>> = OnceLock::new();
+/// A region's slot in [`rules_table`]: its two letters as a number below 26 * 26.
+fn slot(id: RegionId) -> Option<usize> {
+    let [a, b] = id;
+    (a.is_ascii_uppercase() && b.is_ascii_uppercase())
+        .then(|| usize::from(a - b'A') * 26 + usize::from(b - b'A'))
+}
+
+/// A region's metadata and its rules once set up.
+type Slot = Option<(&'static RegionData, OnceLock<Option<Rules>>)>;
+
+/// Every region of the metadata in its slot (indexed, not hashed: a candidate may look up thirty
+/// regions).
+fn rules_table() -> &'static [Slot] {
+    type Table = Vec<Slot>;
+    static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        DATABASE
-            .iter()
-            .filter_map(|meta| region_id(meta.id()))
-            .map(|id| (id, OnceLock::new()))
-            .collect()
+        let mut table: Table = (0..26 * 26).map(|_| None).collect();
+        for meta in METADATA {
+            if let Some(k) = region_id(meta.id).and_then(slot) {
+                table[k] = Some((meta, OnceLock::new()));
+            }
+        }
+        table
     })
 }
 
-/// The compiled rules of a region (compiled on first use).
+/// Whether the metadata knows the region.
+fn known(id: RegionId) -> bool {
+    slot(id).is_some_and(|k| rules_table()[k].is_some())
+}
+
+/// The rules of a region (set up on first use; their patterns are compiled as they are needed).
 pub fn rules(id: RegionId) -> Option<&'static Rules> {
-    rules_table()
-        .get(&id)?
-        .get_or_init(|| {
-            let code = std::str::from_utf8(&id).ok()?;
-            Rules::compile(DATABASE.by_id(code)?, id)
-        })
-        .as_ref()
+    let (meta, rules) = rules_table()[slot(id)?].as_ref()?;
+    rules.get_or_init(|| Rules::new(meta, id)).as_ref()
 }
 
 impl Rules {
-    fn compile(meta: &Metadata, id: RegionId) -> Option<Rules> {
-        let descriptors = meta.descriptors();
-        let general_lengths = descriptors.general().possible_length().to_vec();
-        let general = Pattern::from(descriptors.general(), &[])?;
-        let types = [
-            meta.descriptors().fixed_line(),
-            meta.descriptors().mobile(),
-            meta.descriptors().toll_free(),
-            meta.descriptors().premium_rate(),
-            meta.descriptors().shared_cost(),
-            meta.descriptors().personal_number(),
-            meta.descriptors().voip(),
-            meta.descriptors().pager(),
-            meta.descriptors().uan(),
-            meta.descriptors().voicemail(),
-        ]
-        .into_iter()
-        .flatten()
-        .filter_map(|descriptor| Pattern::from(descriptor, &general_lengths))
-        .collect::<Vec<_>>();
-        let layouts = meta
-            .formats()
-            .iter()
-            .filter_map(|format| {
-                Some(Layout {
-                    pattern: anchored(format.pattern().as_str())?,
-                    leading: format
-                        .leading_digits()
-                        .last()
-                        .and_then(|leading| leading_regex(leading.as_str())),
-                    trunk: format.national_prefix().is_some_and(|rule| {
-                        rule.starts_with('0') || rule.contains("$NP") || rule.starts_with('8')
-                    }),
-                    format: format.format().to_owned(),
-                })
-            })
-            .collect();
+    fn new(meta: &'static RegionData, id: RegionId) -> Option<Rules> {
+        meta.general.as_ref()?;
+        let types: Vec<Pattern> = meta.types.iter().map(Pattern::new).collect();
         // The metadata gives the general pattern no lengths of its own: the types' lengths bound it, so
         // that most candidates are turned away before any regex runs.
         let lengths = || {
-            types
+            meta.types
                 .iter()
                 .flat_map(|pattern| pattern.lengths.iter().copied())
         };
         let min_length = lengths().min().unwrap_or(4).into();
         let max_length = lengths().max().unwrap_or(17).into();
+        let parsing = match meta.prefix_for_parsing {
+            None => Parsing::None,
+            Some(source) if source.bytes().all(|b| b.is_ascii_digit()) => Parsing::Literal(source),
+            Some(source) => Parsing::Pattern(source, OnceLock::new()),
+        };
         Some(Rules {
             id,
-            country_code: meta.country_code(),
-            trunk_prefix: meta.national_prefix().map(str::to_owned),
-            // Without a pattern of its own, the trunk prefix is what is removed (as libphonenumber does).
-            prefix_for_parsing: meta
-                .national_prefix_for_parsing()
-                .map(|regex| regex.as_str().to_owned())
-                .or_else(|| meta.national_prefix().map(regex::escape))
-                .and_then(|source| leading_regex(&source)),
-            transform: meta.national_prefix_transform_rule().map(str::to_owned),
-            general,
+            country_code: meta.country_code,
+            trunk_prefix: meta.trunk_prefix,
+            parsing,
+            transform: meta.transform,
             types,
-            layouts,
+            layouts: meta.layouts,
+            compiled_layouts: OnceLock::new(),
+            examples: meta.examples,
             min_length,
             max_length,
         })
     }
 
+    /// The region's layouts, compiled on first use.
+    fn layouts(&self) -> &[Layout] {
+        self.compiled_layouts.get_or_init(|| {
+            self.layouts
+                .iter()
+                .filter_map(|data| {
+                    Some(Layout {
+                        pattern: compile(data.pattern, true)?,
+                        leading: data.leading.and_then(|leading| compile(leading, false)),
+                        trunk: data.trunk,
+                        format: data.format,
+                    })
+                })
+                .collect()
+        })
+    }
+
     /// Whether `nsn` (digits only, without country code or trunk prefix) is a valid number of this
-    /// region: of its lengths, matching its general pattern and one of its types'.
+    /// region: of the lengths and pattern of one of its types. (libphonenumber first tries the general
+    /// pattern, which its metadata builder makes the union of the types' patterns: a shortcut that
+    /// would cost a search here, where lengths already turn most candidates away.)
     pub fn valid_nsn(&self, nsn: &str) -> bool {
         nsn.len() >= self.min_length
             && nsn.len() <= self.max_length
-            && self.general.matches(nsn)
             && self.types.iter().any(|pattern| pattern.matches(nsn))
     }
 
@@ -235,24 +308,30 @@ impl Rules {
         if digits.len() < self.min_length {
             return None;
         }
-        if let Some(prefix) = &self.prefix_for_parsing {
-            if let Some(captures) = prefix.captures(digits) {
-                let whole = captures.get(0).map_or(0, |m| m.end());
-                let rest = &digits[whole..];
-                let stripped = match &self.transform {
-                    // A transform rule rewrites the prefix ("$1" keeps a captured part).
-                    Some(rule) if captures.len() > 1 && captures.get(1).is_some() => {
-                        let mut out = String::new();
-                        captures.expand(rule, &mut out);
-                        out.push_str(rest);
-                        Cow::Owned(out)
-                    }
-                    _ => Cow::Borrowed(rest),
-                };
-                if self.valid_nsn(&stripped) {
-                    return Some(stripped);
-                }
-            }
+        let stripped = match &self.parsing {
+            Parsing::None => None,
+            Parsing::Literal(prefix) => digits.strip_prefix(prefix).map(Cow::Borrowed),
+            Parsing::Pattern(source, regex) => regex
+                .get_or_init(|| compile(source, false))
+                .as_ref()
+                .and_then(|prefix| {
+                    let captures = prefix.captures(digits)?;
+                    let whole = captures.get(0).map_or(0, |m| m.end());
+                    let rest = &digits[whole..];
+                    Some(match self.transform {
+                        // A transform rule rewrites the prefix ("$1" keeps a captured part).
+                        Some(rule) if captures.len() > 1 && captures.get(1).is_some() => {
+                            let mut out = String::new();
+                            captures.expand(rule, &mut out);
+                            out.push_str(rest);
+                            Cow::Owned(out)
+                        }
+                        _ => Cow::Borrowed(rest),
+                    })
+                }),
+        };
+        if let Some(stripped) = stripped.filter(|stripped| self.valid_nsn(stripped)) {
+            return Some(stripped);
         }
         self.valid_nsn(digits).then_some(Cow::Borrowed(digits))
     }
@@ -260,7 +339,7 @@ impl Rules {
     /// The layouts that apply to `nsn`, each with the groups it writes `nsn` in (its format's `$1`,
     /// `$2`... in order).
     fn layouts_of<'a>(&'a self, nsn: &'a str) -> impl Iterator<Item = (&'a Layout, Vec<&'a str>)> {
-        self.layouts.iter().filter_map(move |layout| {
+        self.layouts().iter().filter_map(move |layout| {
             if layout
                 .leading
                 .as_ref()
@@ -312,39 +391,46 @@ impl Rules {
         })
     }
 
+    /// The pattern of the region's numbers of `kind` ("fixed_line", "mobile"...) as the metadata writes
+    /// it, with the lengths it allows: for generators of test numbers.
+    pub fn pattern_of(&self, kind: &str) -> Option<(&'static str, &'static [u16])> {
+        self.types
+            .iter()
+            .find(|pattern| pattern.data.kind == kind)
+            .map(|pattern| (pattern.data.source, pattern.data.lengths))
+    }
+
+    /// The digits of its trunk prefix when it is fixed ("0" in most of Europe, "1" in the US).
+    pub fn trunk(&self) -> Option<&'static str> {
+        self.trunk_prefix
+            .filter(|trunk| !trunk.is_empty() && trunk.bytes().all(|b| b.is_ascii_digit()))
+    }
+
     /// An example number of each type the region has (national significant numbers).
     pub fn examples(&self) -> Vec<(&'static str, String)> {
-        let Some(meta) = std::str::from_utf8(&self.id)
-            .ok()
-            .and_then(|code| DATABASE.by_id(code))
-        else {
-            return Vec::new();
-        };
-        [
-            ("fixed_line", meta.descriptors().fixed_line()),
-            ("mobile", meta.descriptors().mobile()),
-            ("toll_free", meta.descriptors().toll_free()),
-        ]
-        .into_iter()
-        .filter_map(|(kind, descriptor)| Some((kind, descriptor?.example()?.to_owned())))
-        .collect()
+        self.examples
+            .iter()
+            .map(|&(kind, example)| (kind, example.to_owned()))
+            .collect()
     }
 
     /// `nsn` written in the region's national layout (groups joined by `separator`, the trunk prefix in
     /// front where the layout writes one), when one applies.
     pub fn format_national(&self, nsn: &str, separator: &str) -> Option<String> {
-        let (layout, groups) = self.layouts_of(nsn).next()?;
-        let trunk = match (layout.trunk, &self.trunk_prefix) {
-            (true, Some(trunk)) => trunk.as_str(),
-            _ => "",
-        };
+        let (trunk, groups) = self.national_groups(nsn)?;
         Some(format!("{trunk}{}", groups.join(separator)))
     }
-}
 
-fn leading_regex(source: &str) -> Option<Regex> {
-    let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
-    Regex::new(&format!("^(?:{compact})")).ok()
+    /// The groups the region's first layout for `nsn` writes it in, and the trunk prefix that layout
+    /// writes before them ("" when none).
+    pub fn national_groups<'a>(&'a self, nsn: &'a str) -> Option<(&'static str, Vec<&'a str>)> {
+        let (layout, groups) = self.layouts_of(nsn).next()?;
+        let trunk = match (layout.trunk, self.trunk_prefix) {
+            (true, Some(trunk)) => trunk,
+            _ => "",
+        };
+        Some((trunk, groups))
+    }
 }
 
 /// An assigned country calling code: its regions (NANP's 1: the US, Canada and the Caribbean), or for
@@ -354,19 +440,22 @@ struct Code {
     non_geographic: Option<Pattern>,
 }
 
-/// Every assigned calling code, read from the metadata once.
-fn codes() -> &'static HashMap<u16, Code> {
-    static CODES: OnceLock<HashMap<u16, Code>> = OnceLock::new();
+/// Every assigned calling code, read from the metadata once, indexed by the code (below 1000).
+fn codes() -> &'static [Option<Code>] {
+    static CODES: OnceLock<Vec<Option<Code>>> = OnceLock::new();
     CODES.get_or_init(|| {
-        let mut codes: HashMap<u16, Code> = HashMap::new();
-        for meta in DATABASE.iter() {
-            let code = codes.entry(meta.country_code()).or_insert(Code {
+        let mut codes: Vec<Option<Code>> = (0..1000).map(|_| None).collect();
+        for meta in METADATA {
+            let Some(entry) = codes.get_mut(usize::from(meta.country_code)) else {
+                continue;
+            };
+            let code = entry.get_or_insert_with(|| Code {
                 regions: Vec::new(),
                 non_geographic: None,
             });
-            match region_id(meta.id()) {
+            match region_id(meta.id) {
                 Some(id) => code.regions.push(id),
-                None => code.non_geographic = Pattern::from(meta.descriptors().general(), &[]),
+                None => code.non_geographic = meta.general.as_ref().map(Pattern::new),
             }
         }
         codes
@@ -384,7 +473,7 @@ pub fn international(digits: &str) -> Option<(u16, usize, bool)> {
         let Ok(code) = prefix.parse::<u16>() else {
             break;
         };
-        let Some(assigned) = codes().get(&code) else {
+        let Some(assigned) = codes()[usize::from(code)].as_ref() else {
             continue;
         };
         let rest = &digits[length..];
@@ -395,7 +484,6 @@ pub fn international(digits: &str) -> Option<(u16, usize, bool)> {
                     // 0 written after the code (`+44 020 ...`) is dialled by no one, but written.
                     || rules
                         .trunk_prefix
-                        .as_deref()
                         .and_then(|trunk| rest.strip_prefix(trunk))
                         .is_some_and(|stripped| rules.valid_nsn(stripped))
             })

@@ -19,6 +19,9 @@ pub struct Planted {
     pub end: usize,
     pub ty: PiiType,
     pub layout: &'static str,
+    /// What the value is counted under besides its type: its type's name, or in the world corpus its
+    /// region (phones) or locale (names).
+    pub group: &'static str,
 }
 
 /// One generated document.
@@ -30,7 +33,7 @@ pub struct Document {
 }
 
 /// Frames of a sentence that carries a value: the text before and after `{label} {value}`.
-fn frames(language: &str) -> &'static [(&'static str, &'static str)] {
+pub(super) fn frames(language: &str) -> &'static [(&'static str, &'static str)] {
     match language {
         "tr" => &[
             ("Müşteri kaydında ", " bilgisi güncellendi."),
@@ -77,7 +80,7 @@ fn frames(language: &str) -> &'static [(&'static str, &'static str)] {
 
 /// A sentence without personal data, full of numbers that look like some: order and invoice numbers,
 /// amounts, dates, product codes, quantities.
-fn look_alike(language: &str, rng: &mut Rng) -> String {
+pub(super) fn look_alike(language: &str, rng: &mut Rng) -> String {
     let length = 8 + rng.below(5) as usize;
     let order = rng.digits(length);
     let amount = format!(
@@ -158,27 +161,10 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
                         continue;
                     };
                     let frame = frames(language)[rng.below(3) as usize];
-                    text.push_str(frame.0);
-                    if needs_label(ty, value.layout) || rng.below(10) < 7 {
-                        text.push_str(labels(ty)[rng.below(3) as usize]);
-                        text.push(' ');
-                    }
-                    // A machine-readable zone stands on lines of its own.
-                    let own_lines = ty == PiiType::Mrz;
-                    if own_lines {
-                        text.push('\n');
-                    }
-                    planted.push(Planted {
-                        start: text.len(),
-                        end: text.len() + value.written.len(),
-                        ty,
-                        layout: value.layout,
-                    });
-                    text.push_str(&value.written);
-                    if own_lines {
-                        text.push('\n');
-                    }
-                    text.push_str(frame.1);
+                    let label = (needs_label(ty, value.layout) || rng.below(10) < 7)
+                        .then(|| labels(ty)[rng.below(3) as usize]);
+                    let what = (ty, value.layout, ty.name());
+                    planted.push(plant(&mut text, frame, label, &value.written, what));
                 }
                 text.push(if rng.below(3) == 0 { '\n' } else { ' ' });
             }
@@ -189,6 +175,41 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
             }
         })
         .collect()
+}
+
+/// Writes a sentence with a value: `frame.0`, the label if any, the value (a machine-readable zone on
+/// lines of its own, as passports print it) and `frame.1`; returns where the value stands, as planted
+/// with `what` (its type, layout and group).
+pub(super) fn plant(
+    text: &mut String,
+    frame: (&str, &str),
+    label: Option<&str>,
+    written: &str,
+    what: (PiiType, &'static str, &'static str),
+) -> Planted {
+    let (ty, layout, group) = what;
+    text.push_str(frame.0);
+    if let Some(label) = label {
+        text.push_str(label);
+        text.push(' ');
+    }
+    let own_lines = ty == PiiType::Mrz;
+    if own_lines {
+        text.push('\n');
+    }
+    let planted = Planted {
+        start: text.len(),
+        end: text.len() + written.len(),
+        ty,
+        layout,
+        group,
+    };
+    text.push_str(written);
+    if own_lines {
+        text.push('\n');
+    }
+    text.push_str(frame.1);
+    planted
 }
 
 /// Counts of one type, or of all.
@@ -204,6 +225,8 @@ pub struct Counts {
 pub struct Score {
     pub all: Counts,
     pub by_type: BTreeMap<&'static str, Counts>,
+    /// By group and layout (see [`Planted::group`]).
+    pub by_group: BTreeMap<(&'static str, &'static str), Counts>,
     pub findings: usize,
     /// Findings that touch no planted value.
     pub false_findings: usize,
@@ -259,7 +282,11 @@ pub fn score(documents: &[Document], policy: &Policy) -> Score {
             let (masked, typed) = (covered(false), covered(true));
             let value = document.text[planted.start..planted.end].to_string();
             let counts = score.by_type.entry(planted.ty.name()).or_default();
-            for c in [&mut score.all, counts] {
+            let grouped = score
+                .by_group
+                .entry((planted.group, planted.layout))
+                .or_default();
+            for c in [&mut score.all, counts, grouped] {
                 c.planted += 1;
                 c.masked += usize::from(masked);
                 c.typed += usize::from(typed);

@@ -11,6 +11,7 @@
 
 pub mod corpus;
 mod rules;
+pub mod world;
 
 use super::synthetic::Rng;
 use super::PiiType;

@@ -66,6 +66,10 @@ impl<'t> Scanner<'t> {
                             && b.get(k + 1).is_some_and(u8::is_ascii_hexdigit))
                             || (at >= 2 && b[at - 1] == b'.' && b[at - 2].is_ascii_hexdigit())));
                 if !continues {
+                    // Four or five digits after a phone label's colon: a phone number, maybe.
+                    if k - at >= 4 && after_colon(b, at) {
+                        self.short_phone(at, k);
+                    }
                     return k;
                 }
             }
@@ -258,9 +262,11 @@ impl<'t> Scanner<'t> {
         let mut sep = 0u8;
         // A '(' right before the first digit ("(0212) 345 67 89") may be closed inside the chain.
         let mut open_paren = start > 0
-            && (b[start - 1] == b'('
-                || (start > 1 && b[start - 1] == b'+' && b[start - 2] == b'('))
-            && b[start].is_ascii_digit();
+            && match b[start - 1] {
+                b'(' => b[start].is_ascii_digit(),
+                b'+' => start > 1 && b[start - 2] == b'(' && b[start].is_ascii_digit(),
+                _ => false,
+            };
         let mut lower_seen = false;
         loop {
             let group_start = i;
@@ -436,6 +442,12 @@ impl<'t> Scanner<'t> {
         // do the hits of shorter spans: those leave the rest of the chain open. Should a longer hit
         // around it (an address behind its label) beat the whole chain after all, its hits' `shortcut`
         // sends the token back for every span.
+        // The chain's first and last groups with digits: a span holds every digit of the chain when it
+        // reaches both (a word of capitals taken in around a number holds none).
+        let groups = &self.groups[..count];
+        let first_digits = groups.iter().position(|g| g.digits > 0).unwrap_or(0);
+        let last_digits = groups.iter().rposition(|g| g.digits > 0).unwrap_or(0);
+        let double_zero = self.norm[self.groups[0].norm_start..].starts_with(b"00");
         let mut whole_kept = false;
         for length in (1..=count).rev() {
             if whole_kept {
@@ -449,18 +461,21 @@ impl<'t> Scanner<'t> {
                 if !((5..=34).contains(&total) || (length == 4 && total == 4)) {
                     continue;
                 }
-                // A whole grouped number of a phone's length may be a bare national number in its
-                // region's own layout, and one after "00" an international one (`world_phone`).
-                let phone_form = (length >= 2
-                    && (6..=15).contains(&total)
-                    && self.all_digits_within(first, last, count))
-                    || (first == 0 && self.norm[self.groups[0].norm_start..].starts_with(b"00"));
-                if no_context
+                // Without a keyword near it, a span of no other type's length is judged as a phone
+                // number only: when it is a whole grouped number of a phone's length (a bare
+                // national number in its region's own layout) or starts with "00" (an international
+                // one; `world_phone`).
+                let phone_only = no_context
                     && digits_only
                     && !(plus && first == 0)
-                    && !phone_form
                     && NO_CONTEXT_DIGIT_LENGTHS & (1 << total) == 0
-                    && length != 4
+                    && length != 4;
+                if phone_only
+                    && !(first == 0 && double_zero)
+                    && !(length >= 2
+                        && (6..=15).contains(&total)
+                        && first <= first_digits
+                        && last >= last_digits)
                 {
                     continue;
                 }
@@ -471,7 +486,7 @@ impl<'t> Scanner<'t> {
                 };
                 let plus = plus && first == 0;
                 let before = self.hits.len();
-                self.evaluate(count, first, last, start, plus, context);
+                self.evaluate(count, first, last, start, (plus, phone_only), context);
                 if plus {
                     // A number written after '+' is a phone number, never an id whose digits it
                     // happens to share ("+1-539-402-0259" passes the Belgian register check).
@@ -592,4 +607,14 @@ fn lower_plate_letters(b: &[u8], at: usize) -> bool {
         .count();
     let sep = separator_at(b, at + letters);
     (1..=3).contains(&letters) && sep > 0 && digit_at(b, at + letters + sep).is_some()
+}
+
+/// Whether a colon, then at most two spaces, stands right before `at`.
+#[inline(always)]
+fn after_colon(b: &[u8], at: usize) -> bool {
+    let mut k = at;
+    while k > 0 && at - k < 2 && b[k - 1] == b' ' {
+        k -= 1;
+    }
+    k > 0 && b[k - 1] == b':'
 }

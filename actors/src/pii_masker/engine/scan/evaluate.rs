@@ -10,7 +10,7 @@ impl<'t> Scanner<'t> {
         first: usize,
         last: usize,
         start: usize,
-        plus: bool,
+        (plus, phone_only): (bool, bool),
         context: &mut Option<TypeSet>,
     ) {
         let end = self.groups[last].end;
@@ -54,7 +54,10 @@ impl<'t> Scanner<'t> {
             slashed,
             letters,
         };
-        if letters == 0 {
+        if phone_only {
+            // Without a keyword near it and of no other type's length: as a phone number only.
+            self.world_phone(&span, context);
+        } else if letters == 0 {
             self.digits_span(&span, context);
         } else {
             self.lettered_span(&span, context);
@@ -147,7 +150,9 @@ impl<'t> Scanner<'t> {
             10 => {
                 let phone_form =
                     (count == 4 && lens == [3, 3, 2, 2]) || (count == 3 && lens == [3, 3, 4]);
+                // (Not right after a '+': "+36 88 947 257" is a country code and its number.)
                 if tr::phone_nsn(s)
+                    && !(plus && first == 0)
                     && (phone_form
                         || self
                             .span_context(context, first, chain_len)

@@ -30,9 +30,17 @@ impl<'t> Scanner<'t> {
             plus,
             ..
         } = *span;
-        if !(6..=17).contains(&len)
+        // (Eighteen digits: fifteen of a number, its country code and a "(0)".)
+        if !(4..=18).contains(&len)
             || seps & !(SEP_SPACE | SEP_DASH | SEP_DOT | SEP_PAREN | SEP_SLASH) != 0
         {
+            return;
+        }
+        // Four or five digits are a phone number only behind a phone label, where a region's metadata
+        // says so ("Tél. : 3485" in Luxembourg, "Puh. 90-953" in Finland).
+        let short = len < 6;
+        // And only the whole of a chain ("01 115"), not a part of a longer number ("12 34").
+        if short && !self.all_digits_within(first, last, chain_len) {
             return;
         }
         // A slash joins an area code to its number ("089/1234567", "(06)91/417-7763"), once, early;
@@ -40,13 +48,13 @@ impl<'t> Scanner<'t> {
         if seps & SEP_SLASH != 0 && !self.one_early_slash(first, last) {
             return;
         }
-        let international = plus && first == 0;
+        let international = plus && first == 0 && !short;
         if international {
             self.international_phone(span, s, B_FORM);
             return;
         }
         // Written with the international prefix: "00420 773 602 266", "011 44 20 7946 0958".
-        if s.starts_with(b"00") && !s.starts_with(b"000") {
+        if s.starts_with(b"00") && !s.starts_with(b"000") && !short {
             if s.starts_with(b"0090") {
                 return;
             }
@@ -66,20 +74,54 @@ impl<'t> Scanner<'t> {
             self.international_phone(span, &s[3..], B_CONTEXT);
             return;
         }
-        // A Turkish number ("0532 123 45 67", "532 123 45 67") is `digits_span`'s, as `phone_tr`.
-        if len > 15
-            || is_date(s, lens)
-            || self.chain_is_date(chain_len)
-            || tr::phone_with_prefix(s)
-            || (len == 10 && tr::phone_nsn(s))
+        // Without a label, only the whole grouped number, in groups, not an amount ("612 345 678",
+        // "1.234.567"), may be one. Brackets hold an area code at the start ("(0316) 71081 582"), not a
+        // part further on ("180 (88046878 parcels)"); two groups are not distinctive enough without
+        // them ("Fiyat: 030 123456"). (An amount has no leading zero: "02 123 456" is a Sofia number.)
+        // These cheap tests come first: most spans are neither labelled nor so shaped.
+        let bracketed = self.b.get(start) == Some(&b'(');
+        let thousands =
+            s[0] != b'0' && lens[1..].iter().all(|&l| l == 3) && seps & !(SEP_SPACE | SEP_DOT) == 0;
+        let bare_shape = !thousands
+            && !short
+            && len <= 15
+            && (count >= 3 || (count == 2 && bracketed))
+            && (seps & SEP_PAREN == 0 || bracketed);
+        // A column or key that says phone, or a phone keyword in the span's window that stands right
+        // before or after the number (looked for last: it is the dearest test).
+        let given = self.given_context(start).0 & PHONES != 0;
+        let in_window = !given && self.span_context(context, first, chain_len).0 & PHONES != 0;
+        if !given && !in_window && (!bare_shape || !self.all_digits_within(first, last, chain_len))
         {
             return;
         }
-        // A column or key that says phone, or a phone keyword in the span's window that stands right
-        // before or after the number.
-        let labelled = self.given_context(start).0 & PHONES != 0
-            || (self.span_context(context, first, chain_len).0 & PHONES != 0
-                && self.phone_label_near(start, end));
+        if is_date(s, lens) || self.chain_is_date(chain_len) {
+            return;
+        }
+        // A Turkish number ("0532 123 45 67", "532 123 45 67") is `digits_span`'s, as `phone_tr`; but
+        // one it leaves, in a layout of its own ("050 84168838"), is still masked behind a label.
+        if tr::phone_with_prefix(s) || (len == 10 && tr::phone_nsn(s)) {
+            let masked = self
+                .hits
+                .iter()
+                .rev()
+                .take(4)
+                .any(|hit| hit.start <= start && end <= hit.end);
+            if !masked && (given || (in_window && self.phone_label_near(start, end))) {
+                self.hit(start, end, PiiType::PhoneTr, B_CONTEXT, "phone_tr");
+            }
+            return;
+        }
+        let labelled = given
+            || (in_window
+                && if short {
+                    self.phone_label_before(start)
+                } else {
+                    self.phone_label_near(start, end)
+                });
+        if !labelled && !bare_shape {
+            return;
+        }
         let digits = as_str(s);
         if labelled {
             // Behind a phone label: valid in one of the regions, whatever its layout; or shaped as
@@ -98,6 +140,9 @@ impl<'t> Scanner<'t> {
             let from_the_start = self.groups[..first].iter().all(|g| g.digits == 0);
             let valid = from_the_start
                 && phone::national_regions(digits).any(|(rules, _)| &rules.id != b"TR");
+            if short && !valid {
+                return;
+            }
             let shaped = (7..=13).contains(&len)
                 && if count == 1 {
                     s[0] == b'0' && (9..=12).contains(&len)
@@ -111,28 +156,12 @@ impl<'t> Scanner<'t> {
             }
             return;
         }
-        // Without a label: the whole grouped number, in groups, not an amount ("612 345 678",
-        // "1.234.567"), written exactly as its region writes its numbers.
-        let whole = self.all_digits_within(first, last, chain_len);
-        // (An amount has no leading zero: "02 123 456" is a Sofia number.)
-        let thousands =
-            s[0] != b'0' && lens[1..].iter().all(|&l| l == 3) && seps & !(SEP_SPACE | SEP_DOT) == 0;
-        // Brackets hold an area code at the start ("(0316) 71081 582"), not a part further on ("180
-        // (88046878 parcels)"). Two groups are not distinctive enough without them ("Fiyat: 030
-        // 123456").
-        let bracketed = self.b.get(start) == Some(&b'(');
-        if !whole
-            || count < 2
-            || thousands
-            || (seps & SEP_PAREN != 0 && !bracketed)
-            || (count == 2 && !bracketed)
-        {
+        if !self.all_digits_within(first, last, chain_len) {
             return;
         }
         let bare = phone::national_regions(digits).any(|(rules, nsn)| {
             let trunk_written = rules
                 .trunk_prefix
-                .as_deref()
                 .is_some_and(|trunk| digits.len() > nsn.len() && digits.starts_with(trunk));
             &rules.id != b"TR" && rules.written_as_layout(&nsn, trunk_written, bracketed, lens)
         });
@@ -154,17 +183,22 @@ impl<'t> Scanner<'t> {
             }
             return;
         }
-        let mut text = String::from(as_str(digits));
         // "+49 (0)30 1234567": the trunk 0 in brackets after the code is not dialled.
         let code_digits = span.lens[0] - (span.len - digits.len()).min(span.lens[0]);
-        if span.count >= 3
+        let mut buffer = [0u8; 24];
+        let text = if span.count >= 3
             && span.lens[1] == 1
             && (1..=3).contains(&code_digits)
             && digits.get(code_digits) == Some(&b'0')
+            && digits.len() <= buffer.len()
         {
-            text.remove(code_digits);
-        }
-        let Some((_, code_length, valid)) = phone::international(&text) else {
+            buffer[..code_digits].copy_from_slice(&digits[..code_digits]);
+            buffer[code_digits..digits.len() - 1].copy_from_slice(&digits[code_digits + 1..]);
+            as_str(&buffer[..digits.len() - 1])
+        } else {
+            as_str(digits)
+        };
+        let Some((_, code_length, valid)) = phone::international(text) else {
             return;
         };
         let rest = text.len() - code_length;
@@ -177,26 +211,28 @@ impl<'t> Scanner<'t> {
         }
     }
 
+    /// Four or five digits in one run right after a phone label and its colon ("Tél. : 3485"): a
+    /// phone number where one of the regions' metadata says so (Luxembourg, Austria). Out of line:
+    /// the token's fast path only calls it after a colon.
+    #[inline(never)]
+    pub(super) fn short_phone(&mut self, start: usize, end: usize) {
+        let digits = as_str(&self.b[start..end]);
+        if (self.given_context(start).0 & PHONES != 0 || self.phone_label_before(start))
+            && phone::national_regions(digits).any(|(rules, _)| &rules.id != b"TR")
+        {
+            self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+        }
+    }
+
     /// Whether a phone label or phrase stands right before the number ("Tel.: ", "Mobile: ", "Call")
     /// or right after it ("... numaralı telefondan arayın").
     fn phone_label_near(&mut self, start: usize, end: usize) -> bool {
-        let phones = TypeSet(PHONES);
-        let b = self.b;
-        // Before: on the same line, close enough ("Erreichbar unter ", "Telefoonnummer: ").
-        let mut from = start.saturating_sub(PHONE_LABEL_REACH);
-        if let Some(newline) = b[from..start].iter().rposition(|&c| c == b'\n') {
-            from += newline + 1;
-        }
-        if from < start {
-            let before = self
-                .keywords
-                .types_in_moving(&mut self.keyword_cursors.2, from, start);
-            if before.0 & phones.0 != 0 {
-                return true;
-            }
+        if self.phone_label_before(start) {
+            return true;
         }
         // After: a phrase in the same sentence ("... numaralı telefondan arayın"), not the label of
         // the next line or field.
+        let b = self.b;
         let limit = (end + PHONE_PHRASE_GAP).min(b.len());
         let to = b[end..limit]
             .iter()
@@ -207,7 +243,24 @@ impl<'t> Scanner<'t> {
                 .keywords
                 .types_in_moving(&mut self.keyword_cursors.2, end, to)
                 .0
-                & phones.0
+                & PHONES
+                != 0
+    }
+
+    /// Whether a phone label stands right before `start`, on the same line, close enough
+    /// ("Erreichbar unter ", "Telefoonnummer: ").
+    fn phone_label_before(&mut self, start: usize) -> bool {
+        let b = self.b;
+        let mut from = start.saturating_sub(PHONE_LABEL_REACH);
+        if let Some(newline) = b[from..start].iter().rposition(|&c| c == b'\n') {
+            from += newline + 1;
+        }
+        from < start
+            && self
+                .keywords
+                .types_in_moving(&mut self.keyword_cursors.2, from, start)
+                .0
+                & PHONES
                 != 0
     }
 
@@ -244,7 +297,8 @@ impl<'t> Scanner<'t> {
         let groups = &self.groups[first..=last];
         let mut slashes = (1..groups.len()).filter(|&k| groups[k].sep & SEP_SLASH != 0);
         match (slashes.next(), slashes.next()) {
-            (Some(k), None) => groups[..k].iter().map(|g| g.digits).sum::<usize>() <= 5,
+            // Five digits of area code, or six with the trunk 0 ("015310/469805").
+            (Some(k), None) => groups[..k].iter().map(|g| g.digits).sum::<usize>() <= 6,
             _ => false,
         }
     }

@@ -215,3 +215,34 @@ fn lower_case_plates_behind_their_keyword() {
 fn an_npi_behind_provider_identifier() {
     assert_eq!(types_in("Provider identifier: 1234567893"), ["npi_us"]);
 }
+
+#[test]
+fn the_world_corpus_meets_the_bar() {
+    use crate::pii_masker::engine::planted::{corpus, world};
+    let documents = world::corpus(60, 600);
+    let score = corpus::score(&documents, &Policy::default());
+    let mut short = Vec::new();
+    let mut names = corpus::Counts::default();
+    for (line, group, layout, counts) in world::report(&score) {
+        let recall = counts.masked as f64 / counts.planted.max(1) as f64;
+        if line == world::Line::Name {
+            names.planted += counts.planted;
+            names.masked += counts.masked;
+        } else if recall < 0.99 {
+            short.push(format!(
+                "{line:?} {group} {layout}: {recall:.3} of {}",
+                counts.planted
+            ));
+        }
+    }
+    let missed: Vec<_> = score.missed.iter().take(20).collect();
+    assert!(short.is_empty(), "{short:#?}\n{missed:#?}");
+    let names_recall = names.masked as f64 / names.planted.max(1) as f64;
+    assert!(names_recall >= 0.97, "names {names_recall:.3}: {missed:#?}");
+    let false_ones: Vec<_> = score.false_ones.iter().take(20).collect();
+    assert!(
+        score.precision() >= 0.98,
+        "precision {:.4}: {false_ones:#?}",
+        score.precision()
+    );
+}
