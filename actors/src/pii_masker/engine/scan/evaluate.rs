@@ -67,21 +67,29 @@ impl<'t> Scanner<'t> {
     /// A span of digits only (separators aside).
     #[inline(always)]
     fn digits_span(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
+        if self.dotted_quad(span, context) {
+            return;
+        }
+        self.of_its_length(span, context);
+        self.long_numbers(span, context);
+        self.world_phone(span, context);
+        self.behind_labels_only(span, context);
+    }
+
+    /// A dotted quad: an IPv4 address (or a version number), or behind a phone label a number written
+    /// in pairs; whether it was one.
+    #[inline(always)]
+    fn dotted_quad(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) -> bool {
         let Span {
-            s,
-            len,
             lens,
             count,
             seps,
             start,
             end,
             first,
-            chain_len,
             plus,
-            slashed,
             ..
         } = *span;
-        let grouped = |max: usize| span.grouped(max);
         // A dotted quad is an IPv4 address (or a version number), never an id whose checks its digits
         // may pass ("149.115.45.228" is also a PESEL).
         if count == 4
@@ -102,185 +110,32 @@ impl<'t> Scanner<'t> {
                 // the phone number it is valid as.
                 if self.dotted_phone(span) {
                     self.world_phone(span, context);
-                    return;
+                    return true;
                 }
                 let end = prefix_length_end(self.b, end, 32);
                 self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
             }
-            return;
+            return true;
         }
-        match len {
-            7 if s.starts_with(b"444")
-                && ((count >= 2 && lens[0] == 3 && seps == SEP_SPACE)
-                    || self
-                        .span_context(context, first, chain_len)
-                        .contains(PiiType::PhoneTr)) =>
-            {
-                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
-            }
-            9 => {
-                let dashed = count == 3 && lens == [3, 2, 4] && seps == SEP_DASH;
-                let c = self.span_context(context, first, chain_len);
-                if us::itin_us(s) && (dashed || c.contains(PiiType::ItinUs)) {
-                    self.hit(start, end, PiiType::ItinUs, B_FORM, "itin_us");
-                } else if us::ssn_us(s) && (dashed && c.0 != 0 || c.contains(PiiType::SsnUs)) {
-                    self.hit(start, end, PiiType::SsnUs, B_FORM, "ssn_us");
-                } else if us::ssn_us(s) && dashed {
-                    self.hit(start, end, PiiType::SsnUs, B_CONTEXT, "ssn_us");
-                }
-                if us::ein_us(s) && c.contains(PiiType::EinUs) {
-                    self.hit(start, end, PiiType::EinUs, B_CONTEXT, "ein_us");
-                }
-                if us::aba_routing_us(s) && c.contains(PiiType::AbaRoutingUs) {
-                    self.hit(
-                        start,
-                        end,
-                        PiiType::AbaRoutingUs,
-                        B_CONTEXT,
-                        "aba_routing_us",
-                    );
-                }
-                if eu::citizen_id_nl(s) && c.contains(PiiType::CitizenIdNl) {
-                    self.hit(start, end, PiiType::CitizenIdNl, B_CONTEXT, "citizen_id_nl");
-                }
-                if c.contains(PiiType::PassportUs) && count == 1 {
-                    self.hit(start, end, PiiType::PassportUs, C_LABEL, "passport_us");
-                }
-            }
-            10 => {
-                let phone_form =
-                    (count == 4 && lens == [3, 3, 2, 2]) || (count == 3 && lens == [3, 3, 4]);
-                // (Not right after a '+': "+36 88 947 257" is a country code and its number.)
-                if tr::phone_nsn(s)
-                    && !(plus && first == 0)
-                    && (phone_form
-                        || self
-                            .span_context(context, first, chain_len)
-                            .contains(PiiType::PhoneTr))
-                {
-                    self.hit(
-                        start,
-                        end,
-                        PiiType::PhoneTr,
-                        if phone_form { B_FORM } else { B_CONTEXT },
-                        "phone_tr",
-                    );
-                }
-                if tr::vkn(s)
-                    && self
-                        .span_context(context, first, chain_len)
-                        .contains(PiiType::TaxIdTr)
-                {
-                    self.hit(start, end, PiiType::TaxIdTr, B_FORM, "tax_id_tr");
-                }
-                if eu::nhs_number_uk(s)
-                    && self
-                        .span_context(context, first, chain_len)
-                        .contains(PiiType::NhsNumberUk)
-                {
-                    self.hit(start, end, PiiType::NhsNumberUk, B_CONTEXT, "nhs_number_uk");
-                }
-                if us::npi_us(s)
-                    && self
-                        .span_context(context, first, chain_len)
-                        .contains(PiiType::NpiUs)
-                {
-                    self.hit(start, end, PiiType::NpiUs, B_CONTEXT, "npi_us");
-                }
-                let hyphenated = count == 2
-                    && lens == [6, 4]
-                    && (seps == SEP_DASH || self.b.get(self.groups[first].end) == Some(&b'+'));
-                self.personnummer(span, context, s, hyphenated);
-            }
-            // Not across a slash, which joins phone numbers and dates, never an id's groups:
-            // "0531 862 54 13/0212 345 67 89" holds no TCKN "862 54 13/0212".
-            // The Belgian register's own form, "85.07.30-033.28": of the 11-digit ids whose checks
-            // its digits may also pass, only it is written so.
-            11 if lens == [2, 2, 2, 3, 2]
-                && seps == SEP_DOT | SEP_DASH
-                && eu::national_id_be(s) =>
-            {
-                self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
-            }
-            11 if grouped(4) && !slashed => {
-                if tr::tckn(s) {
-                    self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
-                }
-                if tr::phone_with_prefix(s) {
-                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
-                }
-                // Without its layout (a leading 0, the repetition rule; a date), only behind a
-                // keyword of its own, as a checksum of one digit needs: the full check first, which
-                // turns most numbers away cheaply, then the checksum alone where the keyword stands.
-                if eu::tax_id_de(s) {
-                    self.hit(start, end, PiiType::TaxIdDe, A, "tax_id_de");
-                } else if self
-                    .span_context(context, first, chain_len)
-                    .contains(PiiType::TaxIdDe)
-                {
-                    if let Some(confidence) = failing_closed(eu::tax_id_de_check(s), A) {
-                        self.hit(start, end, PiiType::TaxIdDe, confidence, "tax_id_de");
-                    }
-                }
-                let pl = eu::national_id_pl_check(s);
-                if pl == Check::Valid
-                    || (pl == Check::ChecksumOnly
-                        && self
-                            .span_context(context, first, chain_len)
-                            .contains(PiiType::NationalIdPl))
-                {
-                    if let Some(confidence) = failing_closed(pl, A_MINUS) {
-                        self.hit(
-                            start,
-                            end,
-                            PiiType::NationalIdPl,
-                            confidence,
-                            "national_id_pl",
-                        );
-                    }
-                }
-                if eu::national_id_be(s)
-                    && (count > 1
-                        || self
-                            .span_context(context, first, chain_len)
-                            .contains(PiiType::NationalIdBe))
-                {
-                    self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
-                }
-            }
-            // A trunk 0 and the area code in parentheses, the rest in one run: "0 (532) 1234567".
-            11 if !slashed
-                && s[0] == b'0'
-                && lens[0] == 1
-                && seps & SEP_PAREN != 0
-                && seps & !(SEP_SPACE | SEP_PAREN | SEP_DASH) == 0
-                && tr::phone_with_prefix(s) =>
-            {
-                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
-            }
-            12 => {
-                // Not across a slash ("90.31.217.189/24" is an address and its prefix).
-                if tr::phone_with_prefix(s)
-                    && !slashed
-                    && (plus
-                        || count > 1
-                        || self
-                            .span_context(context, first, chain_len)
-                            .contains(PiiType::PhoneTr))
-                {
-                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
-                }
-                // YYYYMMDD-NNNC, or the twelve digits in one run behind a keyword.
-                if matches!(&s[..2], b"18" | b"19" | b"20") {
-                    let hyphenated = count == 2 && lens == [8, 4] && seps == SEP_DASH;
-                    self.personnummer(span, context, &s[2..], hyphenated);
-                }
-            }
-            14 if tr::phone_with_prefix(s) => {
-                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
-            }
-            _ => {}
-        }
+        false
+    }
+
+    /// Card numbers, IMEIs, French social security numbers, VINs and workplace numbers.
+    #[inline(always)]
+    fn long_numbers(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
+        let Span {
+            s,
+            len,
+            lens,
+            count,
+            start,
+            end,
+            first,
+            chain_len,
+            slashed,
+            ..
+        } = *span;
+        let grouped = |max: usize| span.grouped(max);
         if (12..=19).contains(&len) && grouped(6) && !slashed {
             // The issuer's prefix first: most numbers of a card's length (an EAN, an order number)
             // have none, and the usual lengths need nothing more than the checksum.
@@ -370,7 +225,23 @@ impl<'t> Scanner<'t> {
                 "isyeri_sicil_no",
             );
         }
-        self.world_phone(span, context);
+    }
+
+    /// The types found by their label alone (pension, Bağ-Kur and licence numbers; a date of birth).
+    #[inline(always)]
+    fn behind_labels_only(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
+        let Span {
+            s,
+            len,
+            lens,
+            count,
+            seps,
+            start,
+            end,
+            first,
+            chain_len,
+            ..
+        } = *span;
         if (6..=13).contains(&len) {
             let c = self.span_context(context, first, chain_len);
             for ty in [
@@ -392,36 +263,6 @@ impl<'t> Scanner<'t> {
                 .contains(PiiType::DateOfBirth)
         {
             self.hit(start, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
-        }
-    }
-
-    /// A Swedish personnummer whose 10-digit form is `ten`: hyphenated (or with the '+' of a person
-    /// over 100), or behind a keyword; without a real date in it, only behind a keyword.
-    fn personnummer(
-        &mut self,
-        span: &Span<'_>,
-        context: &mut Option<TypeSet>,
-        ten: &[u8],
-        hyphenated: bool,
-    ) {
-        // No id is written with slashes, which join dates and phone numbers.
-        let check = eu::personal_id_se_check(ten);
-        if check == Check::Fails || span.slashed {
-            return;
-        }
-        let labelled = self
-            .span_context(context, span.first, span.chain_len)
-            .contains(PiiType::PersonalIdSe);
-        if labelled || (hyphenated && check == Check::Valid) {
-            if let Some(confidence) = failing_closed(check, A_MINUS) {
-                self.hit(
-                    span.start,
-                    span.end,
-                    PiiType::PersonalIdSe,
-                    confidence,
-                    "personal_id_se",
-                );
-            }
         }
     }
 

@@ -16,6 +16,7 @@ mod email;
 mod evaluate;
 mod fields;
 mod labels;
+mod lengths;
 mod lookup;
 mod name_phrases;
 mod names;
