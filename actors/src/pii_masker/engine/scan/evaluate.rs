@@ -80,25 +80,15 @@ impl<'t> Scanner<'t> {
     /// in pairs; whether it was one.
     #[inline(always)]
     fn dotted_quad(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) -> bool {
-        let Span {
-            lens,
-            count,
-            seps,
-            start,
-            end,
-            first,
-            plus,
-            ..
-        } = *span;
         // A dotted quad is an IPv4 address (or a version number), never an id whose checks its digits
         // may pass ("149.115.45.228" is also a PESEL).
-        if count == 4
-            && !plus
-            && seps == SEP_DOT
-            && lens.iter().all(|&l| l <= 3)
-            && generic::ipv4(&self.b[self.groups[first].start..end])
+        if span.count == 4
+            && !span.plus
+            && span.seps == SEP_DOT
+            && span.lens.iter().all(|&l| l <= 3)
+            && generic::ipv4(&self.b[self.groups[span.first].start..span.end])
         {
-            let before = &self.b[start.saturating_sub(8)..start];
+            let before = &self.b[span.start.saturating_sub(8)..span.start];
             let mut folded = Vec::new();
             text::fold_into(before, &mut folded);
             if !(folded.ends_with(b"v")
@@ -112,8 +102,8 @@ impl<'t> Scanner<'t> {
                     self.world_phone(span, context);
                     return true;
                 }
-                let end = prefix_length_end(self.b, end, 32);
-                self.hit(start, end, PiiType::Ipv4, A_MINUS, "ipv4");
+                let end = prefix_length_end(self.b, span.end, 32);
+                self.hit(span.start, end, PiiType::Ipv4, A_MINUS, "ipv4");
             }
             return true;
         }
@@ -123,33 +113,21 @@ impl<'t> Scanner<'t> {
     /// Card numbers, IMEIs, French social security numbers, VINs and workplace numbers.
     #[inline(always)]
     fn long_numbers(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
-        let Span {
-            s,
-            len,
-            lens,
-            count,
-            start,
-            end,
-            first,
-            chain_len,
-            slashed,
-            ..
-        } = *span;
         let grouped = |max: usize| span.grouped(max);
-        if (12..=19).contains(&len) && grouped(6) && !slashed {
+        if (12..=19).contains(&span.len) && grouped(6) && !span.slashed {
             // The issuer's prefix first: most numbers of a card's length (an EAN, an order number)
             // have none, and the usual lengths need nothing more than the checksum.
-            let issuer = generic::card_issuer(s);
-            if issuer && matches!(len, 15 | 16 | 19) {
-                if luhn(s) {
-                    self.hit(start, end, PiiType::CreditCard, A, "credit_card");
+            let issuer = generic::card_issuer(span.s);
+            if issuer && matches!(span.len, 15 | 16 | 19) {
+                if luhn(span.s) {
+                    self.hit_span(span, PiiType::CreditCard, A, "credit_card");
                 }
-            } else if (matches!(lens, [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4])
-                || ((issuer || count == 1)
+            } else if (matches!(span.lens, [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4])
+                || ((issuer || span.count == 1)
                     && self
-                        .span_context(context, first, chain_len)
+                        .span_context(context, span.first, span.chain_len)
                         .contains(PiiType::CreditCard)))
-                && luhn(s)
+                && luhn(span.s)
             {
                 // A rarer length behind a card word; or an issuer our table lacks (a 15-digit 2131
                 // or 1800, a 14-digit 30x), a card still when written as cards are (4-4-4-4, 4-6-5,
@@ -161,89 +139,59 @@ impl<'t> Scanner<'t> {
                     (Check::ChecksumOnly, A)
                 };
                 if let Some(confidence) = failing_closed(check, confidence) {
-                    self.hit(start, end, PiiType::CreditCard, confidence, "credit_card");
+                    self.hit_span(span, PiiType::CreditCard, confidence, "credit_card");
                 }
             }
         }
         // The IMEI's own groupings: TAC, serial and check digit ("35-209900-176148-1", "35209900
         // 176148 1").
-        if len == 15
-            && !slashed
-            && matches!(lens, [2, 6, 6, 1] | [8, 6, 1])
-            && generic::imei(s)
+        if span.len == 15
+            && !span.slashed
+            && matches!(span.lens, [2, 6, 6, 1] | [8, 6, 1])
+            && generic::imei(span.s)
             && self
-                .span_context(context, first, chain_len)
+                .span_context(context, span.first, span.chain_len)
                 .contains(PiiType::Imei)
         {
-            self.hit(start, end, PiiType::Imei, B_CONTEXT, "imei");
+            self.hit_span(span, PiiType::Imei, B_CONTEXT, "imei");
         }
-        if len == 15 && grouped(4) && !slashed {
-            if eu::social_security_fr(s) {
-                self.hit(
-                    start,
-                    end,
-                    PiiType::SocialSecurityFr,
-                    A,
-                    "social_security_fr",
-                );
+        if span.len == 15 && grouped(4) && !span.slashed {
+            if eu::social_security_fr(span.s) {
+                self.hit_span(span, PiiType::SocialSecurityFr, A, "social_security_fr");
             }
-            if generic::imei(s)
+            if generic::imei(span.s)
                 && self
-                    .span_context(context, first, chain_len)
+                    .span_context(context, span.first, span.chain_len)
                     .contains(PiiType::Imei)
             {
-                self.hit(start, end, PiiType::Imei, B_CONTEXT, "imei");
+                self.hit_span(span, PiiType::Imei, B_CONTEXT, "imei");
             }
         }
-        if len == 17
-            && generic::vin(s) == Some(true)
+        if span.len == 17
+            && generic::vin(span.s) == Some(true)
             && self
-                .span_context(context, first, chain_len)
+                .span_context(context, span.first, span.chain_len)
                 .contains(PiiType::Vin)
         {
-            self.hit(start, end, PiiType::Vin, A_MINUS, "vin");
+            self.hit_span(span, PiiType::Vin, A_MINUS, "vin");
         }
-        if len == 26 && grouped(7) && tr::isyeri_sicil(s) {
-            self.hit(
-                start,
-                end,
-                PiiType::IsyeriSicilNo,
-                B_FORM,
-                "isyeri_sicil_no",
-            );
+        if span.len == 26 && grouped(7) && tr::isyeri_sicil(span.s) {
+            self.hit_span(span, PiiType::IsyeriSicilNo, B_FORM, "isyeri_sicil_no");
         }
-        if len == 24
+        if span.len == 24
             && self
-                .span_context(context, first, chain_len)
+                .span_context(context, span.first, span.chain_len)
                 .contains(PiiType::IsyeriSicilNo)
         {
-            self.hit(
-                start,
-                end,
-                PiiType::IsyeriSicilNo,
-                C_LABEL,
-                "isyeri_sicil_no",
-            );
+            self.hit_span(span, PiiType::IsyeriSicilNo, C_LABEL, "isyeri_sicil_no");
         }
     }
 
     /// The types found by their label alone (pension, Bağ-Kur and licence numbers; a date of birth).
     #[inline(always)]
     fn behind_labels_only(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
-        let Span {
-            s,
-            len,
-            lens,
-            count,
-            seps,
-            start,
-            end,
-            first,
-            chain_len,
-            ..
-        } = *span;
-        if (6..=13).contains(&len) {
-            let c = self.span_context(context, first, chain_len);
+        if (6..=13).contains(&span.len) {
+            let c = self.span_context(context, span.first, span.chain_len);
             for ty in [
                 PiiType::EmeklilikNo,
                 PiiType::BagkurNo,
@@ -251,18 +199,18 @@ impl<'t> Scanner<'t> {
                 PiiType::DriverLicenseUs,
             ] {
                 if c.contains(ty) {
-                    self.hit(start, end, ty, C_LABEL, ty.name());
+                    self.hit_span(span, ty, C_LABEL, ty.name());
                 }
             }
         }
-        if count == 3
-            && matches!(seps, SEP_DOT | SEP_SLASH | SEP_DASH)
-            && is_date(s, lens)
+        if span.count == 3
+            && matches!(span.seps, SEP_DOT | SEP_SLASH | SEP_DASH)
+            && is_date(span.s, span.lens)
             && self
-                .span_context(context, first, chain_len)
+                .span_context(context, span.first, span.chain_len)
                 .contains(PiiType::DateOfBirth)
         {
-            self.hit(start, end, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
+            self.hit_span(span, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
         }
     }
 

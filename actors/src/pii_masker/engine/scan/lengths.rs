@@ -8,190 +8,165 @@ impl<'t> Scanner<'t> {
     /// phones of 10 to 14 digits, Swedish personnummer).
     #[inline(always)]
     pub(super) fn of_its_length(&mut self, span: &Span<'_>, context: &mut Option<TypeSet>) {
-        let Span {
-            s,
-            len,
-            lens,
-            count,
-            seps,
-            start,
-            end,
-            first,
-            chain_len,
-            plus,
-            slashed,
-            ..
-        } = *span;
         let grouped = |max: usize| span.grouped(max);
-        match len {
-            7 if s.starts_with(b"444")
-                && ((count >= 2 && lens[0] == 3 && seps == SEP_SPACE)
+        match span.len {
+            7 if span.s.starts_with(b"444")
+                && ((span.count >= 2 && span.lens[0] == 3 && span.seps == SEP_SPACE)
                     || self
-                        .span_context(context, first, chain_len)
+                        .span_context(context, span.first, span.chain_len)
                         .contains(PiiType::PhoneTr)) =>
             {
-                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                self.hit_span(span, PiiType::PhoneTr, B_FORM, "phone_tr");
             }
             9 => {
-                let dashed = count == 3 && lens == [3, 2, 4] && seps == SEP_DASH;
-                let c = self.span_context(context, first, chain_len);
-                if us::itin_us(s) && (dashed || c.contains(PiiType::ItinUs)) {
-                    self.hit(start, end, PiiType::ItinUs, B_FORM, "itin_us");
-                } else if us::ssn_us(s) && (dashed && c.0 != 0 || c.contains(PiiType::SsnUs)) {
-                    self.hit(start, end, PiiType::SsnUs, B_FORM, "ssn_us");
-                } else if us::ssn_us(s) && dashed {
-                    self.hit(start, end, PiiType::SsnUs, B_CONTEXT, "ssn_us");
+                let dashed = span.count == 3 && span.lens == [3, 2, 4] && span.seps == SEP_DASH;
+                let c = self.span_context(context, span.first, span.chain_len);
+                if us::itin_us(span.s) && (dashed || c.contains(PiiType::ItinUs)) {
+                    self.hit_span(span, PiiType::ItinUs, B_FORM, "itin_us");
+                } else if us::ssn_us(span.s) && (dashed && c.0 != 0 || c.contains(PiiType::SsnUs)) {
+                    self.hit_span(span, PiiType::SsnUs, B_FORM, "ssn_us");
+                } else if us::ssn_us(span.s) && dashed {
+                    self.hit_span(span, PiiType::SsnUs, B_CONTEXT, "ssn_us");
                 }
-                if us::ein_us(s) && c.contains(PiiType::EinUs) {
-                    self.hit(start, end, PiiType::EinUs, B_CONTEXT, "ein_us");
+                if us::ein_us(span.s) && c.contains(PiiType::EinUs) {
+                    self.hit_span(span, PiiType::EinUs, B_CONTEXT, "ein_us");
                 }
-                if us::aba_routing_us(s) && c.contains(PiiType::AbaRoutingUs) {
-                    self.hit(
-                        start,
-                        end,
-                        PiiType::AbaRoutingUs,
-                        B_CONTEXT,
-                        "aba_routing_us",
-                    );
+                if us::aba_routing_us(span.s) && c.contains(PiiType::AbaRoutingUs) {
+                    self.hit_span(span, PiiType::AbaRoutingUs, B_CONTEXT, "aba_routing_us");
                 }
-                if eu::citizen_id_nl(s) && c.contains(PiiType::CitizenIdNl) {
-                    self.hit(start, end, PiiType::CitizenIdNl, B_CONTEXT, "citizen_id_nl");
+                if eu::citizen_id_nl(span.s) && c.contains(PiiType::CitizenIdNl) {
+                    self.hit_span(span, PiiType::CitizenIdNl, B_CONTEXT, "citizen_id_nl");
                 }
-                if c.contains(PiiType::PassportUs) && count == 1 {
-                    self.hit(start, end, PiiType::PassportUs, C_LABEL, "passport_us");
+                if c.contains(PiiType::PassportUs) && span.count == 1 {
+                    self.hit_span(span, PiiType::PassportUs, C_LABEL, "passport_us");
                 }
             }
             10 => {
-                let phone_form =
-                    (count == 4 && lens == [3, 3, 2, 2]) || (count == 3 && lens == [3, 3, 4]);
+                let phone_form = (span.count == 4 && span.lens == [3, 3, 2, 2])
+                    || (span.count == 3 && span.lens == [3, 3, 4]);
                 // (Not right after a '+': "+36 88 947 257" is a country code and its number.)
-                if tr::phone_nsn(s)
-                    && !(plus && first == 0)
+                if tr::phone_nsn(span.s)
+                    && !(span.plus && span.first == 0)
                     && (phone_form
                         || self
-                            .span_context(context, first, chain_len)
+                            .span_context(context, span.first, span.chain_len)
                             .contains(PiiType::PhoneTr))
                 {
-                    self.hit(
-                        start,
-                        end,
+                    self.hit_span(
+                        span,
                         PiiType::PhoneTr,
                         if phone_form { B_FORM } else { B_CONTEXT },
                         "phone_tr",
                     );
                 }
-                if tr::vkn(s)
+                if tr::vkn(span.s)
                     && self
-                        .span_context(context, first, chain_len)
+                        .span_context(context, span.first, span.chain_len)
                         .contains(PiiType::TaxIdTr)
                 {
-                    self.hit(start, end, PiiType::TaxIdTr, B_FORM, "tax_id_tr");
+                    self.hit_span(span, PiiType::TaxIdTr, B_FORM, "tax_id_tr");
                 }
-                if eu::nhs_number_uk(s)
+                if eu::nhs_number_uk(span.s)
                     && self
-                        .span_context(context, first, chain_len)
+                        .span_context(context, span.first, span.chain_len)
                         .contains(PiiType::NhsNumberUk)
                 {
-                    self.hit(start, end, PiiType::NhsNumberUk, B_CONTEXT, "nhs_number_uk");
+                    self.hit_span(span, PiiType::NhsNumberUk, B_CONTEXT, "nhs_number_uk");
                 }
-                if us::npi_us(s)
+                if us::npi_us(span.s)
                     && self
-                        .span_context(context, first, chain_len)
+                        .span_context(context, span.first, span.chain_len)
                         .contains(PiiType::NpiUs)
                 {
-                    self.hit(start, end, PiiType::NpiUs, B_CONTEXT, "npi_us");
+                    self.hit_span(span, PiiType::NpiUs, B_CONTEXT, "npi_us");
                 }
-                let hyphenated = count == 2
-                    && lens == [6, 4]
-                    && (seps == SEP_DASH || self.b.get(self.groups[first].end) == Some(&b'+'));
-                self.personnummer(span, context, s, hyphenated);
+                let hyphenated = span.count == 2
+                    && span.lens == [6, 4]
+                    && (span.seps == SEP_DASH
+                        || self.b.get(self.groups[span.first].end) == Some(&b'+'));
+                self.personnummer(span, context, span.s, hyphenated);
             }
             // Not across a slash, which joins phone numbers and dates, never an id's groups:
             // "0531 862 54 13/0212 345 67 89" holds no TCKN "862 54 13/0212".
             // The Belgian register's own form, "85.07.30-033.28": of the 11-digit ids whose checks
             // its digits may also pass, only it is written so.
-            11 if lens == [2, 2, 2, 3, 2]
-                && seps == SEP_DOT | SEP_DASH
-                && eu::national_id_be(s) =>
+            11 if span.lens == [2, 2, 2, 3, 2]
+                && span.seps == SEP_DOT | SEP_DASH
+                && eu::national_id_be(span.s) =>
             {
-                self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
+                self.hit_span(span, PiiType::NationalIdBe, A_MINUS, "national_id_be");
             }
-            11 if grouped(4) && !slashed => {
-                if tr::tckn(s) {
-                    self.hit(start, end, PiiType::NationalIdTr, A, "national_id_tr");
+            11 if grouped(4) && !span.slashed => {
+                if tr::tckn(span.s) {
+                    self.hit_span(span, PiiType::NationalIdTr, A, "national_id_tr");
                 }
-                if tr::phone_with_prefix(s) {
-                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                if tr::phone_with_prefix(span.s) {
+                    self.hit_span(span, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
                 // Without its layout (a leading 0, the repetition rule; a date), only behind a
                 // keyword of its own, as a checksum of one digit needs: the full check first, which
                 // turns most numbers away cheaply, then the checksum alone where the keyword stands.
-                if eu::tax_id_de(s) {
-                    self.hit(start, end, PiiType::TaxIdDe, A, "tax_id_de");
+                if eu::tax_id_de(span.s) {
+                    self.hit_span(span, PiiType::TaxIdDe, A, "tax_id_de");
                 } else if self
-                    .span_context(context, first, chain_len)
+                    .span_context(context, span.first, span.chain_len)
                     .contains(PiiType::TaxIdDe)
                 {
-                    if let Some(confidence) = failing_closed(eu::tax_id_de_check(s), A) {
-                        self.hit(start, end, PiiType::TaxIdDe, confidence, "tax_id_de");
+                    if let Some(confidence) = failing_closed(eu::tax_id_de_check(span.s), A) {
+                        self.hit_span(span, PiiType::TaxIdDe, confidence, "tax_id_de");
                     }
                 }
-                let pl = eu::national_id_pl_check(s);
+                let pl = eu::national_id_pl_check(span.s);
                 if pl == Check::Valid
                     || (pl == Check::ChecksumOnly
                         && self
-                            .span_context(context, first, chain_len)
+                            .span_context(context, span.first, span.chain_len)
                             .contains(PiiType::NationalIdPl))
                 {
                     if let Some(confidence) = failing_closed(pl, A_MINUS) {
-                        self.hit(
-                            start,
-                            end,
-                            PiiType::NationalIdPl,
-                            confidence,
-                            "national_id_pl",
-                        );
+                        self.hit_span(span, PiiType::NationalIdPl, confidence, "national_id_pl");
                     }
                 }
-                if eu::national_id_be(s)
-                    && (count > 1
+                if eu::national_id_be(span.s)
+                    && (span.count > 1
                         || self
-                            .span_context(context, first, chain_len)
+                            .span_context(context, span.first, span.chain_len)
                             .contains(PiiType::NationalIdBe))
                 {
-                    self.hit(start, end, PiiType::NationalIdBe, A_MINUS, "national_id_be");
+                    self.hit_span(span, PiiType::NationalIdBe, A_MINUS, "national_id_be");
                 }
             }
             // A trunk 0 and the area code in parentheses, the rest in one run: "0 (532) 1234567".
-            11 if !slashed
-                && s[0] == b'0'
-                && lens[0] == 1
-                && seps & SEP_PAREN != 0
-                && seps & !(SEP_SPACE | SEP_PAREN | SEP_DASH) == 0
-                && tr::phone_with_prefix(s) =>
+            11 if !span.slashed
+                && span.s[0] == b'0'
+                && span.lens[0] == 1
+                && span.seps & SEP_PAREN != 0
+                && span.seps & !(SEP_SPACE | SEP_PAREN | SEP_DASH) == 0
+                && tr::phone_with_prefix(span.s) =>
             {
-                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                self.hit_span(span, PiiType::PhoneTr, B_FORM, "phone_tr");
             }
             12 => {
                 // Not across a slash ("90.31.217.189/24" is an address and its prefix).
-                if tr::phone_with_prefix(s)
-                    && !slashed
-                    && (plus
-                        || count > 1
+                if tr::phone_with_prefix(span.s)
+                    && !span.slashed
+                    && (span.plus
+                        || span.count > 1
                         || self
-                            .span_context(context, first, chain_len)
+                            .span_context(context, span.first, span.chain_len)
                             .contains(PiiType::PhoneTr))
                 {
-                    self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+                    self.hit_span(span, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
                 // YYYYMMDD-NNNC, or the twelve digits in one run behind a keyword.
-                if matches!(&s[..2], b"18" | b"19" | b"20") {
-                    let hyphenated = count == 2 && lens == [8, 4] && seps == SEP_DASH;
-                    self.personnummer(span, context, &s[2..], hyphenated);
+                if matches!(&span.s[..2], b"18" | b"19" | b"20") {
+                    let hyphenated =
+                        span.count == 2 && span.lens == [8, 4] && span.seps == SEP_DASH;
+                    self.personnummer(span, context, &span.s[2..], hyphenated);
                 }
             }
-            14 if tr::phone_with_prefix(s) => {
-                self.hit(start, end, PiiType::PhoneTr, B_FORM, "phone_tr");
+            14 if tr::phone_with_prefix(span.s) => {
+                self.hit_span(span, PiiType::PhoneTr, B_FORM, "phone_tr");
             }
             _ => {}
         }
@@ -216,13 +191,7 @@ impl<'t> Scanner<'t> {
             .contains(PiiType::PersonalIdSe);
         if labelled || (hyphenated && check == Check::Valid) {
             if let Some(confidence) = failing_closed(check, A_MINUS) {
-                self.hit(
-                    span.start,
-                    span.end,
-                    PiiType::PersonalIdSe,
-                    confidence,
-                    "personal_id_se",
-                );
+                self.hit_span(span, PiiType::PersonalIdSe, confidence, "personal_id_se");
             }
         }
     }

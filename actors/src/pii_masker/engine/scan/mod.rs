@@ -225,6 +225,11 @@ impl<'t> Scanner<'t> {
         self
     }
 
+    /// A hit on the whole of a span of a grouped number.
+    fn hit_span(&mut self, span: &Span<'_>, ty: PiiType, confidence: f32, detector: &'static str) {
+        self.hit(span.start, span.end, ty, confidence, detector);
+    }
+
     fn hit(
         &mut self,
         start: usize,
