@@ -1,7 +1,27 @@
-//! Digit and alphanumeric candidates: a token, its grouped number (`chain`), and the spans of that chain
-//! handed to `evaluate`; crypto wallets and passport MRZ lines.
+//! Digit and alphanumeric candidates: a token, its grouped number (`Chain`, read by `read_chain`), and
+//! the spans of that chain handed to `evaluate`; crypto wallets and passport MRZ lines.
 
 use super::*;
+
+/// The grouped number being judged: its groups and their characters, normalised.
+pub(super) struct Chain {
+    /// The groups' characters back to back, normalised (digits as ASCII, letters in upper case): the
+    /// first `norm_len` bytes (at most 40 per group).
+    pub(super) norm: [u8; NORM_MAX],
+    pub(super) norm_len: usize,
+    /// The groups of the number.
+    pub(super) groups: [Group; MAX_GROUPS],
+}
+
+impl Default for Chain {
+    fn default() -> Chain {
+        Chain {
+            norm: [0; NORM_MAX],
+            norm_len: 0,
+            groups: [Group::default(); MAX_GROUPS],
+        }
+    }
+}
 
 impl<'t> Scanner<'t> {
     pub(super) fn token(&mut self, at: usize) -> usize {
@@ -157,19 +177,19 @@ impl<'t> Scanner<'t> {
         } else {
             start
         };
-        let (count, mut end) = self.chain(chain_start);
+        let (count, mut end) = self.read_chain(chain_start);
         if count == 0 {
             return word_end.max(at + 1);
         }
         // A phone number's extension ("617-6467x12895"): the number ends before its 'x'.
-        if self.groups[count - 1].letters > 0 {
-            let last = &mut self.groups[count - 1];
+        if self.chain.groups[count - 1].letters > 0 {
+            let last = &mut self.chain.groups[count - 1];
             if let Some(x) = extension_at(&b[last.start..last.end]) {
                 last.end = last.start + x;
                 last.norm_end = last.norm_start + x;
                 last.letters = 0;
                 last.digits = x;
-                self.norm_len = last.norm_end;
+                self.chain.norm_len = last.norm_end;
                 end = last.end;
             }
         }
@@ -200,13 +220,13 @@ impl<'t> Scanner<'t> {
                 hits.iter()
                     .any(|h| h.confidence >= VALIDATED && h.start <= g.start && g.end <= h.end)
             };
-            let prefix = self.groups[..count]
+            let prefix = self.chain.groups[..count]
                 .iter()
                 .position(|g| !covered(g))
                 .unwrap_or(count);
             let first = prefix.max(count.saturating_sub(MAX_VALUE_GROUPS)).max(1);
             if first < count {
-                return self.groups[first].start;
+                return self.chain.groups[first].start;
             }
         }
         end
@@ -252,12 +272,12 @@ impl<'t> Scanner<'t> {
         None
     }
 
-    /// Groups of digits/letters joined by number separators, starting at `start`, into `self.groups`:
+    /// Groups of digits/letters joined by number separators, starting at `start`, into `self.chain.groups`:
     /// their count and the end of the last one.
-    pub(super) fn chain(&mut self, start: usize) -> (usize, usize) {
+    pub(super) fn read_chain(&mut self, start: usize) -> (usize, usize) {
         let b = self.b;
         let mut count = 0;
-        self.norm_len = 0;
+        self.chain.norm_len = 0;
         let mut i = start;
         let mut sep = 0u8;
         // A '(' right before the first digit ("(0212) 345 67 89") may be closed inside the chain.
@@ -270,10 +290,10 @@ impl<'t> Scanner<'t> {
         let mut lower_seen = false;
         loop {
             let group_start = i;
-            let norm_start = self.norm_len;
+            let norm_start = self.chain.norm_len;
             // A group has at most 40 characters, normalised into its own 40 bytes of `norm` (at most
             // `MAX_GROUPS` groups of 40 fill it), indexed below 40 so that no store is bounds-checked.
-            let slot: &mut [u8; 40] = (&mut self.norm[norm_start..norm_start + 40])
+            let slot: &mut [u8; 40] = (&mut self.chain.norm[norm_start..norm_start + 40])
                 .try_into()
                 .expect("MAX_GROUPS groups of 40 bytes fit in norm");
             let (mut n, mut letters) = (0, 0);
@@ -296,15 +316,15 @@ impl<'t> Scanner<'t> {
                 i += len;
             }
             let digits = n - letters;
-            self.norm_len = norm_start + n;
+            self.chain.norm_len = norm_start + n;
             if i == group_start {
                 break;
             }
-            self.groups[count] = Group {
+            self.chain.groups[count] = Group {
                 start: group_start,
                 end: i,
                 norm_start,
-                norm_end: self.norm_len,
+                norm_end: self.chain.norm_len,
                 digits,
                 letters,
                 sep,
@@ -372,8 +392,8 @@ impl<'t> Scanner<'t> {
                 // 123", "54-GSM-65"), in either case ("34 abc 123": `evaluate` then asks for a plate
                 // keyword).
                 let plate_letters = count == 1
-                    && self.groups[0].digits == 2
-                    && self.groups[0].letters == 0
+                    && self.chain.groups[0].digits == 2
+                    && self.chain.groups[0].letters == 0
                     && letters.len() <= 3
                     && separator_at(b, k) > 0
                     && digit_at(b, k + separator_at(b, k)).is_some();
@@ -403,20 +423,20 @@ impl<'t> Scanner<'t> {
         let end = if count == 0 {
             start
         } else {
-            self.groups[count - 1].end
+            self.chain.groups[count - 1].end
         };
         (count, end)
     }
 
-    /// The spans of the chain in `self.groups[..count]`, found by the token at `at` (recorded in the
+    /// The spans of the chain in `self.chain.groups[..count]`, found by the token at `at` (recorded in the
     /// hits whose shorter spans were skipped).
     pub(super) fn evaluate_chain(&mut self, at: usize, count: usize, lead: usize, plus: bool) {
         // Fast exit: one short number ("2024", "150", "12,50").
-        if count == 1 && self.groups[0].letters == 0 && self.groups[0].digits < 6 {
+        if count == 1 && self.chain.groups[0].letters == 0 && self.chain.groups[0].digits < 6 {
             return;
         }
-        let given = self.given_context(self.groups[0].start);
-        let groups = &self.groups[..count];
+        let given = self.given_context(self.chain.groups[0].start);
+        let groups = &self.chain.groups[..count];
         let hits_before = self.hits.len();
         let mut context: [Option<TypeSet>; MAX_GROUPS] = [None; MAX_GROUPS];
         // Every candidate's context window lies inside the chain's own: when that holds no keyword
@@ -444,10 +464,10 @@ impl<'t> Scanner<'t> {
         // sends the token back for every span.
         // The chain's first and last groups with digits: a span holds every digit of the chain when it
         // reaches both (a word of capitals taken in around a number holds none).
-        let groups = &self.groups[..count];
+        let groups = &self.chain.groups[..count];
         let first_digits = groups.iter().position(|g| g.digits > 0).unwrap_or(0);
         let last_digits = groups.iter().rposition(|g| g.digits > 0).unwrap_or(0);
-        let double_zero = self.norm[self.groups[0].norm_start..].starts_with(b"00");
+        let double_zero = self.chain.norm[self.chain.groups[0].norm_start..].starts_with(b"00");
         let mut whole_kept = false;
         for length in (1..=count).rev() {
             if whole_kept {
@@ -456,7 +476,7 @@ impl<'t> Scanner<'t> {
             for (first, context) in context.iter_mut().enumerate().take(count - length + 1) {
                 let last = first + length - 1;
                 // Groups are normalised back to back: the span's length is one subtraction.
-                let total = self.groups[last].norm_end - self.groups[first].norm_start;
+                let total = self.chain.groups[last].norm_end - self.chain.groups[first].norm_start;
                 // (Four groups of one digit: the IPv4 address "0.0.0.0".)
                 if !((5..=34).contains(&total) || (length == 4 && total == 4)) {
                     continue;
@@ -482,7 +502,7 @@ impl<'t> Scanner<'t> {
                 let start = if first == 0 {
                     lead
                 } else {
-                    self.groups[first].start
+                    self.chain.groups[first].start
                 };
                 let plus = plus && first == 0;
                 let before = self.hits.len();

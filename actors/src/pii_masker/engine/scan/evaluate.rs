@@ -13,24 +13,24 @@ impl<'t> Scanner<'t> {
         (plus, phone_only): (bool, bool),
         context: &mut Option<TypeSet>,
     ) {
-        let end = self.groups[last].end;
+        let end = self.chain.groups[last].end;
         const SPAN_MAX: usize = 48;
         let mut buffer = [0u8; SPAN_MAX];
-        let from = self.groups[first].norm_start;
-        let len = (self.groups[last].norm_end - from).min(SPAN_MAX);
+        let from = self.chain.groups[first].norm_start;
+        let len = (self.chain.groups[last].norm_end - from).min(SPAN_MAX);
         // A copy of fixed length, which compiles to a few moves instead of a call to `memcpy`
         // (400,000 calls on the benchmark); what lies past the span is never read.
         if from + SPAN_MAX <= NORM_MAX {
-            buffer.copy_from_slice(&self.norm[from..from + SPAN_MAX]);
+            buffer.copy_from_slice(&self.chain.norm[from..from + SPAN_MAX]);
         } else {
-            buffer[..len].copy_from_slice(&self.norm[from..from + len]);
+            buffer[..len].copy_from_slice(&self.chain.norm[from..from + len]);
         }
         let s = &buffer[..len];
         let count = last - first + 1;
         // The span's letters, separators and group lengths in one walk over its groups.
         let (mut letters, mut seps) = (0usize, 0u8);
         let mut lens_buffer = [0usize; MAX_GROUPS];
-        for (index, group) in self.groups[first..=last].iter().enumerate() {
+        for (index, group) in self.chain.groups[first..=last].iter().enumerate() {
             letters += group.letters;
             if index > 0 {
                 seps |= group.sep;
@@ -86,7 +86,7 @@ impl<'t> Scanner<'t> {
             && !span.plus
             && span.seps == SEP_DOT
             && span.lens.iter().all(|&l| l <= 3)
-            && generic::ipv4(&self.b[self.groups[span.first].start..span.end])
+            && generic::ipv4(&self.b[self.chain.groups[span.first].start..span.end])
         {
             let before = &self.b[span.start.saturating_sub(8)..span.start];
             let mut folded = Vec::new();
@@ -357,12 +357,12 @@ impl<'t> Scanner<'t> {
         }
         if count == 3
             && lens[0] == 2
-            && self.groups[first].letters == 0
-            && self.groups[first + 1].digits == 0
-            && self.groups[first + 2].letters == 0
+            && self.chain.groups[first].letters == 0
+            && self.chain.groups[first + 1].digits == 0
+            && self.chain.groups[first + 2].letters == 0
         {
-            let g = &self.groups[first..=last];
-            let norm = &self.norm;
+            let g = &self.chain.groups[first..=last];
+            let norm = &self.chain.norm;
             // Written in lower case ("34 abc 123"), a plate's form is no longer distinctive ("12 kg
             // 500"): it needs a plate keyword.
             let lower = self.b[g[1].start].is_ascii_lowercase();
@@ -425,7 +425,7 @@ impl<'t> Scanner<'t> {
             ];
             // A label is not part of its value: "NPI 1234567893" is not a 13-character licence number.
             if labelled.iter().any(|&ty| c.contains(ty))
-                && !(self.groups[first].digits == 0 && self.keywords.keyword_at(start))
+                && !(self.chain.groups[first].digits == 0 && self.keywords.keyword_at(start))
             {
                 for ty in labelled {
                     if c.contains(ty) {

@@ -83,7 +83,7 @@ impl<'t> Scanner<'t> {
                 let hyphenated = span.count == 2
                     && span.lens == [6, 4]
                     && (span.seps == SEP_DASH
-                        || self.b.get(self.groups[span.first].end) == Some(&b'+'));
+                        || self.b.get(self.chain.groups[span.first].end) == Some(&b'+'));
                 self.personnummer(span, context, span.s, hyphenated);
             }
             // Not across a slash, which joins phone numbers and dates, never an id's groups:

@@ -193,7 +193,10 @@ impl<'t> Scanner<'t> {
         if let Some(known) = *context {
             return known;
         }
-        let found = self.context(self.groups[first].start, self.groups[chain_len - 1].end);
+        let found = self.context(
+            self.chain.groups[first].start,
+            self.chain.groups[chain_len - 1].end,
+        );
         *context = Some(found);
         found
     }

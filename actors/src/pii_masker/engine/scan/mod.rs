@@ -24,6 +24,7 @@ mod phones;
 mod shapes;
 mod structure;
 
+use candidates::Chain;
 use dates::*;
 use evaluate::*;
 use fields::*;
@@ -126,12 +127,8 @@ pub struct Scanner<'t> {
     /// Where the last look-ups before and after a candidate started in `keywords`.
     keyword_cursors: (usize, usize, usize),
     scratch: Vec<u8>,
-    /// The groups' characters back to back, normalised (digits as ASCII, letters in upper case): the
-    /// first `norm_len` bytes (filled by `chain`, at most 40 per group).
-    norm: [u8; NORM_MAX],
-    norm_len: usize,
-    /// The groups of the current grouped number (filled by `chain`).
-    groups: [Group; MAX_GROUPS],
+    /// The grouped number being judged (filled by `read_chain`).
+    chain: Chain,
     /// The types and the least confidence of the findings the policy keeps: a checksummed value of such
     /// a type makes the spans inside it moot.
     keep: (TypeSet, f32),
@@ -175,9 +172,7 @@ impl<'t> Scanner<'t> {
             keywords: KeywordIndex::new(text.as_bytes()),
             keyword_cursors: (0, 0, 0),
             scratch: Vec::with_capacity(256),
-            norm: [0; NORM_MAX],
-            norm_len: 0,
-            groups: [Group::default(); MAX_GROUPS],
+            chain: Chain::default(),
             keep: (TypeSet::all(), 0.0),
             exhaustive: false,
             address_reach: 0,

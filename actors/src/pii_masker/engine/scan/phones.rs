@@ -137,7 +137,7 @@ impl<'t> Scanner<'t> {
             }
             // Valid for the metadata from the chain's first digits: not a span that starts inside
             // another number ("Tel: 0532 123 45 67 0212 345 67 89" holds no "45 67 0212 ...").
-            let from_the_start = self.groups[..first].iter().all(|g| g.digits == 0);
+            let from_the_start = self.chain.groups[..first].iter().all(|g| g.digits == 0);
             let valid = from_the_start
                 && phone::national_regions(digits).any(|(rules, _)| &rules.id != b"TR");
             if short && !valid {
@@ -275,7 +275,7 @@ impl<'t> Scanner<'t> {
     /// Whether the groups `first..=last` hold every digit of the chain of `chain_len` groups (a word of
     /// capitals the chain took in around them, "(415) 555-0132 SF", holds none).
     pub(super) fn all_digits_within(&self, first: usize, last: usize, chain_len: usize) -> bool {
-        let groups = &self.groups[..chain_len];
+        let groups = &self.chain.groups[..chain_len];
         groups[..first].iter().all(|g| g.digits == 0)
             && groups[last + 1..].iter().all(|g| g.digits == 0)
     }
@@ -285,16 +285,16 @@ impl<'t> Scanner<'t> {
         if chain_len != 3 {
             return false;
         }
-        let groups = &self.groups[..3];
+        let groups = &self.chain.groups[..3];
         let lens = [groups[0].len(), groups[1].len(), groups[2].len()];
-        let digits = &self.norm[groups[0].norm_start..groups[2].norm_end];
+        let digits = &self.chain.norm[groups[0].norm_start..groups[2].norm_end];
         groups.iter().all(|g| g.letters == 0) && is_date(digits, &lens)
     }
 
     /// Whether the span's groups hold one slash, between its first groups (an area code of at most five
     /// digits before it).
     fn one_early_slash(&self, first: usize, last: usize) -> bool {
-        let groups = &self.groups[first..=last];
+        let groups = &self.chain.groups[first..=last];
         let mut slashes = (1..groups.len()).filter(|&k| groups[k].sep & SEP_SLASH != 0);
         match (slashes.next(), slashes.next()) {
             // Five digits of area code, or six with the trunk 0 ("015310/469805").
