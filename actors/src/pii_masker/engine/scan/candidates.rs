@@ -413,7 +413,7 @@ impl<'t> Scanner<'t> {
                 // in no span's context window, and the same span would be judged without it here and
                 // with it in the masked text's re-scan, where the chain ends earlier. A plate's letters
                 // may spell one ("54-GSM-65", "51 BIC 28"): they stay.
-                if !plate_letters && self.keywords.keyword_at(j) {
+                if !plate_letters && self.near.keywords.keyword_at(j) {
                     break;
                 }
             }
@@ -442,10 +442,10 @@ impl<'t> Scanner<'t> {
         // Every candidate's context window lies inside the chain's own: when that holds no keyword
         // (the usual case), no candidate needs a look-up of its own.
         let (chain_start, chain_end) = (groups[0].start, groups[count - 1].end);
-        let anywhere = self.keywords.types_in_moving(
-            &mut self.keyword_cursors.0,
-            chain_start.saturating_sub(self.window_before),
-            chain_end + self.window_after,
+        let anywhere = self.near.keywords.types_in_moving(
+            &mut self.near.cursors.0,
+            chain_start.saturating_sub(self.near.before),
+            chain_end + self.near.after,
         );
         let no_context = anywhere.0 == 0 && given.0 == 0;
         if no_context {

@@ -425,7 +425,7 @@ impl<'t> Scanner<'t> {
             ];
             // A label is not part of its value: "NPI 1234567893" is not a 13-character licence number.
             if labelled.iter().any(|&ty| c.contains(ty))
-                && !(self.chain.groups[first].digits == 0 && self.keywords.keyword_at(start))
+                && !(self.chain.groups[first].digits == 0 && self.near.keywords.keyword_at(start))
             {
                 for ty in labelled {
                     if c.contains(ty) {

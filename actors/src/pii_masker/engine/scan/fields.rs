@@ -3,6 +3,32 @@
 
 use super::*;
 
+/// The context that keys and columns give their values, however far they stand from them.
+#[derive(Default)]
+pub(super) struct Fields {
+    /// Context that a column's header gives the cells under it ("Doğum Tarihi", `date_of_birth`),
+    /// however far the header is: (start, end, types) of each such cell, in order (filled by
+    /// `tables`), and where the last look-up found its cell.
+    pub(super) cells: Vec<(usize, usize, TypeSet)>,
+    pub(super) cell_cursor: usize,
+    /// The value after the last colon of a key-shaped label (`"date_of_birth": "..."`,
+    /// `customer.vkn: ...`), with the types its key's keywords support (filled by `colon`).
+    pub(super) field: (usize, usize, TypeSet),
+    /// Where that key starts: the value's context window starts there, so that an earlier field's
+    /// keywords give it nothing (`"dob": "...", "created": "2024-05-01"`).
+    pub(super) field_key: usize,
+    /// A key's words, reused from key to key.
+    key_words: Vec<u8>,
+    /// Whether `cells` or `field` has given any value context yet.
+    pub(super) given_anywhere: bool,
+    /// What the keys met so far announce (see `key_meaning`).
+    key_cache: rustc_hash::FxHashMap<Box<[u8]>, KeyMeaning>,
+    /// The keyword matches of a key, reused from key to key.
+    scratch_found: Vec<(usize, usize, u32)>,
+    /// How many URL-encoded values this scanner's text lies inside (see `url_encoded_value`).
+    decoding_depth: u8,
+}
+
 impl<'t> Scanner<'t> {
     // Out of `run`'s loop (see `tables`).
     #[inline(never)]
@@ -166,7 +192,7 @@ impl<'t> Scanner<'t> {
     /// there loses to a longer decoded span), so that the masked text's re-scan sees what this one did.
     #[cold]
     pub(super) fn url_encoded_value(&mut self, i: usize, key_start: usize, key_end: usize) {
-        if self.decoding_depth >= 2 {
+        if self.fields.decoding_depth >= 2 {
             return;
         }
         let b = self.b;
@@ -203,10 +229,10 @@ impl<'t> Scanner<'t> {
         let key = &self.text[key_start..key_end];
         let field = format!("{key}: {decoded}");
         let offset = key.len() + 2;
-        let mut inner = Scanner::new(&field, self.window_before, self.window_after);
+        let mut inner = Scanner::new(&field, self.near.before, self.near.after);
         inner.keep = self.keep;
         inner.exhaustive = self.exhaustive;
-        inner.decoding_depth = self.decoding_depth + 1;
+        inner.fields.decoding_depth = self.fields.decoding_depth + 1;
         for hit in inner.run() {
             if hit.start < offset || hit.end <= hit.start {
                 continue;
@@ -287,9 +313,9 @@ impl<'t> Scanner<'t> {
         } else {
             self.record_types(key_start)
         };
-        self.field = (value, end, types);
-        self.field_key = if bounds { key_start } else { 0 };
-        self.given_anywhere = true;
+        self.fields.field = (value, end, types);
+        self.fields.field_key = if bounds { key_start } else { 0 };
+        self.fields.given_anywhere = true;
         if kind == Some(lexicon::Label::Name) {
             let open = self.value_start(i);
             if self.b.get(open) == Some(&b'[') {
@@ -305,11 +331,12 @@ impl<'t> Scanner<'t> {
     /// (at most the context window before it), those that need context only.
     #[cold]
     pub(super) fn record_types(&mut self, key_start: usize) -> TypeSet {
-        let floor = key_start.saturating_sub(self.window_before);
+        let floor = key_start.saturating_sub(self.near.before);
         let from = memchr::memrchr(b'{', &self.b[floor..key_start]).map_or(floor, |p| floor + p);
         let types = self
+            .near
             .keywords
-            .types_in_moving(&mut self.keyword_cursors.2, from, key_start);
+            .types_in_moving(&mut self.near.cursors.2, from, key_start);
         TypeSet(types.0 & !CONTEXT_FREE)
     }
 
@@ -368,13 +395,17 @@ impl<'t> Scanner<'t> {
     #[inline(always)]
     pub(super) fn key_info(&mut self, key_start: usize, key_end: usize) -> KeyMeaning {
         let key = &self.b[key_start..key_end];
-        if let Some(&known) = self.key_cache.get(key) {
+        if let Some(&known) = self.fields.key_cache.get(key) {
             return known;
         }
-        let known = key_meaning(key, &mut self.key_words, &mut self.scratch_found);
+        let known = key_meaning(
+            key,
+            &mut self.fields.key_words,
+            &mut self.fields.scratch_found,
+        );
         // Bounded: a data file repeats a few keys on every record.
-        if self.key_cache.len() < KEY_CACHE_MAX {
-            self.key_cache.insert(key.into(), known);
+        if self.fields.key_cache.len() < KEY_CACHE_MAX {
+            self.fields.key_cache.insert(key.into(), known);
         }
         known
     }
@@ -398,12 +429,12 @@ impl<'t> Scanner<'t> {
         else {
             return Some(lexicon::Label::Name);
         };
-        let mut words = std::mem::take(&mut self.key_words);
+        let mut words = std::mem::take(&mut self.fields.key_words);
         text::key_words(&b[at..parent_end], &mut words);
         words.push(b' ');
         words.extend(key.iter().map(u8::to_ascii_lowercase));
         let kind = lexicon::colon_label(&words);
-        self.key_words = words;
+        self.fields.key_words = words;
         kind
     }
 

@@ -303,7 +303,7 @@ impl<'t> Scanner<'t> {
         let before = words.len().checked_sub(2).map(|k| words[k]);
         if lexicon::address_part_word(folded) {
             // "Vergi No:", "Kimlik No:", "SGK No:" after a comma: a keyword starts the phrase.
-            if clean && words.len() >= 2 && self.keywords.keyword_at(first.0) {
+            if clean && words.len() >= 2 && self.near.keywords.keyword_at(first.0) {
                 return Some(first.0);
             }
             // "Kadıköy Fatura No:", "Sipariş No:": another field's number, wherever it stands.
@@ -333,11 +333,11 @@ impl<'t> Scanner<'t> {
             b"iban",
             b"web",
         ];
-        if LABEL_WORDS.contains(&folded) || self.keywords.keyword_at(last_word.0) {
+        if LABEL_WORDS.contains(&folded) || self.near.keywords.keyword_at(last_word.0) {
             return Some(last_word.0);
         }
         if let Some(before) = before.filter(|before| lettered(before)) {
-            if self.keywords.keyword_at(before.0) {
+            if self.near.keywords.keyword_at(before.0) {
                 return Some(before.0);
             }
         }

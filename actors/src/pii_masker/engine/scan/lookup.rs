@@ -12,8 +12,9 @@ impl<'t> Scanner<'t> {
         if self.given_context(start).contains(ty) {
             return true;
         }
-        let from = start.saturating_sub(self.window_before);
-        self.keywords
+        let from = start.saturating_sub(self.near.before);
+        self.near
+            .keywords
             .nearest_end_before(ty, from, start)
             .is_none_or(|end| memchr::memchr_iter(b':', &self.b[end..start]).count() <= 1)
     }
@@ -22,7 +23,7 @@ impl<'t> Scanner<'t> {
     /// `cells` and `field`), whatever keywords stand near it.
     #[inline(always)]
     pub(super) fn given_context(&mut self, at: usize) -> TypeSet {
-        if self.given_anywhere {
+        if self.fields.given_anywhere {
             self.given_context_at(at)
         } else {
             TypeSet::default()
@@ -32,16 +33,16 @@ impl<'t> Scanner<'t> {
     #[inline(never)]
     pub(super) fn given_context_at(&mut self, at: usize) -> TypeSet {
         let mut types = TypeSet::default();
-        if self.field.0 <= at && at < self.field.1 {
-            types = self.field.2;
+        if self.fields.field.0 <= at && at < self.fields.field.1 {
+            types = self.fields.field.2;
         }
-        if self.cells.is_empty() {
+        if self.fields.cells.is_empty() {
             return types;
         }
         // `k`: the first cell that ends after `at` (the cursor is the last look-up's; look-ups mostly
         // move forward, or stay between the same two cells).
-        let cells = &self.cells;
-        let mut k = self.cell_cursor.min(cells.len());
+        let cells = &self.fields.cells;
+        let mut k = self.fields.cell_cursor.min(cells.len());
         if k > 0 && cells[k - 1].1 > at {
             k = cells[..k].partition_point(|cell| cell.1 <= at);
         } else {
@@ -49,7 +50,7 @@ impl<'t> Scanner<'t> {
                 k += 1;
             }
         }
-        self.cell_cursor = k;
+        self.fields.cell_cursor = k;
         match cells.get(k) {
             Some(&(start, end, given)) if start <= at && at < end => TypeSet(types.0 | given.0),
             _ => types,
@@ -58,20 +59,22 @@ impl<'t> Scanner<'t> {
 
     /// Keyword-supported types around `start..end`, and those its column or field gives it.
     pub(super) fn context(&mut self, start: usize, end: usize) -> TypeSet {
-        let (from, to) = if self.given_anywhere {
+        let (from, to) = if self.fields.given_anywhere {
             self.field_window(start, end)
         } else {
             (
-                start.saturating_sub(self.window_before),
-                end + self.window_after,
+                start.saturating_sub(self.near.before),
+                end + self.near.after,
             )
         };
         let before = self
+            .near
             .keywords
-            .types_in_moving(&mut self.keyword_cursors.0, from, start);
+            .types_in_moving(&mut self.near.cursors.0, from, start);
         let after = self
+            .near
             .keywords
-            .types_in_moving(&mut self.keyword_cursors.1, end, to);
+            .types_in_moving(&mut self.near.cursors.1, end, to);
         TypeSet(before.0 | after.0 | self.given_context(start).0)
     }
 
@@ -81,12 +84,12 @@ impl<'t> Scanner<'t> {
     #[inline(never)]
     pub(super) fn field_window(&self, start: usize, end: usize) -> (usize, usize) {
         let (mut from, mut to) = (
-            start.saturating_sub(self.window_before),
-            end + self.window_after,
+            start.saturating_sub(self.near.before),
+            end + self.near.after,
         );
-        if self.field.0 <= start && start < self.field.1 {
-            from = from.max(self.field_key);
-            to = to.min(self.field.1.max(end));
+        if self.fields.field.0 <= start && start < self.fields.field.1 {
+            from = from.max(self.fields.field_key);
+            to = to.min(self.fields.field.1.max(end));
         }
         (from, to)
     }
@@ -115,12 +118,12 @@ impl<'t> Scanner<'t> {
                     let distance = if self.given_context(hit.start).contains(hit.ty) {
                         Some(0)
                     } else {
-                        self.keywords.distance(
+                        self.near.keywords.distance(
                             hit.ty,
                             hit.start,
                             hit.end,
-                            self.window_before,
-                            self.window_after,
+                            self.near.before,
+                            self.near.after,
                         )
                     };
                     ranked.push((distance.unwrap_or(usize::MAX), hit.priority, next));
@@ -158,8 +161,9 @@ impl<'t> Scanner<'t> {
             *slot = hit.confidence > C_LABEL
                 && (self.given_context(hit.start).contains(hit.ty)
                     || self
+                        .near
                         .keywords
-                        .distance(hit.ty, hit.start, hit.end, self.window_before, 0)
+                        .distance(hit.ty, hit.start, hit.end, self.near.before, 0)
                         .is_some_and(|gap| gap <= LABEL_GAP));
         }
         let labelled = &labelled[..count];

@@ -25,11 +25,17 @@ mod shapes;
 mod structure;
 
 use candidates::Chain;
-use dates::*;
-use evaluate::*;
-use fields::*;
-use labels::*;
-use shapes::*;
+use dates::is_date;
+use evaluate::{Span, NO_CONTEXT_DIGIT_LENGTHS};
+use fields::{quoted_key_before, Fields, FIELD_END, FIELD_ENDS, FIELD_END_AMP};
+use labels::{before_label, ends_label_window, lower_case_name_cell};
+use shapes::{
+    bracketed, capitalised_before, decimal, end_before_crs, extension_at, extension_end,
+    id_card_shape, key_shaped_before, letters_start, mask_token_end, network_address_at,
+    particles_end, prefix_length_end, run_end, sep_kind, skip_spaces_back, trim_cr, unmatched_open,
+    unquoted_name, whole_word_id_at, MASK_TOKEN_MAX, SEP_DASH, SEP_DOT, SEP_PAREN, SEP_SLASH,
+    SEP_SPACE,
+};
 
 /// A validated candidate, before overlap resolution.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -120,12 +126,9 @@ impl Group {
 pub struct Scanner<'t> {
     text: &'t str,
     b: &'t [u8],
-    window_before: usize,
-    window_after: usize,
     pub hits: Vec<Hit>,
-    keywords: KeywordIndex<'t>,
-    /// Where the last look-ups before and after a candidate started in `keywords`.
-    keyword_cursors: (usize, usize, usize),
+    /// The keywords of the text and the window around a candidate in which they count.
+    near: Near<'t>,
     scratch: Vec<u8>,
     /// The grouped number being judged (filled by `read_chain`).
     chain: Chain,
@@ -138,27 +141,18 @@ pub struct Scanner<'t> {
     /// (for the values it holds), but its street words start no address of their own (one would end
     /// where it ends).
     address_reach: usize,
-    /// Context that a column's header gives the cells under it ("Doğum Tarihi", `date_of_birth`),
-    /// however far the header is: (start, end, types) of each such cell, in order (filled by
-    /// `tables`), and where the last look-up found its cell.
-    cells: Vec<(usize, usize, TypeSet)>,
-    cell_cursor: usize,
-    /// The value after the last colon of a key-shaped label (`"date_of_birth": "..."`,
-    /// `customer.vkn: ...`), with the types its key's keywords support (filled by `colon`).
-    field: (usize, usize, TypeSet),
-    /// Where that key starts: the value's context window starts there, so that an earlier field's
-    /// keywords give it nothing (`"dob": "...", "created": "2024-05-01"`).
-    field_key: usize,
-    /// A key's words, reused from key to key.
-    key_words: Vec<u8>,
-    /// Whether `cells` or `field` has given any value context yet.
-    given_anywhere: bool,
-    /// What the keys met so far announce (see `key_meaning`).
-    key_cache: rustc_hash::FxHashMap<Box<[u8]>, KeyMeaning>,
-    /// The keyword matches of a key, reused from key to key.
-    scratch_found: Vec<(usize, usize, u32)>,
-    /// How many URL-encoded values this scanner's text lies inside (see `url_encoded_value`).
-    decoding_depth: u8,
+    /// The context that keys and columns give their values.
+    fields: Fields,
+}
+
+/// The keywords of the text and the window around a candidate in which they count.
+struct Near<'t> {
+    keywords: KeywordIndex<'t>,
+    /// Where the last look-ups before and after a candidate started in `keywords`.
+    cursors: (usize, usize, usize),
+    /// Bytes before and after a candidate.
+    before: usize,
+    after: usize,
 }
 
 impl<'t> Scanner<'t> {
@@ -166,25 +160,19 @@ impl<'t> Scanner<'t> {
         Scanner {
             text,
             b: text.as_bytes(),
-            window_before,
-            window_after,
             hits: Vec::new(),
-            keywords: KeywordIndex::new(text.as_bytes()),
-            keyword_cursors: (0, 0, 0),
+            near: Near {
+                keywords: KeywordIndex::new(text.as_bytes()),
+                cursors: (0, 0, 0),
+                before: window_before,
+                after: window_after,
+            },
             scratch: Vec::with_capacity(256),
             chain: Chain::default(),
             keep: (TypeSet::all(), 0.0),
             exhaustive: false,
             address_reach: 0,
-            cells: Vec::new(),
-            cell_cursor: 0,
-            field: (0, 0, TypeSet::default()),
-            field_key: 0,
-            key_words: Vec::new(),
-            given_anywhere: false,
-            key_cache: rustc_hash::FxHashMap::default(),
-            scratch_found: Vec::new(),
-            decoding_depth: 0,
+            fields: Fields::default(),
         }
     }
 

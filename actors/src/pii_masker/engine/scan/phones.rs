@@ -240,8 +240,9 @@ impl<'t> Scanner<'t> {
             .map_or(limit, |p| end + p);
         to > end
             && self
+                .near
                 .keywords
-                .types_in_moving(&mut self.keyword_cursors.2, end, to)
+                .types_in_moving(&mut self.near.cursors.2, end, to)
                 .0
                 & PHONES
                 != 0
@@ -257,8 +258,9 @@ impl<'t> Scanner<'t> {
         }
         from < start
             && self
+                .near
                 .keywords
-                .types_in_moving(&mut self.keyword_cursors.2, from, start)
+                .types_in_moving(&mut self.near.cursors.2, from, start)
                 .0
                 & PHONES
                 != 0

@@ -62,7 +62,7 @@ impl<'t> Scanner<'t> {
         if !reader.read_header(&columns) {
             return;
         }
-        let cells_before = self.cells.len();
+        let cells_before = self.fields.cells.len();
         walk.reach = reader.read_rows(self, first, (b'[', b']'), b'"', true);
         // Cells of a table or statement further on came before these: in order again.
         self.cells_in_order(cells_before);

@@ -380,8 +380,11 @@ impl<'t> Columns<'t> {
             // "E-posta" or "Telefon" are scanned as before.
             let given = TypeSet(given.0 & !(CONTEXT_FREE | PHONES));
             if given.0 != 0 && cell.bytes().any(|c| !c.is_ascii_whitespace()) {
-                scanner.cells.push((start, start + cell.len(), given));
-                scanner.given_anywhere = true;
+                scanner
+                    .fields
+                    .cells
+                    .push((start, start + cell.len(), given));
+                scanner.fields.given_anywhere = true;
             }
         }
         let mut marks = std::mem::take(&mut self.marks);

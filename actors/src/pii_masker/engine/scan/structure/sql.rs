@@ -25,7 +25,7 @@ impl<'t> Scanner<'t> {
         let searches = if starts_as_sql(self.text) { 2 } else { 1 };
         let text = self.text;
         let b = self.b;
-        let cells_before = self.cells.len();
+        let cells_before = self.fields.cells.len();
         let mut reader = Columns::default();
         let mut columns: Vec<(usize, &str)> = Vec::new();
         // The column names of the last header read, and whether they named anything.

@@ -100,8 +100,8 @@ impl<'t> Scanner<'t> {
     /// Puts the header-given cells back in order after a pass added those from `before` on (the
     /// look-up of a position's cell walks them in order): only when the new ones broke it.
     pub(in super::super) fn cells_in_order(&mut self, before: usize) {
-        if self.cells.len() > before && !self.cells.is_sorted_by_key(|cell| cell.0) {
-            self.cells.sort_by_key(|cell| cell.0);
+        if self.fields.cells.len() > before && !self.fields.cells.is_sorted_by_key(|cell| cell.0) {
+            self.fields.cells.sort_by_key(|cell| cell.0);
         }
     }
 
@@ -116,7 +116,7 @@ impl<'t> Scanner<'t> {
     #[inline(never)]
     pub(in super::super) fn delimited_tables(&mut self) {
         let b = self.b;
-        let cells_before = self.cells.len();
+        let cells_before = self.fields.cells.len();
         let mut cells: Vec<(usize, &str)> = Vec::new();
         for separator in [b';', b'|'] {
             let Some(first) = memchr::memchr(separator, b) else {
