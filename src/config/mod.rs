@@ -23,7 +23,9 @@ pub const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{0}")]
+    /// A layer that could not be read into the settings; its message passes through
+    /// [`redact_credentials`], since a wrongly typed value is quoted in it.
+    #[error("{}", redact_credentials(&.0.to_string()))]
     Load(Box<figment::Error>),
     #[error("config file {0} does not exist")]
     MissingFile(String),
@@ -259,14 +261,50 @@ pub struct Settings {
     pub deprecations: Vec<String>,
 }
 
-/// Replaces the password of a URL, if any, by `***`.
+/// Replaces the password of a URL, if any, by `***`. A value that does not parse as a URL (where a
+/// password with a `/` or a space may be what broke it) keeps its scheme and host only: everything
+/// before its last `@` becomes `***` (fail closed).
 pub fn redact_url(value: &str) -> String {
     match url::Url::parse(value) {
         Ok(mut parsed) if parsed.password().is_some() => {
             let _ = parsed.set_password(Some("***"));
             parsed.to_string()
         }
-        _ => value.to_string(),
+        Ok(_) => value.to_string(),
+        Err(_) => redact_word(value),
+    }
+}
+
+/// `text` (a URL, or a message that quotes one) with the credentials of every word that holds some
+/// replaced by `***`: in `scheme://user:password@host`, all between `://` and the word's last `@`; in
+/// `user:password@host`, all before it. (An e-mail address, with no `:` before its `@`, stays.)
+pub fn redact_credentials(text: &str) -> String {
+    let separator = |c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '(' | ')' | ',');
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars() {
+        if separator(c) {
+            out.push_str(&redact_word(&word));
+            word.clear();
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    out.push_str(&redact_word(&word));
+    out
+}
+
+fn redact_word(word: &str) -> String {
+    let Some(at) = word.rfind('@') else {
+        return word.to_string();
+    };
+    match word.find("://") {
+        Some(scheme_end) if scheme_end + 3 <= at => {
+            format!("{}***{}", &word[..scheme_end + 3], &word[at..])
+        }
+        None if word[..at].contains(':') => format!("***{}", &word[at..]),
+        _ => word.to_string(),
     }
 }
 
@@ -517,6 +555,29 @@ mod tests {
         assert!(
             message.contains("plans.trial.export_retention_days"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn urls_that_do_not_parse_lose_their_credentials_all_the_same() {
+        for (url, secret) in [
+            ("redis://user:s3cr/et@cache host:6379", "s3cr/et"),
+            ("smtp://mailer:pa ss@smtp.example.com:25", "pa"),
+            ("https://key:t0ken@llm.local:99999/v1", "t0ken"),
+            ("postgres://app:p@ss@db/docs", "p@ss"),
+        ] {
+            let redacted = redact_url(url);
+            assert!(!redacted.contains(secret), "{url} -> {redacted}");
+            assert!(redacted.contains("***"), "{url} -> {redacted}");
+        }
+        let message =
+            "redis.url: 'redis://u:hunter2@bad host' is not a URL; mail to ops@example.com";
+        let redacted = redact_credentials(message);
+        assert!(!redacted.contains("hunter2"), "{redacted}");
+        assert!(redacted.contains("ops@example.com"), "{redacted}");
+        assert!(
+            redacted.starts_with("redis.url: 'redis://***@bad host'"),
+            "{redacted}"
         );
     }
 

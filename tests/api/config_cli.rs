@@ -34,6 +34,43 @@ fn a_bad_value_stops_start_up_naming_the_key() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// A URL that does not parse is named in the error without its password (#61): a password holding a
+/// `/` or a space is often what broke it.
+#[test]
+fn a_url_that_does_not_parse_is_named_without_its_password() {
+    for (key, variable, url, secret) in [
+        (
+            "redis.url",
+            "DOCSIEVE__REDIS__URL",
+            "redis://cache:s3cr/et@cache host:6379",
+            "s3cr",
+        ),
+        (
+            "mail.smtp_url",
+            "DOCSIEVE__MAIL__SMTP_URL",
+            "smtp://mailer:pa/ss@mail:25",
+            "pa/ss",
+        ),
+        (
+            "llm.url",
+            "DOCSIEVE__LLM__URL",
+            "https://key:t0ken@llm.local:99999/v1",
+            "t0ken",
+        ),
+    ] {
+        let output = Command::new(binary())
+            .arg("print-config")
+            .env(variable, url)
+            .output()
+            .expect("run");
+        assert_eq!(output.status.code(), Some(2), "{key}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(key), "{stderr}");
+        assert!(!stderr.contains(secret), "{stderr}");
+        assert!(stderr.contains("***"), "{stderr}");
+    }
+}
+
 #[test]
 fn print_config_layers_env_over_defaults_and_redacts_secrets() {
     let output = Command::new(binary())
