@@ -150,31 +150,45 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
     (0..documents)
         .map(|_| {
             let language = LANGUAGES[rng.below(LANGUAGES.len() as u64) as usize];
-            let mut text = String::new();
-            let mut planted = Vec::new();
-            for _ in 0..4 + rng.below(6) {
+            document(language, &mut rng, |text, planted, rng| {
                 if rng.below(3) == 0 {
-                    text.push_str(&look_alike(language, &mut rng));
-                } else {
-                    let ty = GENERATED[rng.below(GENERATED.len() as u64) as usize];
-                    let Some(value) = generate(ty, &mut rng) else {
-                        continue;
-                    };
-                    let frame = frames(language)[rng.below(3) as usize];
-                    let label = (needs_label(ty, value.layout) || rng.below(10) < 7)
-                        .then(|| labels(ty)[rng.below(3) as usize]);
-                    let what = (ty, value.layout, ty.name());
-                    planted.push(plant(&mut text, frame, label, &value.written, what));
+                    text.push_str(&look_alike(language, rng));
+                    return true;
                 }
-                text.push(if rng.below(3) == 0 { '\n' } else { ' ' });
-            }
-            Document {
-                language,
-                text,
-                planted,
-            }
+                let ty = GENERATED[rng.below(GENERATED.len() as u64) as usize];
+                let Some(value) = generate(ty, rng) else {
+                    return false;
+                };
+                let frame = frames(language)[rng.below(3) as usize];
+                let label = (needs_label(ty, value.layout) || rng.below(10) < 7)
+                    .then(|| labels(ty)[rng.below(3) as usize]);
+                let what = (ty, value.layout, ty.name());
+                planted.push(plant(text, frame, label, &value.written, what));
+                true
+            })
         })
         .collect()
+}
+
+/// A document in `language` of four to nine sentences, each written by `sentence` (which records
+/// the values it plants and says whether it wrote anything) and followed by a space or a line break.
+pub(super) fn document(
+    language: &'static str,
+    rng: &mut Rng,
+    mut sentence: impl FnMut(&mut String, &mut Vec<Planted>, &mut Rng) -> bool,
+) -> Document {
+    let mut text = String::new();
+    let mut planted = Vec::new();
+    for _ in 0..4 + rng.below(6) {
+        if sentence(&mut text, &mut planted, rng) {
+            text.push(if rng.below(3) == 0 { '\n' } else { ' ' });
+        }
+    }
+    Document {
+        language,
+        text,
+        planted,
+    }
 }
 
 /// Writes a sentence with a value: `frame.0`, the label if any, the value (a machine-readable zone on

@@ -10,7 +10,9 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 
 use super::super::synthetic::Rng;
 use super::super::PiiType;
-use super::corpus::{frames, look_alike, plant as write_value, Counts, Document, LANGUAGES};
+use super::corpus::{
+    document, frames, look_alike, plant as write_value, Counts, Document, LANGUAGES,
+};
 use super::{generate, labels, layouts, needs_label, GENERATED};
 use crate::pii_masker::detectors::phone::{self, Rules};
 
@@ -519,16 +521,14 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
                 "en"
             };
             let rules = phone::region_id(region).and_then(phone::rules);
-            let mut text = String::new();
-            let mut planted = Vec::new();
-            for _ in 0..4 + rng.below(6) {
+            document(language, &mut rng, |text, planted, rng| {
                 let frame = frames(prose)[rng.below(3) as usize];
                 let kind = rng.below(8);
                 let plant = match (kind, rules) {
                     (0..=2, Some(rules)) => {
                         let number_kind = rng.pick(&["fixed_line", "mobile"]);
-                        national_number(rules, number_kind, &mut rng).map(|nsn| {
-                            let (layout, written) = written_phone(rules, &nsn, &mut rng);
+                        national_number(rules, number_kind, rng).map(|nsn| {
+                            let (layout, written) = written_phone(rules, &nsn, rng);
                             let labelled = kind < 2 || !layout.starts_with("international");
                             let label = labelled.then(|| {
                                 let labels = if rng.below(3) == 0 {
@@ -568,7 +568,7 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
                     }
                     (5..=6, _) => {
                         let ty = ids[rng.below(ids.len() as u64) as usize];
-                        generate(ty, &mut rng).map(|value| {
+                        generate(ty, rng).map(|value| {
                             let label = (needs_label(ty, value.layout) || rng.below(2) == 0)
                                 .then(|| labels(ty)[rng.below(3) as usize]);
                             (label, value.written, ty, value.layout, ty.name())
@@ -579,17 +579,12 @@ pub fn corpus(seed: u64, documents: usize) -> Vec<Document> {
                 match plant {
                     Some((label, written, ty, layout, group)) => {
                         let what = (ty, layout, group);
-                        planted.push(write_value(&mut text, frame, label, &written, what));
+                        planted.push(write_value(text, frame, label, &written, what));
                     }
-                    None => text.push_str(&look_alikes(prose, &mut rng)),
+                    None => text.push_str(&look_alikes(prose, rng)),
                 }
-                text.push(if rng.below(3) == 0 { '\n' } else { ' ' });
-            }
-            Document {
-                language,
-                text,
-                planted,
-            }
+                true
+            })
         })
         .collect()
 }

@@ -124,9 +124,7 @@ impl<'t> Scanner<'t> {
                 }
             } else if (matches!(span.lens, [4, 4, 4, 4] | [4, 6, 5] | [4, 6, 4])
                 || ((issuer || span.count == 1)
-                    && self
-                        .span_context(context, span.first, span.chain_len)
-                        .contains(PiiType::CreditCard)))
+                    && self.span_says(span, context, PiiType::CreditCard)))
                 && luhn(span.s)
             {
                 // A rarer length behind a card word; or an issuer our table lacks (a 15-digit 2131
@@ -149,9 +147,7 @@ impl<'t> Scanner<'t> {
             && !span.slashed
             && matches!(span.lens, [2, 6, 6, 1] | [8, 6, 1])
             && generic::imei(span.s)
-            && self
-                .span_context(context, span.first, span.chain_len)
-                .contains(PiiType::Imei)
+            && self.span_says(span, context, PiiType::Imei)
         {
             self.hit_span(span, PiiType::Imei, B_CONTEXT, "imei");
         }
@@ -159,30 +155,20 @@ impl<'t> Scanner<'t> {
             if eu::social_security_fr(span.s) {
                 self.hit_span(span, PiiType::SocialSecurityFr, A, "social_security_fr");
             }
-            if generic::imei(span.s)
-                && self
-                    .span_context(context, span.first, span.chain_len)
-                    .contains(PiiType::Imei)
-            {
+            if generic::imei(span.s) && self.span_says(span, context, PiiType::Imei) {
                 self.hit_span(span, PiiType::Imei, B_CONTEXT, "imei");
             }
         }
         if span.len == 17
             && generic::vin(span.s) == Some(true)
-            && self
-                .span_context(context, span.first, span.chain_len)
-                .contains(PiiType::Vin)
+            && self.span_says(span, context, PiiType::Vin)
         {
             self.hit_span(span, PiiType::Vin, A_MINUS, "vin");
         }
         if span.len == 26 && grouped(7) && tr::isyeri_sicil(span.s) {
             self.hit_span(span, PiiType::IsyeriSicilNo, B_FORM, "isyeri_sicil_no");
         }
-        if span.len == 24
-            && self
-                .span_context(context, span.first, span.chain_len)
-                .contains(PiiType::IsyeriSicilNo)
-        {
+        if span.len == 24 && self.span_says(span, context, PiiType::IsyeriSicilNo) {
             self.hit_span(span, PiiType::IsyeriSicilNo, C_LABEL, "isyeri_sicil_no");
         }
     }
@@ -206,9 +192,7 @@ impl<'t> Scanner<'t> {
         if span.count == 3
             && matches!(span.seps, SEP_DOT | SEP_SLASH | SEP_DASH)
             && is_date(span.s, span.lens)
-            && self
-                .span_context(context, span.first, span.chain_len)
-                .contains(PiiType::DateOfBirth)
+            && self.span_says(span, context, PiiType::DateOfBirth)
         {
             self.hit_span(span, PiiType::DateOfBirth, C_LABEL, "date_of_birth");
         }

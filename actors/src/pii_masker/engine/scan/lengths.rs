@@ -12,9 +12,7 @@ impl<'t> Scanner<'t> {
         match span.len {
             7 if span.s.starts_with(b"444")
                 && ((span.count >= 2 && span.lens[0] == 3 && span.seps == SEP_SPACE)
-                    || self
-                        .span_context(context, span.first, span.chain_len)
-                        .contains(PiiType::PhoneTr)) =>
+                    || self.span_says(span, context, PiiType::PhoneTr)) =>
             {
                 self.hit_span(span, PiiType::PhoneTr, B_FORM, "phone_tr");
             }
@@ -47,10 +45,7 @@ impl<'t> Scanner<'t> {
                 // (Not right after a '+': "+36 88 947 257" is a country code and its number.)
                 if tr::phone_nsn(span.s)
                     && !(span.plus && span.first == 0)
-                    && (phone_form
-                        || self
-                            .span_context(context, span.first, span.chain_len)
-                            .contains(PiiType::PhoneTr))
+                    && (phone_form || self.span_says(span, context, PiiType::PhoneTr))
                 {
                     self.hit_span(
                         span,
@@ -59,25 +54,14 @@ impl<'t> Scanner<'t> {
                         "phone_tr",
                     );
                 }
-                if tr::vkn(span.s)
-                    && self
-                        .span_context(context, span.first, span.chain_len)
-                        .contains(PiiType::TaxIdTr)
-                {
+                if tr::vkn(span.s) && self.span_says(span, context, PiiType::TaxIdTr) {
                     self.hit_span(span, PiiType::TaxIdTr, B_FORM, "tax_id_tr");
                 }
-                if eu::nhs_number_uk(span.s)
-                    && self
-                        .span_context(context, span.first, span.chain_len)
-                        .contains(PiiType::NhsNumberUk)
+                if eu::nhs_number_uk(span.s) && self.span_says(span, context, PiiType::NhsNumberUk)
                 {
                     self.hit_span(span, PiiType::NhsNumberUk, B_CONTEXT, "nhs_number_uk");
                 }
-                if us::npi_us(span.s)
-                    && self
-                        .span_context(context, span.first, span.chain_len)
-                        .contains(PiiType::NpiUs)
-                {
+                if us::npi_us(span.s) && self.span_says(span, context, PiiType::NpiUs) {
                     self.hit_span(span, PiiType::NpiUs, B_CONTEXT, "npi_us");
                 }
                 let hyphenated = span.count == 2
@@ -108,10 +92,7 @@ impl<'t> Scanner<'t> {
                 // turns most numbers away cheaply, then the checksum alone where the keyword stands.
                 if eu::tax_id_de(span.s) {
                     self.hit_span(span, PiiType::TaxIdDe, A, "tax_id_de");
-                } else if self
-                    .span_context(context, span.first, span.chain_len)
-                    .contains(PiiType::TaxIdDe)
-                {
+                } else if self.span_says(span, context, PiiType::TaxIdDe) {
                     if let Some(confidence) = failing_closed(eu::tax_id_de_check(span.s), A) {
                         self.hit_span(span, PiiType::TaxIdDe, confidence, "tax_id_de");
                     }
@@ -119,19 +100,14 @@ impl<'t> Scanner<'t> {
                 let pl = eu::national_id_pl_check(span.s);
                 if pl == Check::Valid
                     || (pl == Check::ChecksumOnly
-                        && self
-                            .span_context(context, span.first, span.chain_len)
-                            .contains(PiiType::NationalIdPl))
+                        && self.span_says(span, context, PiiType::NationalIdPl))
                 {
                     if let Some(confidence) = failing_closed(pl, A_MINUS) {
                         self.hit_span(span, PiiType::NationalIdPl, confidence, "national_id_pl");
                     }
                 }
                 if eu::national_id_be(span.s)
-                    && (span.count > 1
-                        || self
-                            .span_context(context, span.first, span.chain_len)
-                            .contains(PiiType::NationalIdBe))
+                    && (span.count > 1 || self.span_says(span, context, PiiType::NationalIdBe))
                 {
                     self.hit_span(span, PiiType::NationalIdBe, A_MINUS, "national_id_be");
                 }
@@ -152,9 +128,7 @@ impl<'t> Scanner<'t> {
                     && !span.slashed
                     && (span.plus
                         || span.count > 1
-                        || self
-                            .span_context(context, span.first, span.chain_len)
-                            .contains(PiiType::PhoneTr))
+                        || self.span_says(span, context, PiiType::PhoneTr))
                 {
                     self.hit_span(span, PiiType::PhoneTr, B_FORM, "phone_tr");
                 }
@@ -186,9 +160,7 @@ impl<'t> Scanner<'t> {
         if check == Check::Fails || span.slashed {
             return;
         }
-        let labelled = self
-            .span_context(context, span.first, span.chain_len)
-            .contains(PiiType::PersonalIdSe);
+        let labelled = self.span_says(span, context, PiiType::PersonalIdSe);
         if labelled || (hyphenated && check == Check::Valid) {
             if let Some(confidence) = failing_closed(check, A_MINUS) {
                 self.hit_span(span, PiiType::PersonalIdSe, confidence, "personal_id_se");

@@ -184,6 +184,18 @@ impl<'t> Scanner<'t> {
         }
     }
 
+    /// Whether the context of a span (its window's keywords, or its key or column) names `ty`.
+    #[inline(always)]
+    pub(super) fn span_says(
+        &mut self,
+        span: &Span<'_>,
+        context: &mut Option<TypeSet>,
+        ty: PiiType,
+    ) -> bool {
+        self.span_context(context, span.first, span.chain_len)
+            .contains(ty)
+    }
+
     /// The context of the span starting at group `first` of a chain of `chain_len` groups, looked up
     /// once (`context`) and only when a validator asks for it. Inlined where it is asked for: a
     /// closure out of line cost 1 % of the benchmark's instructions.
