@@ -307,7 +307,24 @@ impl From<ActorError> for ApiError {
 }
 
 impl From<StoreError> for ApiError {
+    /// A foreign key that refused a write because a row was deleted meanwhile is the 409 a client
+    /// would have got a moment later, not an internal error; SQLite's write lock held past the busy
+    /// timeout is a 503 to retry. Every other database error is a 500 with its id.
     fn from(error: StoreError) -> ApiError {
+        if error.is_missing_reference() {
+            return ApiError::new(
+                ErrorKind::Conflict,
+                ErrorCode::ConcurrentChange,
+                "something this request refers to was deleted while it ran; read it again",
+            );
+        }
+        if error.is_busy() {
+            return ApiError::unavailable(
+                ErrorCode::DatabaseBusy,
+                "the database is busy with other writes; retry",
+                1,
+            );
+        }
         ApiError::internal(&error)
     }
 }

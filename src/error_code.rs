@@ -92,6 +92,7 @@ error_codes! {
     NoOpenPeriod = "no_open_period", [409], "the tenant has no open billing period";
     ExecutionNotMasked = "execution_not_masked", [409], "the execution's result is not masked and its original is gone: only masked text may go to the LLM";
     ExecutionNotCompleted = "execution_not_completed", [409], "the execution did not complete: it has no personal-data summary to audit";
+    ConcurrentChange = "concurrent_change", [409], "something the request refers to was deleted while it ran: read it again";
     ScheduleLimitReached = "schedule_limit_reached", [409], "the connector has as many schedules as the plan allows (the body says the limit)";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";
     LimitExceeded = "limit_exceeded", [413], "the document is past an extraction.limits bound";
@@ -114,6 +115,7 @@ error_codes! {
     ResendTooSoon = "resend_too_soon", [429], "a mail went to this address recently (see Retry-After)";
     InternalError = "internal_error", [500], "an internal error: quote the id in the message";
     LlmBadResponse = "llm_bad_response", [502], "the LLM answered, but not with JSON of the asked shape; nothing was changed";
+    DatabaseBusy = "database_busy", [503], "the database's write lock stayed taken past the busy timeout (see Retry-After)";
     Overloaded = "overloaded", [503], "an actor's mailbox is full (see Retry-After)";
     Timeout = "timeout", [503], "an actor did not answer in time (see Retry-After)";
     ActorUnavailable = "actor_unavailable", [503], "an actor is restarting (see Retry-After)";
@@ -235,6 +237,7 @@ mod tests {
             ExtractError::FormatNotAvailable(String::new()),
             ExtractError::LegacyFormat(String::new()),
             ExtractError::LimitExceeded(String::new()),
+            ExtractError::TimedOut(String::new()),
             ExtractError::EngineFailure(String::new()),
             ExtractError::Crashed(String::new()),
             ExtractError::ResultTooLarge(String::new()),

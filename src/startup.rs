@@ -66,6 +66,7 @@ fn worker_command(
             program,
             args,
             max_documents: settings.extraction.worker_max_documents,
+            preview_workers: settings.extraction.preview_workers,
         },
     ))
 }

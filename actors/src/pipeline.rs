@@ -5,7 +5,7 @@
 use crate::extractor_pool::error::ExtractError;
 use crate::extractor_pool::limits::Limits;
 use crate::extractor_pool::model::Document;
-use crate::extractor_pool::{Extract, ExtractorPool};
+use crate::extractor_pool::{Extract, ExtractorPool, Lane};
 use crate::pii_masker::document::MaskedDocument;
 use crate::pii_masker::engine::Policy;
 use crate::pii_masker::{MaskDocument, MaskError, PiiMasker};
@@ -49,17 +49,17 @@ impl ProcessError {
     }
 }
 
-/// Reads `bytes` within `limits` (`alone`: in a worker process started for this document), then
-/// detects personal data in every part and masks it when `mask` is set.
+/// Reads `bytes` within `limits` in `lane`, then detects personal data in every part and masks it
+/// when `mask` is set.
 pub async fn process(
     extractor: &ActorHandle<ExtractorPool>,
     masker: &ActorHandle<PiiMasker>,
     bytes: Vec<u8>,
     limits: Limits,
-    alone: bool,
+    lane: Lane,
     mask: bool,
 ) -> Result<Box<MaskedDocument>, ProcessError> {
-    let document = extract(extractor, bytes, limits, alone).await?;
+    let document = extract(extractor, bytes, limits, lane).await?;
     detect(masker, Box::new(document), mask).await
 }
 
@@ -70,27 +70,41 @@ pub async fn read_and_mask(
     masker: &ActorHandle<PiiMasker>,
     bytes: Vec<u8>,
     limits: Limits,
+    lane: Lane,
 ) -> Result<(Document, Box<MaskedDocument>), ProcessError> {
-    let document = extract(extractor, bytes, limits, false).await?;
+    let document = extract(extractor, bytes, limits, lane).await?;
     let masked = detect(masker, Box::new(document.clone()), true).await?;
     Ok((document, masked))
 }
 
+/// How long a job waits for the extractor beyond its document's time limit: for its turn in the pool
+/// (as long as one more document may take) and a minute of margin.
+fn job_wait(limits: &Limits) -> std::time::Duration {
+    std::time::Duration::from_secs(limits.max_seconds.saturating_mul(2).saturating_add(60))
+}
+
+/// The read itself. A preview waits the actors' call timeout, a job [`job_wait`]; when this future
+/// ends or is dropped before the answer (its timeout, a client that went away), the read is stopped.
 async fn extract(
     extractor: &ActorHandle<ExtractorPool>,
     bytes: Vec<u8>,
     limits: Limits,
-    alone: bool,
+    lane: Lane,
 ) -> Result<Document, ProcessError> {
-    extractor
-        .call(Extract {
-            bytes,
-            limits,
-            alone,
-        })
-        .await
-        .map_err(ProcessError::ExtractorUnavailable)?
-        .map_err(ProcessError::Extract)
+    let (_waiting, caller) = tokio::sync::oneshot::channel::<()>();
+    let wait = job_wait(&limits);
+    let request = Extract {
+        bytes,
+        limits,
+        lane,
+        caller: Some(caller),
+    };
+    match lane {
+        Lane::Preview { .. } => extractor.call(request).await,
+        Lane::Job { .. } => extractor.call_within(request, wait).await,
+    }
+    .map_err(ProcessError::ExtractorUnavailable)?
+    .map_err(ProcessError::Extract)
 }
 
 async fn detect(

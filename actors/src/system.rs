@@ -42,10 +42,12 @@ pub struct ActorHealth {
 }
 
 impl ActorHandles {
-    /// The processing pipeline on these actors: `bytes` read within `limits`, then personal data
-    /// detected in every part, and masked when `mask` is set ([`crate::pipeline::process`]).
+    /// The processing pipeline on these actors for a caller of `tenant`'s who waits on the answer:
+    /// `bytes` read within `limits` in the preview lane, then personal data detected in every part,
+    /// and masked when `mask` is set ([`crate::pipeline::process`]).
     pub async fn process(
         &self,
+        tenant: i64,
         bytes: Vec<u8>,
         limits: crate::extractor_pool::limits::Limits,
         mask: bool,
@@ -56,7 +58,7 @@ impl ActorHandles {
             &self.pii_masker,
             bytes,
             limits,
-            false,
+            crate::extractor_pool::Lane::Preview { tenant },
             mask,
         )
         .await
@@ -65,6 +67,7 @@ impl ActorHandles {
     /// The document in `bytes` as read, and masked ([`crate::pipeline::read_and_mask`]).
     pub async fn read_and_mask(
         &self,
+        tenant: i64,
         bytes: Vec<u8>,
         limits: crate::extractor_pool::limits::Limits,
     ) -> Result<
@@ -74,7 +77,9 @@ impl ActorHandles {
         ),
         crate::pipeline::ProcessError,
     > {
-        crate::pipeline::read_and_mask(&self.extractor_pool, &self.pii_masker, bytes, limits).await
+        let lane = crate::extractor_pool::Lane::Preview { tenant };
+        crate::pipeline::read_and_mask(&self.extractor_pool, &self.pii_masker, bytes, limits, lane)
+            .await
     }
 
     /// Writes one export format of a built dataset (`Err`: why it could not be written).
@@ -420,7 +425,8 @@ mod tests {
             .call(Extract {
                 bytes: b"Merhaba, bu bir deneme metnidir.".to_vec(),
                 limits: Limits::default(),
-                alone: false,
+                lane: crate::extractor_pool::Lane::Preview { tenant: 1 },
+                caller: None,
             })
             .await
             .expect("answered")
@@ -430,7 +436,8 @@ mod tests {
             .call(Extract {
                 bytes: Vec::new(),
                 limits: Limits::default(),
-                alone: false,
+                lane: crate::extractor_pool::Lane::Preview { tenant: 1 },
+                caller: None,
             })
             .await
             .expect("answered")

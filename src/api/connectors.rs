@@ -201,7 +201,7 @@ fn connector_view(connector: &ConnectorRecord) -> Value {
     })
 }
 
-fn not_found(connector_id: i64) -> ApiError {
+pub fn not_found(connector_id: i64) -> ApiError {
     ApiError::not_found(
         ErrorCode::ConnectorNotFound,
         format!("connector {connector_id} does not exist"),

@@ -380,21 +380,39 @@ pub async fn export(
             let exported = state
                 .actors
                 .export(auth.tenant_id, &dataset_id, format)
-                .await?
-                .map_err(|message| {
-                    ApiError::new(ErrorKind::Conflict, ErrorCode::ExportFailed, message)
-                })?;
-            (exported.blob_key, exported.size_bytes)
+                .await?;
+            match exported {
+                Ok(exported) => (exported.blob_key, exported.size_bytes),
+                Err(message) if message == docsieve_actors::dataset_exporter::DATASET_DELETED => {
+                    return Err(not_found(&dataset_id))
+                }
+                Err(message) => {
+                    return Err(ApiError::new(
+                        ErrorKind::Conflict,
+                        ErrorCode::ExportFailed,
+                        message,
+                    ))
+                }
+            }
         }
     };
     let stream = match state.blobs.stream(&key).await {
         Ok(stream) => stream,
         Err(docsieve_actors::blob::BlobError::NotFound(_)) => {
+            // The dataset was deleted meanwhile (its files with it), or the file is being replaced.
+            if state
+                .store
+                .dataset(auth.tenant_id, &dataset_id)
+                .await?
+                .is_none()
+            {
+                return Err(not_found(&dataset_id));
+            }
             return Err(ApiError::unavailable(
                 ErrorCode::ExportMissing,
                 "the export file is being replaced; retry",
                 1,
-            ))
+            ));
         }
         Err(error) => return Err(error.into()),
     };

@@ -76,7 +76,7 @@ pub fn extract_error(error: ExtractError) -> ApiError {
         ExtractError::UnsupportedFormat(_) | ExtractError::LegacyFormat(_) => {
             ErrorKind::UnsupportedMediaType
         }
-        ExtractError::LimitExceeded(_) => ErrorKind::PayloadTooLarge,
+        ExtractError::LimitExceeded(_) | ExtractError::TimedOut(_) => ErrorKind::PayloadTooLarge,
         _ => ErrorKind::Validation,
     };
     let code = ErrorCode::from(&error);
@@ -94,13 +94,14 @@ pub fn extract_error(error: ExtractError) -> ApiError {
 /// The processing pipeline (extraction, then detection and masking when asked) for one upload.
 pub async fn extract_and_mask(
     state: &AppState,
+    tenant_id: i64,
     bytes: Vec<u8>,
     limits: Limits,
     masked: bool,
 ) -> Result<Box<MaskedDocument>, ApiError> {
     state
         .actors
-        .process(bytes, limits, masked)
+        .process(tenant_id, bytes, limits, masked)
         .await
         .map_err(process_error)
 }
@@ -191,7 +192,7 @@ async fn process_upload(
     let (filename, bytes) = read_file(payload, limits.max_bytes).await?;
     let size = bytes.len();
     let credit = PreviewCredit::reserve(state, tenant_id).await?;
-    let result = extract_and_mask(state, bytes, limits, masked).await;
+    let result = extract_and_mask(state, tenant_id, bytes, limits, masked).await;
     let credits = match &result {
         Ok(result) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
         Err(_) => 0,

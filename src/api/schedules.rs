@@ -203,6 +203,7 @@ pub async fn create(
                 format!("connector {connector_id} has {count} schedules; the {plan} plan allows {limit} per connector"),
             )
             .with("limit", limit),
+            ScheduleError::ConnectorGone => super::connectors::not_found(connector_id),
             ScheduleError::Store(error) => error.into(),
         })?;
     accounts::audit(

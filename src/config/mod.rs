@@ -144,6 +144,8 @@ pub struct ExtractionSettings {
     pub worker_memory_mb: u64,
     /// Documents one worker reads before a fresh one replaces it.
     pub worker_max_documents: u64,
+    /// Worker processes kept for previews beyond `actors.extractor_pool.pool_size`.
+    pub preview_workers: usize,
     /// Largest answer of a synchronous preview or CSV export, in bytes.
     pub preview_max_bytes: u64,
     /// The bounds of one document (every reader, previews and jobs alike).
@@ -153,14 +155,14 @@ pub struct ExtractionSettings {
 impl ExtractionSettings {
     /// The limits of a synchronous preview: the document's own, its text bounded by what the answer
     /// may hold (the text comes back about twice, whole and in its elements), and its time by what the
-    /// caller waits for an actor.
+    /// caller waits for an actor, less the few seconds a reader that overruns it is given to say so.
     pub fn preview_limits(
         &self,
         call_timeout_ms: u64,
     ) -> docsieve_actors::extractor_pool::limits::Limits {
         let mut limits = self.limits.clone();
         limits.max_text_bytes = Some(self.preview_max_bytes / 2);
-        limits.max_seconds = limits.max_seconds.min((call_timeout_ms / 1000).max(2) - 1);
+        limits.max_seconds = limits.max_seconds.min((call_timeout_ms / 1000).max(4) - 3);
         limits
     }
 }

@@ -154,6 +154,12 @@ impl Settings {
                 "extraction.worker_max_documents must be greater than 0".to_string(),
             ));
         }
+        if self.extraction.preview_workers > 64 {
+            return Err(invalid(format!(
+                "extraction.preview_workers must be between 0 and 64, got {}",
+                self.extraction.preview_workers
+            )));
+        }
         if self.extraction.worker_memory_mb != 0 && self.extraction.worker_memory_mb < 256 {
             return Err(invalid(format!(
                 "extraction.worker_memory_mb must be 0 (no limit) or at least 256, got {}",

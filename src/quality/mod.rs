@@ -196,6 +196,7 @@ async fn masked_document(
         let masked = state
             .actors
             .process(
+                execution.tenant_id,
                 bytes.to_vec(),
                 state.settings.extraction.limits.clone(),
                 true,

@@ -56,7 +56,11 @@ async fn reading(state: &AppState, execution: &execution::Model) -> Result<Readi
     if let Some(bytes) = original_bytes(state, execution).await? {
         let (raw, masked) = state
             .actors
-            .read_and_mask(bytes.to_vec(), state.settings.extraction.limits.clone())
+            .read_and_mask(
+                execution.tenant_id,
+                bytes.to_vec(),
+                state.settings.extraction.limits.clone(),
+            )
             .await
             .map_err(crate::api::process::process_error)?;
         return Ok(Reading {

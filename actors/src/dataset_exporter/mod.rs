@@ -219,8 +219,11 @@ async fn load_dataset(
         .dataset(tenant_id, dataset_id)
         .await
         .map_err(store_error)?
-        .ok_or_else(|| "the dataset was deleted".to_string())
+        .ok_or_else(|| DATASET_DELETED.to_string())
 }
+
+/// Why an export or build stopped when its dataset was deleted under it.
+pub const DATASET_DELETED: &str = "the dataset was deleted";
 
 type RowWriter = std::io::BufWriter<std::fs::File>;
 
@@ -371,7 +374,7 @@ pub async fn export_format(
         .map_err(store_error)?;
     let days = services.plans.get(plan).export_retention_days;
     let expires_at = now + chrono::Duration::days(i64::from(days));
-    services
+    let recorded = services
         .store
         .record_dataset_export(crate::store::NewExport {
             tenant_id,
@@ -384,6 +387,14 @@ pub async fn export_format(
         })
         .await
         .map_err(store_error)?;
+    if !recorded {
+        // Deleted while it was written: the file goes too, and the caller hears what a moment
+        // later it would have.
+        if let Err(error) = services.blobs.delete(&key).await {
+            tracing::warn!(%error, key, "cannot delete the export of a deleted dataset");
+        }
+        return Err(DATASET_DELETED.to_string());
+    }
     Ok(Exported {
         blob_key: key,
         size_bytes: size as i64,

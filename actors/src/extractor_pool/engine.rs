@@ -30,7 +30,7 @@ pub fn sniff(bytes: &[u8]) -> Result<(Format, Option<Decoded>), ExtractError> {
 }
 
 pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
-    extract_at(bytes, limits, 0)
+    extract_at(bytes, &limits.started_now(), 0)
 }
 
 /// The text again with the charset the document declares, when the first reading was a guess.
@@ -111,7 +111,9 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                 )?;
             }
             Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
-            Format::Png | Format::Jpeg | Format::Tiff => ocr::extract_image(bytes, &mut builder)?,
+            Format::Png | Format::Jpeg | Format::Tiff => {
+                ocr::extract_image(bytes, limits, &mut builder)?
+            }
             Format::Docx => docx::extract(bytes, limits, &mut builder)?,
             Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
             Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,

@@ -19,6 +19,10 @@ pub enum ExtractError {
     LegacyFormat(String),
     #[error("the document exceeds a limit: {0}")]
     LimitExceeded(String),
+    /// The reader did not stop by itself within the document's time: its worker was killed. A job
+    /// reads it once more in a worker of its own (the first overrun may have been a crowded machine).
+    #[error("the document exceeds a limit: {0}")]
+    TimedOut(String),
     #[error("the extractor failed on this document: {0}")]
     EngineFailure(String),
     /// The worker process reading the document died (a crash, an abort, the memory or CPU limit).
@@ -39,7 +43,7 @@ impl ExtractError {
             ExtractError::NoText => "no_text",
             ExtractError::FormatNotAvailable(_) => "format_not_available",
             ExtractError::LegacyFormat(_) => "legacy_format",
-            ExtractError::LimitExceeded(_) => "limit_exceeded",
+            ExtractError::LimitExceeded(_) | ExtractError::TimedOut(_) => "limit_exceeded",
             ExtractError::EngineFailure(_) => "extractor_failed",
             ExtractError::Crashed(_) => "extraction_crashed",
             ExtractError::ResultTooLarge(_) => "result_too_large",

@@ -34,6 +34,15 @@ pub struct WorkerCommand {
     pub args: Vec<String>,
     /// Documents one worker reads before it is replaced.
     pub max_documents: u64,
+    /// Workers kept for previews beyond the pool's size: async jobs never use them.
+    pub preview_workers: usize,
+}
+
+/// How long past a document's time limit of `seconds` its worker may still answer before it is
+/// killed: the reader checks the limit between pages and stops with a message naming them, which is
+/// worth waiting for. A tenth of the limit, at most two seconds.
+fn grace(seconds: u64) -> Duration {
+    Duration::from_millis(seconds.saturating_mul(100).min(2000))
 }
 
 /// One live worker process.
@@ -143,11 +152,13 @@ impl WorkerPool {
 
     /// Reads `bytes` in a worker within `limits` (time included). `alone`: in a worker started for
     /// this document and ended after it (a job retried after a crash), never one that read others.
+    /// When `caller` closes first, the worker is killed and the read given up.
     pub async fn extract(
         &self,
         bytes: Vec<u8>,
         limits: Limits,
         alone: bool,
+        caller: Option<tokio::sync::oneshot::Receiver<()>>,
     ) -> Result<Document, ExtractError> {
         let _permit =
             self.permits.acquire().await.map_err(|_| {
@@ -157,7 +168,7 @@ impl WorkerPool {
         busy.increment(1.0);
         let pooled = if alone { None } else { self.take_idle() };
         let result = match pooled.map_or_else(|| self.spawn(), Ok) {
-            Ok(worker) => self.run(worker, &bytes, limits, alone).await,
+            Ok(worker) => self.run(worker, &bytes, limits, alone, caller).await,
             Err(error) => Err(ExtractError::EngineFailure(format!(
                 "cannot start an extraction worker: {error}"
             ))),
@@ -172,17 +183,33 @@ impl WorkerPool {
         bytes: &[u8],
         limits: Limits,
         alone: bool,
+        mut caller: Option<tokio::sync::oneshot::Receiver<()>>,
     ) -> Result<Document, ExtractError> {
         let seconds = limits.max_seconds;
         let frames = request_frames(&Request { limits }, bytes)
             .map_err(|error| ExtractError::EngineFailure(error.to_string()))?;
-        let exchange = async {
-            use tokio::io::AsyncWriteExt;
-            worker.stdin.write_all(&frames).await?;
-            worker.stdin.flush().await?;
-            receive_frame(&mut worker.stdout).await
+        let answer = {
+            let exchange = async {
+                use tokio::io::AsyncWriteExt;
+                worker.stdin.write_all(&frames).await?;
+                worker.stdin.flush().await?;
+                receive_frame(&mut worker.stdout).await
+            };
+            let wall = Duration::from_secs(seconds) + grace(seconds);
+            tokio::select! {
+                answer = tokio::time::timeout(wall, exchange) => Some(answer),
+                () = super::messages::caller_gone(&mut caller) => None,
+            }
         };
-        let answer = tokio::time::timeout(Duration::from_secs(seconds), exchange).await;
+        let Some(answer) = answer else {
+            // Nobody waits for this document any more: stop its worker now, so that it frees its
+            // core and its slot instead of reading on for nobody.
+            let _ = worker.child.kill().await;
+            metrics::counter!(metric_names::EXTRACTION_WORKER_TIMEOUTS_TOTAL).increment(1);
+            return Err(ExtractError::EngineFailure(
+                "the caller stopped waiting; the read was stopped".to_string(),
+            ));
+        };
         let frame = match answer {
             Ok(Ok(frame)) => frame,
             Ok(Err(_)) => {
@@ -200,7 +227,7 @@ impl WorkerPool {
                 // Killed now (and reaped), so that the document stops using a core.
                 let _ = worker.child.kill().await;
                 metrics::counter!(metric_names::EXTRACTION_WORKER_TIMEOUTS_TOTAL).increment(1);
-                return Err(ExtractError::LimitExceeded(format!(
+                return Err(ExtractError::TimedOut(format!(
                     "took longer than {seconds} s"
                 )));
             }

@@ -5,6 +5,8 @@
 //! time, either in worker processes ([`isolation`], the server's default: a document that crashes its
 //! reader fails alone with `extraction_crashed`, one that overruns its time is killed) or on a
 //! [`CpuPool`] of threads inside `catch_unwind` (the offline commands and the crate's own tests).
+//! Who reads next is decided by [`shares`]: previews keep slots of their own, and a tenant never
+//! holds more than its share while others wait.
 
 pub mod admission;
 pub mod engine;
@@ -16,6 +18,7 @@ pub mod messages;
 pub mod model;
 pub mod protocol;
 pub mod quality;
+pub mod shares;
 pub mod worker;
 
 use std::time::Duration;
@@ -26,7 +29,8 @@ use crate::runtime::{Cell, CpuPool, Logic, Outcome, Request};
 pub use engine::{extract as extract_document, sniff};
 pub use error::ExtractError;
 pub use formats::detect::Format;
-pub use messages::{Extract, Extracted};
+pub use messages::{Extract, Extracted, Lane};
+pub use shares::Shares;
 
 /// Where documents are read.
 #[derive(Clone)]
@@ -38,25 +42,31 @@ enum Readers {
 /// State of the extractor_pool actor.
 pub struct ExtractorPool {
     readers: Readers,
+    shares: Shares,
 }
 
 impl ExtractorPool {
     /// Reads on `pool_size` threads of the server's own process, each with the worker processes'
-    /// reading stack.
+    /// reading stack; every thread serves jobs and previews alike.
     pub fn new(pool_size: usize) -> ExtractorPool {
+        let shares = Shares::new(pool_size, 0);
         ExtractorPool {
             readers: Readers::Threads(CpuPool::with_stack(
                 Self::NAME,
-                pool_size,
+                shares.slots(),
                 worker::STACK_BYTES,
             )),
+            shares,
         }
     }
 
-    /// Reads in up to `pool_size` worker processes started with `command`.
+    /// Reads in worker processes started with `command`: up to `pool_size` for jobs and previews,
+    /// and `command.preview_workers` more that only previews use.
     pub fn isolated(pool_size: usize, command: isolation::WorkerCommand) -> ExtractorPool {
+        let shares = Shares::new(pool_size, command.preview_workers);
         ExtractorPool {
-            readers: Readers::Processes(isolation::WorkerPool::new(pool_size, command)),
+            readers: Readers::Processes(isolation::WorkerPool::new(shares.slots(), command)),
+            shares,
         }
     }
 }
@@ -80,15 +90,25 @@ impl Request<ExtractorPool> for Extract {
         _ctx: &mut Context<Cell<ExtractorPool>>,
     ) -> Outcome<Extracted> {
         let readers = extractor.readers.clone();
+        let shares = extractor.shares.clone();
         let Extract {
             bytes,
             limits,
-            alone,
+            lane,
+            mut caller,
         } = self;
         Outcome::Pending(Box::pin(async move {
             let seconds = limits.max_seconds;
+            let _slot = tokio::select! {
+                slot = shares.slot(lane.claim()) => slot,
+                () = messages::caller_gone(&mut caller) => return Err(ExtractError::EngineFailure(
+                    "the caller stopped waiting before a reader was free".to_string(),
+                )),
+            };
             let pool = match readers {
-                Readers::Processes(workers) => return workers.extract(bytes, limits, alone).await,
+                Readers::Processes(workers) => {
+                    return workers.extract(bytes, limits, lane.alone(), caller).await
+                }
                 Readers::Threads(pool) => pool,
             };
             let job = pool.run(move || engine::extract(&bytes, &limits));
@@ -97,7 +117,7 @@ impl Request<ExtractorPool> for Extract {
                 Ok(Err(error)) => Err(ExtractError::EngineFailure(error.to_string())),
                 // A thread cannot be stopped: it finishes in the background and its slot frees
                 // itself when it does (worker processes are killed instead).
-                Err(_) => Err(ExtractError::LimitExceeded(format!(
+                Err(_) => Err(ExtractError::TimedOut(format!(
                     "took longer than {seconds} s"
                 ))),
             }

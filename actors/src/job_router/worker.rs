@@ -16,7 +16,7 @@ use crate::pii_masker::document::MaskedDocument;
 use crate::pipeline::{self, ProcessError};
 use crate::store::{
     AuditRecord, ClaimedJob, JobKind, JobPayload, NewExecution, OutboxEvent, ProcessPayload,
-    RequestedBy, StoreError, Usage, EXTRACTION_CRASHED,
+    RequestedBy, StoreError, Usage, EXTRACTION_CRASHED, EXTRACTION_TIMED_OUT,
 };
 
 use super::Dispatcher;
@@ -409,7 +409,10 @@ impl Dispatcher {
             &self.masker,
             bytes.to_vec(),
             services.limits.clone(),
-            alone,
+            crate::extractor_pool::Lane::Job {
+                tenant: job.tenant_id,
+                alone,
+            },
             masked,
         )
         .await
@@ -423,6 +426,11 @@ impl Dispatcher {
             ),
             ProcessError::Extract(ExtractError::Crashed(reason)) => {
                 retry(EXTRACTION_CRASHED, reason)
+            }
+            // A reader that did not stop by itself at the time limit was killed: once more in a
+            // worker of its own (a crowded machine may have slowed the first), then the failure.
+            ProcessError::Extract(ExtractError::TimedOut(reason)) if !alone => {
+                retry(EXTRACTION_TIMED_OUT, reason)
             }
             other => failed(other.code(), other),
         })?;

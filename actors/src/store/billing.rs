@@ -434,6 +434,12 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<Option<String>, StoreError> {
         let txn = self.connection().begin().await?;
+        // The lock first: on SQLite a transaction that reads, then writes, fails at once with
+        // "database is locked" when another writer committed in between (twenty concurrent plan
+        // changes answered 500 six to nine times).
+        if !self.lock_tenant(&txn, tenant_id).await? {
+            return Ok(None);
+        }
         let old = txn
             .query_one(self.statement(
                 "SELECT plan FROM tenants WHERE id = ?",

@@ -111,6 +111,11 @@ impl Store {
         dataset_id: &str,
     ) -> Result<Option<Vec<String>>, StoreError> {
         let txn = self.connection().begin().await?;
+        // The write lock (SQLite) or the tenant's row (PostgreSQL) first: a read-then-write
+        // transaction on SQLite fails with "database is locked" when another writer commits between.
+        if !self.lock_tenant(&txn, tenant_id).await? {
+            return Ok(None);
+        }
         let Some(found) = dataset::Entity::find_by_id(dataset_id.to_string())
             .filter(dataset::Column::TenantId.eq(tenant_id))
             .one(&txn)
@@ -255,12 +260,14 @@ impl Store {
             .await?)
     }
 
-    /// Records a written export file (replacing an earlier row of the same format).
-    pub async fn record_dataset_export(&self, export: NewExport<'_>) -> Result<(), StoreError> {
+    /// Records a written export file (replacing an earlier row of the same format); false when the
+    /// dataset was deleted meanwhile (nothing recorded).
+    pub async fn record_dataset_export(&self, export: NewExport<'_>) -> Result<bool, StoreError> {
         // One statement: two writers of the same export at once (two auto_export webhooks, two
         // downloads) both land, the later one's record standing; a delete-then-insert let both miss the
         // row on PostgreSQL and then collide on the unique index.
-        self.connection()
+        let written = self
+            .connection()
             .execute(self.statement(
                 "INSERT INTO dataset_exports (tenant_id, dataset_id, format, blob_key, size_bytes, created_at, expires_at) \
                  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dataset_id, format) DO UPDATE SET \
@@ -276,8 +283,17 @@ impl Store {
                     export.expires_at.into(),
                 ],
             ))
-            .await?;
-        Ok(())
+            .await;
+        match written {
+            Ok(_) => Ok(true),
+            Err(error) => {
+                let error = StoreError::from(error);
+                match error.is_missing_reference() {
+                    true => Ok(false),
+                    false => Err(error),
+                }
+            }
+        }
     }
 
     /// Export files whose retention ended before `now`.

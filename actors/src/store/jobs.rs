@@ -62,7 +62,7 @@ impl ClaimedJob {
     pub fn after_a_crash(&self) -> bool {
         matches!(
             self.previous_error.as_deref(),
-            Some(LEASE_EXPIRED | EXTRACTION_CRASHED)
+            Some(LEASE_EXPIRED | EXTRACTION_CRASHED | EXTRACTION_TIMED_OUT)
         )
     }
 }
@@ -71,6 +71,9 @@ impl ClaimedJob {
 pub const LEASE_EXPIRED: &str = "lease_expired";
 /// The code of a job whose extraction worker died (a retry in isolation, then a failure).
 pub const EXTRACTION_CRASHED: &str = "extraction_crashed";
+/// The code of a job whose extraction worker was killed at the document's time limit (a retry in
+/// isolation, then a failure with `limit_exceeded`).
+pub const EXTRACTION_TIMED_OUT: &str = "extraction_timed_out";
 
 /// What a finished job produced, written as an execution.
 #[derive(Clone, Debug)]

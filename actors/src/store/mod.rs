@@ -45,7 +45,7 @@ pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
     new_id, ClaimedJob, NewExecution, OutboxEvent, QueueDepth, Usage, EXTRACTION_CRASHED,
-    LEASE_EXPIRED,
+    EXTRACTION_TIMED_OUT, LEASE_EXPIRED,
 };
 pub use leases::{lease_until, ExhaustedJob, Reaped};
 pub use processing::{DocumentRecord, PageRequest};
@@ -84,6 +84,21 @@ pub enum StoreError {
         path: String,
         source: std::io::Error,
     },
+}
+
+impl StoreError {
+    /// A foreign key refused the write: a row it refers to was deleted meanwhile (a concurrent
+    /// delete), which the caller reports as the 404 or 409 it would have got a moment later.
+    pub fn is_missing_reference(&self) -> bool {
+        matches!(self, StoreError::Database(error)
+            if matches!(error.sql_err(), Some(sea_orm::SqlErr::ForeignKeyConstraintViolation(_))))
+    }
+
+    /// SQLite's write lock stayed taken past the busy timeout ("database is locked").
+    pub fn is_busy(&self) -> bool {
+        matches!(self, StoreError::Database(error)
+            if error.to_string().contains("database is locked"))
+    }
 }
 
 /// Which engine the store runs on.

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, QueryResult, TransactionTrait};
 
-use super::{PageRequest, Store, StoreError};
+use super::{Backend, PageRequest, Store, StoreError};
 
 /// How old a claim on an object version must be before another sync may take it over (its sync died
 /// between the claim and the queueing: fetches are bounded by `connectors.request_timeout_ms`).
@@ -60,6 +60,9 @@ pub struct NewSchedule {
 pub enum ScheduleError {
     #[error("the connector already has {count} schedules, the plan's maximum is {limit}")]
     LimitReached { count: u64, limit: u64 },
+    /// The connector was deleted (before or while the schedule was being created).
+    #[error("the connector does not exist")]
+    ConnectorGone,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -152,6 +155,22 @@ impl Store {
     ) -> Result<ScheduleRecord, ScheduleError> {
         let txn = self.connection().begin().await.map_err(StoreError::from)?;
         self.lock_tenant(&txn, tenant_id).await?;
+        // The connector is held until the schedule is committed (PostgreSQL: a delete waits; SQLite:
+        // the write lock is this transaction's), and a delete that came first is a 404.
+        let lock = match self.backend {
+            Backend::Postgres => " FOR KEY SHARE",
+            Backend::Sqlite => "",
+        };
+        let connector = txn
+            .query_one(self.statement(
+                &format!("SELECT id FROM connectors WHERE id = ? AND tenant_id = ?{lock}"),
+                vec![schedule.connector_id.into(), tenant_id.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if connector.is_none() {
+            return Err(ScheduleError::ConnectorGone);
+        }
         let count: i64 = txn
             .query_one(self.statement(
                 "SELECT COUNT(*) AS n FROM schedules WHERE connector_id = ? AND tenant_id = ?",
@@ -189,7 +208,11 @@ impl Store {
                 ],
             ))
             .await
-            .map_err(StoreError::from)?
+            .map_err(StoreError::from)
+            .map_err(|error| match error.is_missing_reference() {
+                true => ScheduleError::ConnectorGone,
+                false => error.into(),
+            })?
             .ok_or_else(|| StoreError::Database(sea_orm::DbErr::RecordNotInserted))?;
         let record = schedule_from(&row)?;
         txn.commit().await.map_err(StoreError::from)?;

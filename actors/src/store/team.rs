@@ -82,6 +82,10 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<RemoveOutcome, StoreError> {
         let txn = self.connection().begin().await?;
+        // Two removals at once must not both see two owners (and SQLite must not upgrade a read).
+        if !self.lock_tenant(&txn, tenant_id).await? {
+            return Ok(RemoveOutcome::NotFound);
+        }
         let Some(found) = membership::Entity::find()
             .filter(membership::Column::TenantId.eq(tenant_id))
             .filter(membership::Column::UserId.eq(user_id))

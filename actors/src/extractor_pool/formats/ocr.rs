@@ -4,6 +4,7 @@
 //! running pages side by side, not from inside Tesseract.
 
 use super::super::error::ExtractError;
+use super::super::limits::Limits;
 use super::super::model::{Builder, Element, ElementKind};
 
 pub const LANGUAGES: &str = "tur+eng";
@@ -29,14 +30,18 @@ pub fn recognise(image: &[u8]) -> Result<OcrText, ExtractError> {
     Ok(OcrText { text, confidence })
 }
 
-/// OCR of several page images side by side (at most one thread per core), results in page order.
-pub fn recognise_all(images: &[Vec<u8>]) -> Vec<Result<OcrText, ExtractError>> {
-    let threads = std::thread::available_parallelism()
+/// Pages recognised side by side: one per core.
+pub fn threads() -> usize {
+    std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-        .max(1);
+        .max(1)
+}
+
+/// OCR of several page images side by side ([`threads`] at a time), results in page order.
+pub fn recognise_all(images: &[Vec<u8>]) -> Vec<Result<OcrText, ExtractError>> {
     let mut results = Vec::with_capacity(images.len());
-    for batch in images.chunks(threads) {
+    for batch in images.chunks(threads()) {
         let batch_results: Vec<Result<OcrText, ExtractError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = batch
                 .iter()
@@ -60,7 +65,24 @@ pub fn recognise_all(images: &[Vec<u8>]) -> Vec<Result<OcrText, ExtractError>> {
 
 /// The pages of a TIFF as PNM images (8-bit grey, RGB or RGBA), or None when the TIFF is of another
 /// kind (then Leptonica reads its first page).
-fn tiff_pages(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+fn tiff_pages(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<Vec<u8>>>, ExtractError> {
+    // Decoded only as far as a bound allows, plus one page to tell that it is past it.
+    let most = limits.max_pages.min(limits.max_ocr_pages) as usize;
+    let Some(pages) = tiff_page_images(bytes, most + 1) else {
+        return Ok(None);
+    };
+    if pages.len() > limits.max_pages as usize {
+        return Err(ExtractError::LimitExceeded(format!(
+            "more than {} pages",
+            limits.max_pages
+        )));
+    }
+    limits.check_ocr_pages(pages.len())?;
+    Ok(Some(pages))
+}
+
+/// At most `most` pages of a TIFF as PNM images; None when a page is of another kind.
+fn tiff_page_images(bytes: &[u8], most: usize) -> Option<Vec<Vec<u8>>> {
     use tiff::decoder::{Decoder, DecodingResult};
     use tiff::ColorType;
     let mut decoder = Decoder::new(std::io::Cursor::new(bytes)).ok()?;
@@ -87,7 +109,7 @@ fn tiff_pages(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
             _ => return None,
         };
         pages.push(page);
-        if pages.len() >= 2000 || !decoder.more_images() || decoder.next_image().is_err() {
+        if pages.len() >= most || !decoder.more_images() || decoder.next_image().is_err() {
             break;
         }
     }
@@ -95,14 +117,27 @@ fn tiff_pages(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
 }
 
 /// An image file: its OCR text as `image_text` elements, every page of a multi-page TIFF included.
-pub fn extract_image(bytes: &[u8], builder: &mut Builder) -> Result<(), ExtractError> {
+pub fn extract_image(
+    bytes: &[u8],
+    limits: &Limits,
+    builder: &mut Builder,
+) -> Result<(), ExtractError> {
     let pages = if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") {
-        tiff_pages(bytes).filter(|pages| !pages.is_empty())
+        tiff_pages(bytes, limits)?.filter(|pages| !pages.is_empty())
     } else {
         None
     };
     let results = match pages {
-        Some(pages) => recognise_all(&pages),
+        Some(pages) => {
+            // A batch at a time, the document's clock checked between batches: many cheap pages
+            // fail in seconds with a message naming them, not at the time limit.
+            let mut results = Vec::with_capacity(pages.len());
+            for batch in pages.chunks(threads()) {
+                limits.check_pages(results.len(), pages.len(), "recognised")?;
+                results.extend(recognise_all(batch));
+            }
+            results
+        }
         None => vec![recognise(bytes)],
     };
     let mut confidences = Vec::new();

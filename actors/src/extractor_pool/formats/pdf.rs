@@ -83,6 +83,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     built_in_type1_encodings(&mut document);
     let mut pages = Vec::with_capacity(page_count as usize);
     for number in 1..=page_count {
+        limits.check_pages(number as usize - 1, page_count as usize, "read")?;
         let mut text = String::new();
         let read = catch_unwind(AssertUnwindSafe(|| {
             let mut output = pdf_extract::PlainTextOutput::new(&mut text);
@@ -110,14 +111,25 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     let scanned: Vec<u32> = (1..=page_count)
         .filter(|number| !usable[*number as usize - 1])
         .collect();
-    let (images, image_pages) = scanned_page_images(bytes, &document, &scanned, builder);
-    // Pages are recognised side by side; Tesseract itself stays single-threaded.
+    // Pages are drawn and recognised a batch at a time, side by side (Tesseract itself stays
+    // single-threaded): a drawn A4 page is 8.7 million pixels, so a file of a thousand blank pages
+    // never holds more than a batch of them, and the document's clock is checked between batches.
     let mut recognised: Vec<Vec<super::ocr::OcrText>> = vec![Vec::new(); pages.len()];
-    for (result, page) in super::ocr::recognise_all(&images)
-        .into_iter()
-        .zip(image_pages)
-    {
-        recognised[page as usize - 1].push(result?);
+    limits.check_ocr_pages(scanned.len())?;
+    let rasteriser = match scanned.is_empty() {
+        true => None,
+        false => super::raster::Rasteriser::open(bytes),
+    };
+    for (done, batch) in scanned.chunks(super::ocr::threads()).enumerate() {
+        limits.check_pages(done * super::ocr::threads(), scanned.len(), "recognised")?;
+        let (images, image_pages) =
+            scanned_page_images(rasteriser.as_ref(), &document, batch, builder);
+        for (result, page) in super::ocr::recognise_all(&images)
+            .into_iter()
+            .zip(image_pages)
+        {
+            recognised[page as usize - 1].push(result?);
+        }
     }
     let ocr_pages: Vec<&super::ocr::OcrText> = recognised.iter().flatten().collect();
     // The same rule as for a text layer: OCR text counts when it would count as a page's text.
@@ -183,7 +195,7 @@ fn usable_text(page: &str) -> bool {
 /// draw is listed in the quality signals' damaged parts and falls back to the images placed on it
 /// that Leptonica reads (DCT as it is, raw and Flate pixels as PNM).
 fn scanned_page_images(
-    bytes: &[u8],
+    rasteriser: Option<&super::raster::Rasteriser>,
     document: &lopdf::Document,
     scanned: &[u32],
     builder: &mut Builder,
@@ -192,7 +204,7 @@ fn scanned_page_images(
     if scanned.is_empty() {
         return (images, image_pages);
     }
-    let drawn = match super::raster::Rasteriser::open(bytes) {
+    let drawn = match rasteriser {
         Some(rasteriser) => rasteriser.pages(scanned),
         None => vec![Err("the PDF renderer cannot open the file".to_string()); scanned.len()],
     };
