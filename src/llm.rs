@@ -50,7 +50,9 @@ impl Llm {
     pub fn new(settings: &LlmSettings) -> Result<Llm, reqwest::Error> {
         Ok(Llm {
             settings: settings.clone(),
-            client: reqwest::Client::builder()
+            // The operator's own endpoint (a private address is allowed), but no redirects: the
+            // masked text goes to the configured URL and nowhere else.
+            client: docsieve_actors::egress::client_builder(true)
                 .timeout(Duration::from_millis(settings.timeout_ms))
                 .build()?,
             cached: Arc::new(Mutex::new(None)),

@@ -187,7 +187,7 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         ),
         (
             metric_names::CONNECTOR_ERRORS_TOTAL,
-            "Failures talking to a storage provider, by code (bad_credentials, bucket_not_found, permission_denied, object_not_found, unreachable, timeout, provider_error)",
+            "Failures talking to a storage provider, by code (bad_credentials, bucket_not_found, permission_denied, object_not_found, unreachable, timeout, provider_error, target_refused)",
         ),
         (
             metric_names::CONNECTOR_BYTES_FETCHED_TOTAL,

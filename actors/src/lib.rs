@@ -9,6 +9,7 @@ pub mod cache;
 pub mod clock;
 pub mod connector;
 pub mod cron;
+pub mod egress;
 pub mod metric_names;
 pub mod pipeline;
 pub mod procfs;

@@ -1,7 +1,8 @@
 //! /v1/connectors: the tenant's storage connectors (S3, Azure Blob, GCS). Each type's configuration is
 //! checked field by field; secrets are sealed at rest (AES-256-GCM, the key of webhook secrets) and come
-//! back as `"***"`; an `endpoint` passes the private-address guard unless
-//! `connectors.allow_private_endpoints` is set.
+//! back as `"***"`; every field that becomes part of a URL follows its provider's rules (bucket, region,
+//! account and container names, prefix), and an `endpoint` passes the egress guard unless
+//! `connectors.allow_private_endpoints` is set (checked again whenever the connector is used).
 
 use actix_web::{delete, get, post, web, HttpResponse};
 use docsieve_actors::connector::{Connector, TestOutcome};
@@ -136,7 +137,20 @@ async fn check_config(
                 _ => None,
             };
             match object {
-                Some(object) => object,
+                Some(object) => {
+                    let steering = docsieve_actors::connector::guard::STEERING_KEY_FIELDS
+                        .iter()
+                        .find(|key| object.get(**key).is_some());
+                    if let Some(key) = steering {
+                        details.push(problem(
+                            &format!("{location}.{key}"),
+                            "a key may not say where requests go: give an emulator's address as `endpoint`",
+                            "extra_forbidden",
+                        ));
+                        continue;
+                    }
+                    object
+                }
                 None => {
                     details.push(problem(
                         &location,
@@ -162,6 +176,14 @@ async fn check_config(
                 }
             }
         };
+        if let Err(reason) = docsieve_actors::connector::guard::check_field(
+            connector_type,
+            field.name,
+            value.as_str().unwrap_or_default(),
+        ) {
+            details.push(problem(&location, reason, "value_error"));
+            continue;
+        }
         if field.name == "endpoint" {
             let raw = value.as_str().unwrap_or_default();
             if let Err(reason) =
@@ -359,7 +381,7 @@ pub async fn detail(
 #[utoipa::path(post, path = "/v1/connectors/{connector_id}/test", tag = "connectors",
     params(("connector_id" = i64, Path, description = "Connector id")),
     responses(
-        (status = 200, description = "`{ok: true, objects_seen, latency_ms}`, or `{ok: false, code, message}` with code one of bad_credentials, bucket_not_found, permission_denied (the message names list or read), unreachable, timeout, provider_error"),
+        (status = 200, description = "`{ok: true, objects_seen, latency_ms}`, or `{ok: false, code, message}` with code one of bad_credentials, bucket_not_found, permission_denied (the message names list or read), unreachable, timeout, provider_error, target_refused (the egress guard refused where the connector points: the message names the field)"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found`", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)

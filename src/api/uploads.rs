@@ -207,7 +207,7 @@ fn one_mode_error(message: &str) -> ApiError {
     request_body(content_type = "multipart/form-data", content = super::openapi::AsyncUpload,
         description = "Form fields `files` (repeatable) or `source` (JSON {connector_id, keys}); or a JSON body {\"source\": {...}}"),
     responses(
-        (status = 202, description = "`{job_ids, status: queued, rejected: [{filename|key, code, reason}], accepted: [{filename, key?, document_id, job_id}]}`. A key is rejected with object_not_found, file_too_large, unsupported_format, empty_file, duplicate_key, too_many_files, or the connector's failure (bad_credentials, bucket_not_found, permission_denied, unreachable, timeout)"),
+        (status = 202, description = "`{job_ids, status: queued, rejected: [{filename|key, code, reason}], accepted: [{filename, key?, document_id, job_id}]}`. A key is rejected with object_not_found, file_too_large, unsupported_format, empty_file, duplicate_key, too_many_files, or the connector's failure (bad_credentials, bucket_not_found, permission_denied, unreachable, timeout, target_refused)"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "The connector does not exist", body = crate::error::ErrorBody),
         (status = 413, body = crate::error::ErrorBody),

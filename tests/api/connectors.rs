@@ -11,7 +11,7 @@ const S3_SECRET: &str = "s3-secret-key-0123456789abcdef";
 const AZURE_KEY: &str = "YXp1cml0ZS1hY2NvdW50LWtleS1zZWNyZXQ=";
 const GCS_PRIVATE_KEY: &str = "-----BEGIN PRIVATE KEY-----gcs-secret-----END PRIVATE KEY-----";
 
-async fn create(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
+pub(crate) async fn create(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
     json_of(
         server
             .bearer(Method::POST, "/v1/connectors", &who.token)
@@ -35,7 +35,7 @@ fn gcs_key() -> Value {
 }
 
 /// The fields a 422 names, as `config.<field>` (or the top-level name).
-fn named(body: &Value) -> Vec<String> {
+pub(crate) fn named(body: &Value) -> Vec<String> {
     body["detail"]
         .as_array()
         .expect("detail list")
@@ -68,9 +68,9 @@ async fn connectors_are_checked_sealed_listed_and_deleted() {
     assert_eq!(azure["data"]["config"]["account_key"], "***");
     // The GCS key as an object, as a string, or no key with an emulator endpoint.
     for config in [
-        json!({"bucket": "b", "service_account_key": gcs_key()}),
-        json!({"bucket": "b", "service_account_key": gcs_key().to_string()}),
-        json!({"bucket": "b", "endpoint": "http://127.0.0.1:4443"}),
+        json!({"bucket": "belgeler", "service_account_key": gcs_key()}),
+        json!({"bucket": "belgeler", "service_account_key": gcs_key().to_string()}),
+        json!({"bucket": "belgeler", "endpoint": "http://127.0.0.1:4443"}),
     ] {
         let (status, gcs) = create(
             &server,
@@ -190,7 +190,7 @@ async fn bad_connectors_get_422_naming_each_field() {
     let (status, body) = create(
         &server,
         &alice,
-        json!({"type": "gcs", "name": "g", "config": {"bucket": "b", "service_account_key": "not json"}}),
+        json!({"type": "gcs", "name": "g", "config": {"bucket": "belgeler", "service_account_key": "not json"}}),
     )
     .await;
     assert_eq!(status, 422, "{body}");
@@ -198,7 +198,7 @@ async fn bad_connectors_get_422_naming_each_field() {
     let (status, body) = create(
         &server,
         &alice,
-        json!({"type": "gcs", "name": "g", "config": {"bucket": "b"}}),
+        json!({"type": "gcs", "name": "g", "config": {"bucket": "belgeler"}}),
     )
     .await;
     assert_eq!(status, 422, "{body}");

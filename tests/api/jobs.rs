@@ -905,17 +905,7 @@ async fn two_processes_share_the_queue_and_run_each_job_once() {
     let first = TestServer::start().await;
     let alice = tenant(&first, "alice-two@example.com").await;
     // The second process: same database, same blob folder, same Redis prefix.
-    let mut options = ServerOptions::default().env(
-        "DOCSIEVE__STORAGE__DATA_DIR",
-        &first.data_dir.path().display().to_string(),
-    );
-    if let Some(database) = &first.database {
-        options = options.env("DOCSIEVE__DATABASE__URL", &database.url);
-    }
-    if let Some(prefix) = first.env_value("DOCSIEVE__REDIS__KEY_PREFIX") {
-        options = options.env("DOCSIEVE__REDIS__KEY_PREFIX", &prefix);
-    }
-    let second = TestServer::start_with(options).await;
+    let second = TestServer::start_with(first.same_store()).await;
     let docs: Vec<(String, Vec<u8>)> = (0..40)
         .map(|i| (format!("t{i}.txt"), heavy_doc(i)))
         .collect();

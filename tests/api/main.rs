@@ -13,6 +13,7 @@ mod config_cli;
 mod connectors;
 mod data_export;
 mod datasets;
+mod egress;
 mod emulators;
 mod fairness;
 mod fine_tune;

@@ -237,6 +237,22 @@ impl TestServer {
         self.child = Some(child);
     }
 
+    /// Options of a second process on this server's store: the same database, blob folder (and server
+    /// secret) and Redis prefix.
+    pub fn same_store(&self) -> ServerOptions {
+        let mut options = ServerOptions::default().env(
+            "DOCSIEVE__STORAGE__DATA_DIR",
+            &self.data_dir.path().display().to_string(),
+        );
+        if let Some(database) = &self.database {
+            options = options.env("DOCSIEVE__DATABASE__URL", &database.url);
+        }
+        if let Some(prefix) = self.env_value("DOCSIEVE__REDIS__KEY_PREFIX") {
+            options = options.env("DOCSIEVE__REDIS__KEY_PREFIX", &prefix);
+        }
+        options
+    }
+
     /// The value this server was started with for an environment variable (the last one set).
     pub fn env_value(&self, key: &str) -> Option<String> {
         self.env

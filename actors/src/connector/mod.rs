@@ -1,11 +1,14 @@
 //! Storage connectors at work: an `object_store` client built from a stored connector (S3, Azure Blob,
 //! GCS), the connection test, bounded reads of objects, streamed writes of exports, and every provider
 //! failure turned into one of a few codes a user can act on (`bad_credentials`, `bucket_not_found`,
-//! `permission_denied`, `object_not_found`, `unreachable`, `timeout`, `provider_error`).
+//! `permission_denied`, `object_not_found`, `unreachable`, `timeout`, `provider_error`), and
+//! `target_refused` when the egress guard refuses where a connector would send its requests
+//! ([`guard`]).
 //!
 //! Secrets are opened here, handed to the client builder and dropped; no message built here holds one.
 
 pub mod export;
+pub mod guard;
 pub mod ingest;
 pub mod sync;
 
@@ -54,6 +57,9 @@ pub enum FailureCode {
     Unreachable,
     Timeout,
     ProviderError,
+    /// The egress guard refused the connector's destination: a field against its provider's rules,
+    /// a private address, a redirect's target.
+    Refused,
 }
 
 impl FailureCode {
@@ -66,6 +72,7 @@ impl FailureCode {
             FailureCode::Unreachable => "unreachable",
             FailureCode::Timeout => "timeout",
             FailureCode::ProviderError => "provider_error",
+            FailureCode::Refused => "target_refused",
         }
     }
 }
@@ -140,6 +147,15 @@ fn classify(error: &object_store::Error, operation: Operation<'_>) -> ConnectorE
             format!("{what}: the provider cannot be reached ({cause})"),
         )
     };
+    if crate::egress::is_refusal(error) {
+        return ConnectorError::new(
+            FailureCode::Refused,
+            format!(
+                "{what}: the provider's address is not a public one ({})",
+                crate::egress::REFUSED
+            ),
+        );
+    }
     let mut source = error.source();
     while let Some(cause) = source {
         if let Some(http) = cause.downcast_ref::<HttpError>() {
@@ -270,6 +286,31 @@ impl Connector {
                 )
             })?;
         let endpoint = text(&public, "endpoint");
+        // Checked again at use, with the settings in force now: a connector stored before a rule
+        // existed, or before private endpoints were turned off, is refused here.
+        for (field, value) in &public {
+            let value = value.as_str().unwrap_or_default();
+            guard::check_field(&record.connector_type, field, value).map_err(|reason| {
+                ConnectorError::new(FailureCode::Refused, format!("config.{field} {reason}"))
+            })?;
+        }
+        if let Some(endpoint) = &endpoint {
+            crate::egress::check_url(endpoint)
+                .and_then(|url| {
+                    crate::egress::check_literal(&url, settings.allow_private_endpoints)
+                })
+                .map_err(|reason| {
+                    ConnectorError::new(FailureCode::Refused, format!("config.endpoint: {reason}"))
+                })?;
+        }
+        let http = || guard::GuardedConnector {
+            allow_private: settings.allow_private_endpoints,
+            allow_http: endpoint
+                .as_deref()
+                .is_some_and(|e| e.starts_with("http://")),
+            timeout: Duration::from_millis(settings.request_timeout_ms),
+            connect_timeout: Duration::from_millis(settings.connect_timeout_ms),
+        };
         let options = ClientOptions::new()
             .with_timeout(Duration::from_millis(settings.request_timeout_ms))
             .with_connect_timeout(Duration::from_millis(settings.connect_timeout_ms))
@@ -309,13 +350,17 @@ impl Connector {
                         text(&sealed, "aws_secret_access_key").unwrap_or_default(),
                     )
                     .with_client_options(options)
+                    .with_http_connector(http())
                     .with_retry(retry);
                 if let Some(endpoint) = &endpoint {
                     builder = builder
                         .with_endpoint(endpoint)
                         .with_virtual_hosted_style_request(false);
                 }
-                (Arc::new(builder.build().map_err(build_error)?), bucket)
+                (
+                    Arc::new(built(|| builder.build()).map_err(build_error)?),
+                    bucket,
+                )
             }
             "azure_blob" => {
                 let container = text(&public, "container_name").unwrap_or_default();
@@ -324,19 +369,32 @@ impl Connector {
                     .with_container_name(&container)
                     .with_access_key(text(&sealed, "account_key").unwrap_or_default())
                     .with_client_options(options)
+                    .with_http_connector(http())
                     .with_retry(retry);
                 if let Some(endpoint) = &endpoint {
                     builder = builder.with_endpoint(endpoint.trim_end_matches('/').to_string());
                 }
-                (Arc::new(builder.build().map_err(build_error)?), container)
+                (
+                    Arc::new(built(|| builder.build()).map_err(build_error)?),
+                    container,
+                )
             }
             "gcs" => {
                 let bucket = text(&public, "bucket").unwrap_or_default();
-                let key = match (sealed.get("service_account_key"), &endpoint) {
-                    (Some(Value::String(key)), _) => Some(key.clone()),
-                    (Some(Value::Object(key)), _) => Some(Value::Object(key.clone()).to_string()),
+                let key = match sealed.get("service_account_key") {
+                    Some(Value::String(key)) => serde_json::from_str::<Value>(key).ok(),
+                    Some(Value::Object(key)) => Some(Value::Object(key.clone())),
                     _ => None,
                 };
+                // Whatever a stored key says, only the `endpoint` field steers requests.
+                let key = key.map(|mut key| {
+                    if let Some(key) = key.as_object_mut() {
+                        for field in guard::STEERING_KEY_FIELDS {
+                            key.remove(field);
+                        }
+                    }
+                    key.to_string()
+                });
                 // The endpoint goes in the key (`gcs_base_url`); an emulator without a key is asked
                 // without OAuth.
                 let key = match (key, &endpoint) {
@@ -366,8 +424,12 @@ impl Connector {
                     .with_bucket_name(&bucket)
                     .with_service_account_key(key)
                     .with_client_options(options)
+                    .with_http_connector(http())
                     .with_retry(retry);
-                (Arc::new(builder.build().map_err(build_error)?), bucket)
+                (
+                    Arc::new(built(|| builder.build()).map_err(build_error)?),
+                    bucket,
+                )
             }
             other => {
                 return Err(ConnectorError::new(
@@ -389,13 +451,13 @@ impl Connector {
     /// Lists one page of objects under the prefix and reads the first bytes of the first object.
     pub async fn test(&self) -> TestOutcome {
         let started = Instant::now();
-        let outcome = async {
+        let outcome = unpanicked(async {
             let objects = self.list(self.prefix.as_deref(), 1000).await?;
             if let Some(first) = objects.first() {
                 self.read_head(first.location.as_ref(), 1024).await?;
             }
             Ok::<usize, ConnectorError>(objects.len())
-        }
+        })
         .await;
         match outcome {
             Ok(objects_seen) => TestOutcome::Ok {
@@ -419,9 +481,15 @@ impl Connector {
     ) -> futures_util::stream::BoxStream<'static, Result<ObjectMeta, ConnectorError>> {
         let prefix = prefix.map(|p| Path::from(p.trim_matches('/')));
         let kind = self.kind.clone();
-        self.store
-            .list(prefix.as_ref())
+        std::panic::AssertUnwindSafe(self.store.list(prefix.as_ref()))
+            .catch_unwind()
             .map(move |item| {
+                let item = item.map_err(|_| {
+                    ConnectorError::new(
+                        FailureCode::ProviderError,
+                        "listing objects: the storage library failed on this connector's request",
+                    )
+                })?;
                 let meta = item.map_err(|error| classify(&error, Operation::List))?;
                 metrics::counter!(names::CONNECTOR_OBJECTS_LISTED_TOTAL, "type" => kind.clone())
                     .increment(1);
@@ -482,6 +550,14 @@ impl Connector {
         key: &str,
         max_bytes: u64,
     ) -> Result<Option<(Vec<u8>, ObjectMeta)>, ConnectorError> {
+        unpanicked(self.fetch_unguarded(key, max_bytes)).await
+    }
+
+    async fn fetch_unguarded(
+        &self,
+        key: &str,
+        max_bytes: u64,
+    ) -> Result<Option<(Vec<u8>, ObjectMeta)>, ConnectorError> {
         let result = self
             .store
             .get(&object_path(key)?)
@@ -507,7 +583,15 @@ impl Connector {
 
     /// Writes `parts` to `key` as one object, in a multipart upload (parts of 5 MiB and more go up
     /// while the rest is still being read). Returns the bytes written.
-    pub async fn upload<S, E>(&self, key: &str, mut parts: S) -> Result<u64, ConnectorError>
+    pub async fn upload<S, E>(&self, key: &str, parts: S) -> Result<u64, ConnectorError>
+    where
+        S: futures_util::Stream<Item = Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
+        unpanicked(self.upload_unguarded(key, parts)).await
+    }
+
+    async fn upload_unguarded<S, E>(&self, key: &str, mut parts: S) -> Result<u64, ConnectorError>
     where
         S: futures_util::Stream<Item = Result<Bytes, E>> + Unpin,
         E: std::fmt::Display,
@@ -543,6 +627,33 @@ impl Connector {
             .map_err(|error| classify(&error, Operation::Write(key)))?;
         Ok(written)
     }
+}
+
+/// A client built with `build`, a panic in the storage library turned into an error of its own.
+fn built<S>(build: impl FnOnce() -> object_store::Result<S>) -> object_store::Result<S> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(build)).unwrap_or_else(|_| {
+        Err(object_store::Error::Generic {
+            store: "connector",
+            source: "the storage library failed on this configuration".into(),
+        })
+    })
+}
+
+/// Runs a provider call; a panic inside the storage library fails that call with `provider_error`
+/// instead of ending the request (or the sync) without an answer.
+async fn unpanicked<T>(
+    call: impl std::future::Future<Output = Result<T, ConnectorError>>,
+) -> Result<T, ConnectorError> {
+    use futures_util::FutureExt;
+    std::panic::AssertUnwindSafe(call)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Err(ConnectorError::new(
+                FailureCode::ProviderError,
+                "the storage library failed on this connector's request",
+            ))
+        })
 }
 
 /// An object key as a path: refused when it is not one a provider would have listed.

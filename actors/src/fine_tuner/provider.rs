@@ -82,9 +82,9 @@ impl Provider {
         Provider {
             base: base.trim_end_matches('/').to_string(),
             api_key: api_key.to_string(),
-            client: reqwest::Client::builder()
+            // The operator's own provider (a private address is allowed), but no redirects.
+            client: crate::egress::client_builder(true)
                 .timeout(timeout)
-                .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
         }

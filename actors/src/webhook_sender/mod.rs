@@ -245,9 +245,9 @@ pub struct WebhookSender {
 
 impl WebhookSender {
     pub fn new(services: WebhookServices, slots: usize) -> WebhookSender {
-        let client = reqwest::Client::builder()
+        // The guard's client: no redirects, and the address checked again when it connects.
+        let client = crate::egress::client_builder(services.settings.allow_private_targets)
             .timeout(Duration::from_millis(services.settings.timeout_ms))
-            .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap_or_default();
         let poll_interval = Duration::from_millis(services.settings.poll_interval_ms);
