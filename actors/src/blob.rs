@@ -236,6 +236,25 @@ impl Blobs {
     }
 
     /// Deletes `key`; deleting a missing object is not an error.
+    /// The objects under `prefix` last written before `before`: their keys and sizes.
+    pub async fn written_before(
+        &self,
+        prefix: &str,
+        before: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<(String, u64)>, BlobError> {
+        use futures_util::TryStreamExt;
+        let listed: Vec<object_store::ObjectMeta> = self
+            .store
+            .list(Some(&ObjectPath::from(prefix)))
+            .try_collect()
+            .await?;
+        Ok(listed
+            .into_iter()
+            .filter(|meta| meta.last_modified < before)
+            .map(|meta| (meta.location.to_string(), meta.size))
+            .collect())
+    }
+
     pub async fn delete(&self, key: &str) -> Result<(), BlobError> {
         match self.store.delete(&ObjectPath::from(key)).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
@@ -267,6 +286,57 @@ fn plain_key(key: &str) -> bool {
         })
 }
 
+/// What a sweep of orphaned originals removed.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct SweepReport {
+    pub deleted: u64,
+    pub bytes: u64,
+}
+
+/// Deletes the originals of uploads that never committed: objects under a tenant's `uploads/` folder
+/// written before `before` that no document refers to (the process died, or the client went away,
+/// between storing a file and queueing its job). `before` leaves uploads in flight alone.
+pub async fn sweep_orphan_uploads(
+    store: &crate::store::Store,
+    blobs: &Blobs,
+    before: chrono::DateTime<chrono::Utc>,
+) -> Result<SweepReport, String> {
+    let mut report = SweepReport::default();
+    let tenants = store.tenant_ids().await.map_err(|e| e.to_string())?;
+    for tenant_id in tenants {
+        let prefix = format!("tenants/{tenant_id}/uploads");
+        let written = blobs
+            .written_before(&prefix, before)
+            .await
+            .map_err(|e| e.to_string())?;
+        tracing::debug!(tenant_id, uploads = written.len(), %before, "sweeping orphaned originals");
+        for batch in written.chunks(500) {
+            let keys: Vec<String> = batch.iter().map(|(key, _)| key.clone()).collect();
+            let known = store
+                .known_blob_keys(&keys)
+                .await
+                .map_err(|e| e.to_string())?;
+            for (key, size) in batch.iter().filter(|(key, _)| !known.contains(key)) {
+                match blobs.delete(key).await {
+                    Ok(()) => {
+                        report.deleted += 1;
+                        report.bytes += size;
+                    }
+                    Err(error) => tracing::warn!(%error, key, "cannot delete an orphaned original"),
+                }
+            }
+        }
+    }
+    if report.deleted > 0 {
+        tracing::warn!(
+            deleted = report.deleted,
+            bytes = report.bytes,
+            "originals of uploads that never committed deleted"
+        );
+    }
+    Ok(report)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +362,39 @@ mod tests {
         blobs.delete(&key).await.expect("deleting twice is fine");
         assert!(matches!(blobs.get(&key).await, Err(BlobError::NotFound(_))));
         assert!(blobs.ping().await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn objects_written_before_a_time_are_listed_under_their_prefix() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blobs = Blobs::open("", dir.path()).expect("open");
+        let old = keys::upload(7, "u_old");
+        blobs
+            .put(&old, Bytes::from_static(b"old"))
+            .await
+            .expect("put");
+        // A file written by another process (a killed one) is listed too.
+        std::fs::write(dir.path().join("blobs/tenants/7/uploads/u_planted"), b"x").expect("plant");
+        let cut = chrono::Utc::now() + chrono::Duration::seconds(1);
+        blobs
+            .put(&keys::document_original(7, 1), Bytes::from_static(b"other"))
+            .await
+            .expect("put");
+        let mut listed = blobs
+            .written_before("tenants/7/uploads", cut)
+            .await
+            .expect("list");
+        listed.sort();
+        assert_eq!(
+            listed,
+            vec![(old, 3), ("tenants/7/uploads/u_planted".to_string(), 1)]
+        );
+        let past = chrono::Utc::now() - chrono::Duration::hours(1);
+        assert!(blobs
+            .written_before("tenants/7/uploads", past)
+            .await
+            .expect("list")
+            .is_empty());
     }
 
     #[tokio::test]

@@ -141,15 +141,24 @@ pub struct JobsSettings {
     pub max_file_bytes: u64,
     /// Most files in one async upload request.
     pub max_files_per_request: usize,
+    /// Age after which a stored upload that no document refers to is an orphan (its request died
+    /// between storing the file and queueing its job), in seconds: swept at start, once more this
+    /// long after, then daily. Longer than any upload request takes.
+    #[serde(default = "orphan_grace_seconds")]
+    pub orphan_grace_seconds: u64,
 }
 
 fn runs_jobs() -> bool {
     true
 }
 
+fn orphan_grace_seconds() -> u64 {
+    600
+}
+
 impl JobsSettings {
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64, u64, u64); 7] = [
+        let checks: [(&str, u64, u64, u64); 8] = [
             (
                 "per_tenant_concurrency",
                 self.per_tenant_concurrency as u64,
@@ -165,6 +174,7 @@ impl JobsSettings {
             ("lease_seconds", self.lease_seconds, 2, 86_400),
             ("max_attempts", u64::from(self.max_attempts), 1, 100),
             ("poll_interval_ms", self.poll_interval_ms, 10, 600_000),
+            ("orphan_grace_seconds", self.orphan_grace_seconds, 0, 86_400),
             ("max_file_bytes", self.max_file_bytes, 1, 1 << 40),
             (
                 "max_files_per_request",

@@ -60,14 +60,18 @@ pub async fn quality_flagged(
     }))
 }
 
-/// Deletes dataset export files past their plan's retention time; answers what it deleted. The
-/// datasets stay, and the next export request writes the file again.
+/// Deletes dataset export files past their plan's retention time, and the originals of uploads that
+/// never committed (no document refers to them) written more than `orphans_older_than_seconds` ago
+/// (default `jobs.orphan_grace_seconds`); answers what it deleted. The datasets stay, and the next
+/// export request writes the file again.
 #[utoipa::path(
     post,
     path = "/system/admin/storage/cleanup",
     tag = "admin",
+    params(("orphans_older_than_seconds" = Option<i64>, Query, description = "Age from which an unreferenced upload original is swept (0..=86400; default jobs.orphan_grace_seconds)")),
     responses(
-        (status = 200, description = "`{deleted, bytes}`: export files removed and their total size"),
+        (status = 200, description = "`{deleted, bytes, orphans: {deleted, bytes}}`: export files removed and their total size, and orphaned upload originals removed"),
+        (status = 422, body = crate::error::ValidationErrorBody),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody)
     ),
@@ -77,7 +81,21 @@ pub async fn quality_flagged(
 pub async fn storage_cleanup(
     _caller: InternalCaller,
     state: web::Data<AppState>,
+    query: Query,
 ) -> Result<HttpResponse, ApiError> {
+    let mut violations = Violations::default();
+    let grace = query.int(
+        "orphans_older_than_seconds",
+        state.settings.jobs.orphan_grace_seconds as i64,
+        0,
+        86_400,
+        &mut violations,
+    );
+    violations.finish()?;
+    let before = state.clock.now() - chrono::Duration::seconds(grace);
+    let orphans = docsieve_actors::blob::sweep_orphan_uploads(&state.store, &state.blobs, before)
+        .await
+        .map_err(|error| ApiError::internal(&std::io::Error::other(error)))?;
     let report = docsieve_actors::dataset_exporter::cleanup_expired_exports(
         &state.store,
         &state.blobs,
@@ -89,7 +107,11 @@ pub async fn storage_cleanup(
         bytes = report.bytes,
         "export cleanup"
     );
-    Ok(HttpResponse::Ok().json(serde_json::json!({"data": report})))
+    Ok(HttpResponse::Ok().json(serde_json::json!({"data": {
+        "deleted": report.deleted,
+        "bytes": report.bytes,
+        "orphans": orphans,
+    }})))
 }
 
 /// Everything a tenant holds, as one ZIP (data-subject access): see `crate::data_export` for the files.

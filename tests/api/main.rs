@@ -11,6 +11,7 @@ mod cli_mask;
 mod compliance;
 mod config_cli;
 mod connectors;
+mod crash;
 mod data_export;
 mod datasets;
 mod egress;

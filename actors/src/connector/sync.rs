@@ -39,6 +39,15 @@ fn version(meta: &object_store::ObjectMeta) -> String {
     }
 }
 
+/// Stops a spawned task when dropped (the sync ended, or its future was dropped).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Runs one sync of `schedule` (or of the connector alone) and records it.
 pub async fn run_sync(
     services: &ConnectorServices,
@@ -62,6 +71,21 @@ pub async fn run_sync(
             services.clock.now(),
         )
         .await?;
+    // The heartbeat, while this sync runs: a process that dies stops it, and the scheduler of any
+    // process then marks the run interrupted and releases its claims.
+    let beating = {
+        let (store, clock) = (store.clone(), services.clock.clone());
+        tokio::spawn(async move {
+            let every = std::time::Duration::from_secs(crate::store::SYNC_HEARTBEAT_SECONDS);
+            loop {
+                tokio::time::sleep(every).await;
+                if let Err(error) = store.beat_sync_run(run_id, clock.now()).await {
+                    tracing::debug!(%error, run_id, "a sync's heartbeat was not written");
+                }
+            }
+        })
+    };
+    let _stop_beating = AbortOnDrop(beating);
     let outcome = match connector {
         Ok(connector) => {
             sync_objects(

@@ -144,6 +144,21 @@ pub async fn run_due_schedules(services: &ConnectorServices) -> usize {
     ran
 }
 
+/// Marks interrupted the syncs whose process stopped (no heartbeat for `SYNC_STALE_SECONDS`) and
+/// releases the object versions they claimed. Only reads when there is none.
+async fn end_interrupted_syncs(services: &ConnectorServices) {
+    let now = services.clock.now();
+    let stale = now - chrono::Duration::seconds(crate::store::SYNC_STALE_SECONDS);
+    match services.store.interrupt_stale_runs(stale, now).await {
+        Ok(0) => {}
+        Ok(ended) => tracing::warn!(
+            ended,
+            "syncs left running by a stopped process marked interrupted; their claims released"
+        ),
+        Err(error) => tracing::warn!(%error, "cannot end the syncs left running"),
+    }
+}
+
 /// Starts the cron scheduler whose job runs the due schedules; passes never overlap.
 async fn start_cron(
     services: ConnectorServices,
@@ -159,6 +174,7 @@ async fn start_cron(
             if busy.swap(true, Ordering::AcqRel) {
                 return;
             }
+            end_interrupted_syncs(&services).await;
             run_due_schedules(&services).await;
             busy.store(false, Ordering::Release);
         })
@@ -205,16 +221,7 @@ impl Logic for Scheduler {
             // firings missed while no process ran.
             let first = services.clone();
             actix::spawn(async move {
-                let now = first.clock.now();
-                let stale = now - chrono::Duration::minutes(crate::store::STALE_CLAIM_MINUTES);
-                match first.store.interrupt_stale_runs(stale, now).await {
-                    Ok(0) => {}
-                    Ok(ended) => tracing::warn!(
-                        ended,
-                        "syncs left running by a stopped process marked interrupted"
-                    ),
-                    Err(error) => tracing::warn!(%error, "cannot end the syncs left running"),
-                }
+                end_interrupted_syncs(&first).await;
                 run_due_schedules(&first).await;
             });
             let slot = self.cron.clone();

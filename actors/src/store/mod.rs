@@ -56,7 +56,7 @@ pub use queue::{
 };
 pub use schedules::{
     NewSchedule, ObjectFate, ObjectVersion, ScheduleError, ScheduleRecord, SyncOutcome,
-    SyncRunRecord, STALE_CLAIM_MINUTES,
+    SyncRunRecord, STALE_CLAIM_MINUTES, SYNC_HEARTBEAT_SECONDS, SYNC_STALE_SECONDS,
 };
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};

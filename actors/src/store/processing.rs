@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ColumnTrait, Condition, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 
 use super::entities::{audit_entry, document, execution, job};
@@ -57,6 +58,36 @@ impl Store {
             return Ok(None);
         };
         Ok(self.with_latest(tenant_id, vec![found]).await?.pop())
+    }
+
+    /// Of `keys`, those a document refers to (its stored original).
+    pub async fn known_blob_keys(
+        &self,
+        keys: &[String],
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        if keys.is_empty() {
+            return Ok(Default::default());
+        }
+        Ok(document::Entity::find()
+            .select_only()
+            .column(document::Column::BlobKey)
+            .filter(document::Column::BlobKey.is_in(keys.iter().cloned()))
+            .into_tuple::<String>()
+            .all(self.connection())
+            .await?
+            .into_iter()
+            .collect())
+    }
+
+    /// Every tenant's id.
+    pub async fn tenant_ids(&self) -> Result<Vec<i64>, StoreError> {
+        let rows = self
+            .connection()
+            .query_all(self.statement("SELECT id FROM tenants ORDER BY id", vec![]))
+            .await?;
+        rows.iter()
+            .map(|row| row.try_get::<i64>("", "id").map_err(StoreError::from))
+            .collect()
     }
 
     /// The document row alone, for the worker (no tenant filter: the job names its tenant).

@@ -12,6 +12,11 @@ use super::{Backend, PageRequest, Store, StoreError};
 /// How old a claim on an object version must be before another sync may take it over (its sync died
 /// between the claim and the queueing: fetches are bounded by `connectors.request_timeout_ms`).
 pub const STALE_CLAIM_MINUTES: i64 = 30;
+/// How often a running sync writes its heartbeat.
+pub const SYNC_HEARTBEAT_SECONDS: u64 = 5;
+/// A sync whose heartbeat is older than this is one whose process stopped: it is marked
+/// `interrupted` and the object versions it claimed become claimable again.
+pub const SYNC_STALE_SECONDS: i64 = 20;
 
 /// One schedule as stored.
 #[derive(Clone, Debug)]
@@ -380,22 +385,65 @@ impl Store {
         run_from(&row)
     }
 
-    /// Ends the syncs still `running` that started before `before` (their process stopped): failed with
-    /// `interrupted`. Returns how many.
+    /// A running sync's heartbeat: its process is alive.
+    pub async fn beat_sync_run(&self, run_id: i64, now: DateTime<Utc>) -> Result<(), StoreError> {
+        self.connection()
+            .execute(self.statement(
+                "UPDATE sync_runs SET heartbeat_at = ? WHERE id = ? AND status = 'running'",
+                vec![now.into(), run_id.into()],
+            ))
+            .await?;
+        Ok(())
+    }
+
+    /// Ends the syncs still `running` whose last heartbeat (or start, before the first) is older than
+    /// `before` (their process stopped): failed with `interrupted`, and the object versions they
+    /// claimed but neither queued nor rejected are released, so the next sync takes them. Reads only
+    /// when there is none (the scheduler asks on every poll). Returns how many.
     pub async fn interrupt_stale_runs(
         &self,
         before: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        let ended = self
+        let stale_where = "status = 'running' AND COALESCE(heartbeat_at, started_at) < ?";
+        let stale = self
             .connection()
+            .query_all(self.statement(
+                &format!("SELECT id FROM sync_runs WHERE {stale_where}"),
+                vec![before.into()],
+            ))
+            .await?;
+        if stale.is_empty() {
+            return Ok(0);
+        }
+        let ids = stale
+            .iter()
+            .map(|row| row.try_get::<i64>("", "id"))
+            .collect::<Result<Vec<i64>, _>>()?;
+        let list = ids
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (_turn, txn) = self.begin_write().await?;
+        let ended = txn
             .execute(self.statement(
-                "UPDATE sync_runs SET status = 'failed', error_code = 'interrupted', \
-                 error_message = 'the process running this sync stopped before it finished', finished_at = ? \
-                 WHERE status = 'running' AND started_at < ?",
+                &format!(
+                    "UPDATE sync_runs SET status = 'failed', error_code = 'interrupted', \
+                     error_message = 'the process running this sync stopped before it finished', \
+                     finished_at = ? WHERE id IN ({list}) AND {stale_where}"
+                ),
                 vec![now.into(), before.into()],
             ))
             .await?;
+        txn.execute(self.statement(
+            &format!(
+                "DELETE FROM connector_objects WHERE status = 'claimed' AND sync_run_id IN ({list})"
+            ),
+            vec![],
+        ))
+        .await?;
+        txn.commit().await?;
         Ok(ended.rows_affected())
     }
 
@@ -416,7 +464,8 @@ impl Store {
     }
 
     /// Claims an object version for a sync: true when no sync took it before, or when the sync that
-    /// claimed it stopped (a crash) before queuing or rejecting it, `STALE_CLAIM_MINUTES` ago.
+    /// claimed it ended (interrupted: its process stopped) or claimed it `STALE_CLAIM_MINUTES` ago
+    /// without queuing or rejecting it.
     pub async fn claim_object(
         &self,
         (tenant_id, connector_id): (i64, i64),
@@ -432,7 +481,8 @@ impl Store {
                  sync_run_id, created_at) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?) \
                  ON CONFLICT (connector_id, object_key, etag) DO UPDATE SET sync_run_id = excluded.sync_run_id, \
                  created_at = excluded.created_at \
-                 WHERE connector_objects.status = 'claimed' AND connector_objects.created_at < ?",
+                 WHERE connector_objects.status = 'claimed' AND (connector_objects.created_at < ? \
+                 OR connector_objects.sync_run_id IN (SELECT id FROM sync_runs WHERE status <> 'running'))",
                 vec![
                     tenant_id.into(),
                     connector_id.into(),
