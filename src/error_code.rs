@@ -61,6 +61,7 @@ error_codes! {
     InternalTokenMissing = "internal_token_missing", [401], "a /system route without its internal token";
     InsufficientCredits = "insufficient_credits", [402], "the open billing period has too few credits left (the body says how many: balance, required)";
     EmailNotVerified = "email_not_verified", [403], "the e-mail address is not confirmed yet";
+    InsufficientScope = "insufficient_scope", [403], "the API key's scope does not cover this route (read_only < processing < admin)";
     Forbidden = "forbidden", [403], "the caller's role does not allow this";
     AccountNotActive = "account_not_active", [403], "the account is suspended or closed";
     InvitationEmailMismatch = "invitation_email_mismatch", [403], "the invitation is for another e-mail address";

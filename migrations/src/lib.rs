@@ -16,6 +16,7 @@ mod m20261127_000006_billing;
 mod m20261127_000007_connectors;
 mod m20261127_000008_oss_metrics;
 mod m20261128_000009_sync_heartbeat;
+mod m20261128_000010_api_key_scope;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -33,6 +34,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000007_connectors::Migration),
             Box::new(m20261127_000008_oss_metrics::Migration),
             Box::new(m20261128_000009_sync_heartbeat::Migration),
+            Box::new(m20261128_000010_api_key_scope::Migration),
         ]
     }
 }

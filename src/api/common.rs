@@ -41,3 +41,47 @@ pub async fn deleted(
     .await;
     Ok(actix_web::HttpResponse::NoContent().finish())
 }
+
+/// The 422 of a multipart body that cannot be read, on `field`: a part whose headers do not parse is
+/// named as such (a control character in a file name is the usual cause: header values may not hold
+/// one), anything else with the parser's own words.
+pub fn multipart_failure(
+    field: &str,
+    error: &actix_multipart::MultipartError,
+) -> crate::error::ApiError {
+    use actix_web::error::ParseError;
+    let (message, kind) = match error {
+        actix_multipart::MultipartError::Parse(ParseError::Header) => (
+            "a part's headers cannot be read: a header value holds a control character (NUL, a line \
+             break, DEL...), most likely the file name in Content-Disposition; send the name without \
+             them, or percent-encoded as filename*=UTF-8''..."
+                .to_string(),
+            "value_error.control_character",
+        ),
+        other => (
+            format!("the multipart body cannot be read: {other}"),
+            "multipart",
+        ),
+    };
+    crate::error::ApiError::validation(vec![crate::error::ValidationDetail::new(
+        "body", field, message, kind,
+    )])
+}
+
+/// An uploaded file's name as kept: without any path, control characters or invisible format
+/// characters (bidirectional overrides that would show `txt.exe` as `exe.txt`), at most 255
+/// characters; `upload` when nothing is left.
+pub fn clean_filename(raw: &str) -> String {
+    let base = raw.rsplit(['/', '\\']).next().unwrap_or(raw).trim();
+    let invisible = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}')
+    };
+    let name: String = base.chars().filter(|c| !invisible(*c)).take(255).collect();
+    let name = name.trim().to_string();
+    if name.is_empty() {
+        "upload".to_string()
+    } else {
+        name
+    }
+}

@@ -9,6 +9,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope, Page};
 use crate::accounts;
+use crate::auth::scope::Scope;
 use crate::auth::{tokens, Authenticated};
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
@@ -56,6 +57,12 @@ pub async fn me(
 pub struct CreateApiKeyRequest {
     /// A label to recognise the key by (default `default`).
     pub name: Option<String>,
+    /// What the key may do (default `admin`: everything its user's role allows): `read_only` (every
+    /// GET), `processing` (that, and processing documents: previews, uploads, reprocessing, CSV
+    /// exports, datasets, fine-tuning, a connector's test, a schedule's trigger) or `admin`. A route
+    /// beyond the key's scope answers 403 `insufficient_scope`.
+    #[schema(value_type = Option<crate::auth::scope::Scope>)]
+    pub scope: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -66,6 +73,8 @@ pub struct CreatedApiKey {
     pub prefix: String,
     /// The whole key. Shown only in this response; store it now.
     pub api_key: String,
+    #[schema(value_type = crate::auth::scope::Scope)]
+    pub scope: String,
     pub created_at: DateTime<Utc>,
 }
 
@@ -75,6 +84,8 @@ pub struct ApiKeyView {
     pub name: String,
     pub prefix: String,
     pub user_id: i64,
+    #[schema(value_type = crate::auth::scope::Scope)]
+    pub scope: String,
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
@@ -87,6 +98,7 @@ impl From<ApiKeyRecord> for ApiKeyView {
             name: key.name,
             prefix: key.prefix,
             user_id: key.user_id,
+            scope: key.scope,
             created_at: key.created_at,
             last_used_at: key.last_used_at,
             revoked_at: key.revoked_at,
@@ -105,19 +117,49 @@ pub async fn create_api_key(
     auth: Authenticated,
     body: ValidJson<CreateApiKeyRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let name = body
-        .0
-        .name
+    let CreateApiKeyRequest { name, scope } = body.0;
+    let name = name
         .unwrap_or_else(|| "default".to_string())
         .trim()
         .to_string();
+    let mut problems = Vec::new();
     if name.is_empty() || name.chars().count() > 100 {
-        return Err(ApiError::validation(vec![ValidationDetail::new(
+        problems.push(ValidationDetail::new(
             "body",
             "name",
             "must be 1 to 100 characters",
             "value_error.any_str.length",
-        )]));
+        ));
+    }
+    let scope = match scope.as_deref().map(Scope::parse) {
+        None => Some(Scope::Admin),
+        Some(Some(scope)) => Some(scope),
+        Some(None) => {
+            problems.push(ValidationDetail::new(
+                "body",
+                "scope",
+                "must be one of read_only, processing, admin",
+                "value_error.enum",
+            ));
+            None
+        }
+    };
+    let Some(scope) = scope.filter(|_| problems.is_empty()) else {
+        return Err(ApiError::validation(problems));
+    };
+    // A key never gets more than the key that makes it.
+    if let Some(own) = auth.key_scope {
+        if scope > own {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                ErrorCode::InsufficientScope,
+                format!(
+                    "this API key is {}: it cannot make a key of scope {}",
+                    own.as_str(),
+                    scope.as_str()
+                ),
+            ));
+        }
     }
     let tenant = state.store.tenant_by_id(auth.tenant_id).await?;
     if tenant.is_none_or(|t| t.status != "active") {
@@ -133,7 +175,7 @@ pub async fn create_api_key(
         .create_api_key(
             auth.tenant_id,
             auth.user_id,
-            &name,
+            (&name, scope.as_str()),
             &key.prefix,
             &tokens::hash_token(&key.key),
             state.clock.now(),
@@ -144,7 +186,7 @@ pub async fn create_api_key(
         auth.audit(
             "api_key_created",
             Some(("api_key", record.id.to_string())),
-            serde_json::json!({}),
+            serde_json::json!({"scope": scope.as_str()}),
         ),
     )
     .await;
@@ -154,6 +196,7 @@ pub async fn create_api_key(
             name: record.name,
             prefix: record.prefix,
             api_key: key.key,
+            scope: record.scope,
             created_at: record.created_at,
         },
     }))

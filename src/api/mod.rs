@@ -124,7 +124,7 @@ impl Modify for SecuritySchemes {
             "api_key",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-API-KEY",
-                "API key created with POST /v1/me/api-keys.",
+                "API key created with POST /v1/me/api-keys. Each key has a scope (read_only < processing < admin): an operation's api_key requirement names the scope it needs, and a key beyond its scope gets 403 insufficient_scope.",
             ))),
         );
         components.add_security_scheme(

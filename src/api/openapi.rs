@@ -8,6 +8,7 @@
 //! ...) stays in its own `#[utoipa::path]`.
 
 use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Response, ResponseBuilder};
 
 fn error_response(description: &str, schema: &str) -> RefOr<Response> {
@@ -74,27 +75,56 @@ fn complete_operation(operation: &mut Operation, secured_by_default: bool) {
     }
 }
 
-/// Adds the shared answers to every operation of `openapi`.
+/// Writes the scope an API key needs ([`crate::auth::scope::needed`]) into the operation's `api_key`
+/// requirement (OpenAPI 3.1 lets a non-OAuth scheme list the roles it needs), and the 403 such a key
+/// gets beyond it.
+fn scope_operation(operation: &mut Operation, method: &str, path: &str) {
+    let Some(requirements) = operation.security.as_mut() else {
+        return;
+    };
+    let mut keyed = false;
+    for requirement in requirements.iter_mut() {
+        let named = serde_json::to_value(&*requirement)
+            .ok()
+            .and_then(|value| value.as_object().map(|o| o.contains_key("api_key")))
+            .unwrap_or(false);
+        if named {
+            let scope = crate::auth::scope::needed(method, path);
+            *requirement = SecurityRequirement::new("api_key", [scope.as_str()]);
+            keyed = true;
+        }
+    }
+    if keyed {
+        add(
+            operation,
+            "403",
+            "Not allowed: the role (`forbidden`) or the API key's scope (`insufficient_scope`) does not cover this route",
+            "ErrorBody",
+        );
+    }
+}
+
+/// Adds the shared answers to every operation of `openapi`, and the scope each needs of an API key.
 pub fn complete(mut openapi: OpenApi) -> OpenApi {
     let secured_by_default = openapi
         .security
         .as_ref()
         .is_some_and(|requirements| !requirements.is_empty());
-    for item in openapi.paths.paths.values_mut() {
-        for operation in [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-            &mut item.head,
-            &mut item.options,
-            &mut item.trace,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            complete_operation(operation, secured_by_default);
+    for (path, item) in openapi.paths.paths.iter_mut() {
+        for (method, operation) in [
+            ("GET", &mut item.get),
+            ("PUT", &mut item.put),
+            ("POST", &mut item.post),
+            ("DELETE", &mut item.delete),
+            ("PATCH", &mut item.patch),
+            ("HEAD", &mut item.head),
+            ("OPTIONS", &mut item.options),
+            ("TRACE", &mut item.trace),
+        ] {
+            if let Some(operation) = operation {
+                complete_operation(operation, secured_by_default);
+                scope_operation(operation, method, path);
+            }
         }
     }
     openapi

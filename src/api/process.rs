@@ -29,15 +29,17 @@ fn missing_file() -> ApiError {
 
 /// The `file` field of a multipart body: its name and bytes.
 async fn read_file(mut payload: Multipart, limit: u64) -> Result<(String, Vec<u8>), ApiError> {
-    while let Some(mut field) = payload.try_next().await.map_err(|_| missing_file())? {
+    let failure = |error| super::common::multipart_failure("file", &error);
+    while let Some(mut field) = payload.try_next().await.map_err(failure)? {
         let is_file = field.name() == Some("file");
-        let filename = field
-            .content_disposition()
-            .and_then(|cd| cd.get_filename())
-            .unwrap_or("upload")
-            .to_string();
+        let filename = super::common::clean_filename(
+            field
+                .content_disposition()
+                .and_then(|cd| cd.get_filename())
+                .unwrap_or("upload"),
+        );
         let mut bytes = Vec::new();
-        while let Some(chunk) = field.try_next().await.map_err(|_| missing_file())? {
+        while let Some(chunk) = field.try_next().await.map_err(failure)? {
             if is_file {
                 if (bytes.len() + chunk.len()) as u64 > limit {
                     return Err(ApiError::payload_too_large(limit as usize));

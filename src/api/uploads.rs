@@ -3,6 +3,7 @@
 //! ones are stored and queued; nothing is processed here. Never keeps file content outside the blob
 //! store, never logs it.
 
+use super::common::{clean_filename, multipart_failure};
 use actix_multipart::Multipart;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::Bytes;
@@ -55,17 +56,6 @@ fn reject(filename: &str, code: &str, reason: impl Into<String>) -> Rejected {
     }
 }
 
-/// The file name without any path, trimmed to 255 characters.
-fn clean_filename(raw: &str) -> String {
-    let base = raw.rsplit(['/', '\\']).next().unwrap_or(raw).trim();
-    let name: String = base.chars().filter(|c| !c.is_control()).take(255).collect();
-    if name.is_empty() {
-        "upload".to_string()
-    } else {
-        name
-    }
-}
-
 /// A file read from the request, or the reason it cannot be queued.
 struct Upload {
     filename: String,
@@ -79,15 +69,6 @@ struct Parts {
     source: Option<String>,
 }
 
-fn multipart_error(message: String) -> ApiError {
-    ApiError::validation(vec![ValidationDetail::new(
-        "body",
-        "files",
-        format!("the multipart body cannot be read: {message}"),
-        "multipart",
-    )])
-}
-
 async fn read_parts(
     mut payload: Multipart,
     max_file_bytes: u64,
@@ -97,7 +78,7 @@ async fn read_parts(
     while let Some(mut field) = payload
         .try_next()
         .await
-        .map_err(|e| multipart_error(e.to_string()))?
+        .map_err(|e| multipart_failure("files", &e))?
     {
         let name = field.name().unwrap_or_default().to_string();
         let is_file = name == "files" || name == "file";
@@ -112,7 +93,7 @@ async fn read_parts(
         while let Some(chunk) = field
             .try_next()
             .await
-            .map_err(|e| multipart_error(e.to_string()))?
+            .map_err(|e| multipart_failure("files", &e))?
         {
             if too_large || !(is_file || name == "source") {
                 continue;

@@ -25,6 +25,8 @@ pub struct Authenticated {
     /// `owner`, `admin` or `member`.
     pub role: String,
     pub principal: Principal,
+    /// An API key's scope (None: the user's own session, which has none).
+    pub key_scope: Option<super::scope::Scope>,
 }
 
 impl Authenticated {
@@ -91,6 +93,8 @@ async fn from_api_key(state: &AppState, key: &str) -> Result<Authenticated, ApiE
         return Err(invalid());
     }
     let role = role.ok_or_else(invalid)?;
+    // A scope this build does not know counts as the narrowest.
+    let scope = super::scope::Scope::parse(&record.scope).unwrap_or(super::scope::Scope::ReadOnly);
     state
         .store
         .touch_api_key(&record, state.clock.now())
@@ -100,6 +104,7 @@ async fn from_api_key(state: &AppState, key: &str) -> Result<Authenticated, ApiE
         user_id: record.user_id,
         role,
         principal: Principal::ApiKey { key_id: record.id },
+        key_scope: Some(scope),
     })
 }
 
@@ -137,6 +142,7 @@ async fn from_bearer(state: &AppState, token: &str) -> Result<Authenticated, Api
         user_id,
         role,
         principal: Principal::User,
+        key_scope: None,
     })
 }
 
@@ -152,7 +158,22 @@ async fn authenticate(request: HttpRequest) -> Result<Authenticated, ApiError> {
         let key = key
             .to_str()
             .map_err(|_| unauthenticated(ErrorCode::InvalidApiKey, "the API key is not valid"))?;
-        return from_api_key(state, key.trim()).await;
+        let caller = from_api_key(state, key.trim()).await?;
+        let needed = super::scope::needed(request.method().as_str(), request.path());
+        if let Some(scope) = caller.key_scope.filter(|scope| *scope < needed) {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                ErrorCode::InsufficientScope,
+                format!(
+                    "this API key's scope is {}; {} {} needs {}",
+                    scope.as_str(),
+                    request.method(),
+                    request.path(),
+                    needed.as_str()
+                ),
+            ));
+        }
+        return Ok(caller);
     }
     if let Some(value) = request.headers().get("authorization") {
         let value = value.to_str().unwrap_or_default();

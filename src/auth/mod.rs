@@ -7,6 +7,7 @@ pub mod extractor;
 pub mod internal;
 pub mod jwt;
 pub mod password;
+pub mod scope;
 pub mod tokens;
 
 pub use extractor::{Authenticated, Principal};

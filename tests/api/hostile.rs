@@ -269,3 +269,58 @@ async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
         "{metrics}"
     );
 }
+
+/// A multipart body whose file name holds `name`, raw (reqwest would escape it).
+fn named_part(field: &str, name: &[u8]) -> Vec<u8> {
+    let mut body = b"------X\r\nContent-Disposition: form-data; name=\"".to_vec();
+    body.extend_from_slice(field.as_bytes());
+    body.extend_from_slice(b"\"; filename=\"");
+    body.extend_from_slice(name);
+    body.extend_from_slice(
+        b"\"\r\nContent-Type: text/plain\r\n\r\nMerhaba 0532 123 45 67\r\n------X--\r\n",
+    );
+    body
+}
+
+#[tokio::test]
+async fn a_control_character_in_a_file_name_is_named_and_invisible_ones_are_dropped() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "control-names@example.com").await;
+    let send = |path: &'static str, body: Vec<u8>| {
+        let request = server
+            .bearer(Method::POST, path, &who.token)
+            .header("Content-Type", "multipart/form-data; boundary=----X")
+            .body(body);
+        async move { json_of(request.send().await.expect("POST")).await }
+    };
+    for name in [
+        &b"a\x01b.txt"[..],
+        b"a\x00b.txt",
+        b"a\x7fb.txt",
+        b"a\rb.txt",
+    ] {
+        for (path, field) in [
+            ("/v1/data-process/preview", "file"),
+            ("/v1/data-process/async", "files"),
+        ] {
+            let (status, body) = send(path, named_part(field, name)).await;
+            assert_eq!(status, 422, "{name:?} {path}: {body}");
+            assert_eq!(body["detail"][0]["loc"][1], field, "{body}");
+            assert_eq!(
+                body["detail"][0]["type"], "value_error.control_character",
+                "{name:?} {path}: {body}"
+            );
+        }
+    }
+    // A right-to-left override (which shows `fatura<RLO>fdp.exe` as `faturaexe.pdf`) is dropped from
+    // the name, and the name judged as it really ends.
+    let (status, body) = send(
+        "/v1/data-process/async",
+        named_part("files", "fatura\u{202e}fdp.exe".as_bytes()),
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    let rejected = &body["data"]["rejected"][0];
+    assert_eq!(rejected["filename"], "faturafdp.exe", "{body}");
+    assert_eq!(rejected["code"], "unsupported_format", "{body}");
+}

@@ -25,6 +25,7 @@ mod process;
 mod quality;
 mod races;
 mod schemathesis;
+mod scopes;
 mod storage;
 mod system;
 mod team;
