@@ -54,7 +54,7 @@ impl ProcessError {
 pub async fn process(
     extractor: &ActorHandle<ExtractorPool>,
     masker: &ActorHandle<PiiMasker>,
-    bytes: Vec<u8>,
+    bytes: bytes::Bytes,
     limits: Limits,
     lane: Lane,
     mask: bool,
@@ -68,7 +68,7 @@ pub async fn process(
 pub async fn read_and_mask(
     extractor: &ActorHandle<ExtractorPool>,
     masker: &ActorHandle<PiiMasker>,
-    bytes: Vec<u8>,
+    bytes: bytes::Bytes,
     limits: Limits,
     lane: Lane,
 ) -> Result<(Document, Box<MaskedDocument>), ProcessError> {
@@ -87,7 +87,7 @@ fn job_wait(limits: &Limits) -> std::time::Duration {
 /// ends or is dropped before the answer (its timeout, a client that went away), the read is stopped.
 async fn extract(
     extractor: &ActorHandle<ExtractorPool>,
-    bytes: Vec<u8>,
+    bytes: bytes::Bytes,
     limits: Limits,
     lane: Lane,
 ) -> Result<Document, ProcessError> {

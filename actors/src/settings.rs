@@ -146,6 +146,15 @@ pub struct JobsSettings {
     /// long after, then daily. Longer than any upload request takes.
     #[serde(default = "orphan_grace_seconds")]
     pub orphan_grace_seconds: u64,
+    /// Memory this process's running jobs may hold at once, in MiB, by their documents' estimates
+    /// (size times a factor of their format): a job that would pass it stays queued until running
+    /// ones end; one larger than the whole budget runs alone. 0: no budget.
+    #[serde(default = "memory_budget_mb")]
+    pub memory_budget_mb: u64,
+}
+
+fn memory_budget_mb() -> u64 {
+    1024
 }
 
 fn runs_jobs() -> bool {
@@ -158,7 +167,7 @@ fn orphan_grace_seconds() -> u64 {
 
 impl JobsSettings {
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64, u64, u64); 8] = [
+        let checks: [(&str, u64, u64, u64); 9] = [
             (
                 "per_tenant_concurrency",
                 self.per_tenant_concurrency as u64,
@@ -175,6 +184,7 @@ impl JobsSettings {
             ("max_attempts", u64::from(self.max_attempts), 1, 100),
             ("poll_interval_ms", self.poll_interval_ms, 10, 600_000),
             ("orphan_grace_seconds", self.orphan_grace_seconds, 0, 86_400),
+            ("memory_budget_mb", self.memory_budget_mb, 0, 1 << 30),
             ("max_file_bytes", self.max_file_bytes, 1, 1 << 40),
             (
                 "max_files_per_request",

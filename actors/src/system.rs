@@ -48,7 +48,7 @@ impl ActorHandles {
     pub async fn process(
         &self,
         tenant: i64,
-        bytes: Vec<u8>,
+        bytes: bytes::Bytes,
         limits: crate::extractor_pool::limits::Limits,
         mask: bool,
     ) -> Result<Box<crate::pii_masker::document::MaskedDocument>, crate::pipeline::ProcessError>
@@ -68,7 +68,7 @@ impl ActorHandles {
     pub async fn read_and_mask(
         &self,
         tenant: i64,
-        bytes: Vec<u8>,
+        bytes: bytes::Bytes,
         limits: crate::extractor_pool::limits::Limits,
     ) -> Result<
         (
@@ -423,7 +423,7 @@ mod tests {
         let extractor = system.handles().extractor_pool;
         let document = extractor
             .call(Extract {
-                bytes: b"Merhaba, bu bir deneme metnidir.".to_vec(),
+                bytes: bytes::Bytes::from_static(b"Merhaba, bu bir deneme metnidir."),
                 limits: Limits::default(),
                 lane: crate::extractor_pool::Lane::Preview { tenant: 1 },
                 caller: None,
@@ -434,7 +434,7 @@ mod tests {
         assert_eq!(document.metadata.format, "txt");
         let error = extractor
             .call(Extract {
-                bytes: Vec::new(),
+                bytes: bytes::Bytes::new(),
                 limits: Limits::default(),
                 lane: crate::extractor_pool::Lane::Preview { tenant: 1 },
                 caller: None,

@@ -103,7 +103,7 @@ pub async fn extract_and_mask(
 ) -> Result<Box<MaskedDocument>, ApiError> {
     state
         .actors
-        .process(tenant_id, bytes, limits, masked)
+        .process(tenant_id, bytes.into(), limits, masked)
         .await
         .map_err(process_error)
 }

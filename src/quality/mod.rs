@@ -197,7 +197,7 @@ async fn masked_document(
             .actors
             .process(
                 execution.tenant_id,
-                bytes.to_vec(),
+                bytes.clone(),
                 state.settings.extraction.limits.clone(),
                 true,
             )

@@ -58,7 +58,7 @@ async fn reading(state: &AppState, execution: &execution::Model) -> Result<Readi
             .actors
             .read_and_mask(
                 execution.tenant_id,
-                bytes.to_vec(),
+                bytes.clone(),
                 state.settings.extraction.limits.clone(),
             )
             .await

@@ -20,6 +20,7 @@ mod fairness;
 mod fine_tune;
 mod hostile;
 mod jobs;
+mod memory;
 mod oss_metrics;
 mod process;
 mod quality;

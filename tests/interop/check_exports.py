@@ -179,3 +179,57 @@ status, body, _ = request("GET", f"/v1/datasets/{dataset_id}/export?format=pdf",
 check(status == 422, f"unknown format: {status}")
 print(f"interop: {rows} rows read back from jsonl, csv, parquet, xml, xlsx, markdown and HuggingFace arrow; "
       f"no raw value of {len(planted)} planted ones")
+
+# Formula injection: a document whose text is a spreadsheet formula. The CSV export neutralises it (a
+# leading quote, as OWASP recommends) and the XLSX export writes it as a string; LibreOffice opens both
+# without evaluating it. The same formula in a plain CSV is evaluated (the check can fail).
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+FORMULA = '=HYPERLINK("http://127.0.0.1:9/x","tikla")'
+soffice = shutil.which("soffice") or shutil.which("libreoffice")
+if soffice is None:
+    check(os.environ.get("CI") != "true", "LibreOffice (soffice) is not installed; .ci/run installs it")
+    print("interop: LibreOffice is not installed: the formula check is skipped")
+    sys.exit(0)
+payload, content_type = multipart([("formula.txt", (FORMULA + "\n").encode())])
+status, body, _ = request("POST", "/v1/data-process/async", payload, {**auth, "Content-Type": content_type})
+check(status == 202, f"formula upload: {status} {body}")
+formula_job = body["data"]["job_ids"][0]
+while True:
+    view = request("GET", f"/v1/jobs/{formula_job}", headers=auth)[1]["data"]
+    if view["status"] in ("completed", "failed"):
+        break
+    check(time.time() < deadline, "the formula job did not finish")
+    time.sleep(0.3)
+check(view["status"] == "completed", f"formula job: {view}")
+status, body, _ = request("POST", "/v1/datasets", {"name": "formula", "execution_ids": [view["execution_id"]]}, auth)
+check(status == 202, f"formula dataset: {status} {body}")
+dataset_id = body["data"]["id"]
+while request("GET", f"/v1/datasets/{dataset_id}", headers=auth)[1]["data"]["status"] not in ("ready", "failed"):
+    time.sleep(0.2)
+
+
+def calc_cells(name, content):
+    """Every cell of the first sheet as LibreOffice computes it, converted to CSV by soffice."""
+    with tempfile.TemporaryDirectory() as folder:
+        source = pathlib.Path(folder) / name
+        source.write_bytes(content)
+        out = pathlib.Path(folder) / "out"
+        profile = pathlib.Path(folder) / "profile"
+        subprocess.run([soffice, f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to",
+                        "csv:Text - txt - csv (StarCalc):44,34,76",
+                        "--outdir", str(out), str(source)], check=True, capture_output=True, timeout=180)
+        converted = next(out.glob("*.csv")).read_text(encoding="utf-8", errors="replace")
+        return [cell for row in csv.reader(io.StringIO(converted)) for cell in row]
+
+
+control = calc_cells("control.csv", f'a,b\n1,"{FORMULA.replace(chr(34), chr(34) * 2)}"\n'.encode())
+check("tikla" in control and not any("HYPERLINK" in c for c in control),
+      f"LibreOffice did not evaluate a plain formula, so the check proves nothing: {control}")
+for fmt in ("csv", "xlsx"):
+    cells = calc_cells(f"export.{fmt}", download(fmt))
+    check(any("HYPERLINK(" in cell for cell in cells), f"{fmt}: the formula's text is gone: {cells[:20]}")
+    check("tikla" not in cells, f"{fmt}: LibreOffice evaluated the planted formula: {cells[:20]}")
+print("interop: LibreOffice opened the csv and xlsx exports without evaluating a planted =HYPERLINK")

@@ -155,7 +155,7 @@ impl WorkerPool {
     /// When `caller` closes first, the worker is killed and the read given up.
     pub async fn extract(
         &self,
-        bytes: Vec<u8>,
+        bytes: bytes::Bytes,
         limits: Limits,
         alone: bool,
         caller: Option<tokio::sync::oneshot::Receiver<()>>,
@@ -186,12 +186,25 @@ impl WorkerPool {
         mut caller: Option<tokio::sync::oneshot::Receiver<()>>,
     ) -> Result<Document, ExtractError> {
         let seconds = limits.max_seconds;
-        let frames = request_frames(&Request { limits }, bytes)
+        // A small document leaves in one write with its header; a large one is written from where it
+        // lies, never copied into a frame buffer.
+        let large = bytes.len() > PIPE_BYTES;
+        let frames = request_frames(&Request { limits }, if large { &[] } else { bytes })
             .map_err(|error| ExtractError::EngineFailure(error.to_string()))?;
         let answer = {
             let exchange = async {
                 use tokio::io::AsyncWriteExt;
-                worker.stdin.write_all(&frames).await?;
+                if large {
+                    let header_end = frames.len() - 8;
+                    worker.stdin.write_all(&frames[..header_end]).await?;
+                    worker
+                        .stdin
+                        .write_all(&(bytes.len() as u64).to_le_bytes())
+                        .await?;
+                    worker.stdin.write_all(bytes).await?;
+                } else {
+                    worker.stdin.write_all(&frames).await?;
+                }
                 worker.stdin.flush().await?;
                 receive_frame(&mut worker.stdout).await
             };

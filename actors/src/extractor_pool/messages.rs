@@ -38,7 +38,7 @@ impl Lane {
 
 /// Extract the document model from `bytes`, within `limits` (time included), in `lane`.
 pub struct Extract {
-    pub bytes: Vec<u8>,
+    pub bytes: bytes::Bytes,
     pub limits: Limits,
     pub lane: Lane,
     /// Closes when the caller stops waiting (its call timed out, its client went away): the read is

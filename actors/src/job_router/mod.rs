@@ -81,6 +81,8 @@ struct DispatchState {
     /// briefly, when a job whose lease lapsed is claimed again by the same process before its first
     /// task has noticed).
     held: BTreeMap<String, usize>,
+    /// The memory estimates of the running jobs, in bytes ([`crate::store::JOB_COST_SQL`]).
+    memory: i64,
 }
 
 /// The claim loop and the jobs it runs. Lives outside the actor's restartable state, so a restart of
@@ -166,13 +168,18 @@ impl Dispatcher {
                 }
                 let now = self.services.clock.now();
                 let until = lease_until(now, self.services.jobs.lease_seconds);
+                let headroom = self.memory_headroom();
                 let Some(job) = self
                     .services
                     .store
-                    .claim_next(tenant_id, &self.worker_id, now, until)
+                    .claim_within(tenant_id, &self.worker_id, (now, until), headroom)
                     .await?
                 else {
                     continue;
+                };
+                let cost = match self.services.jobs.memory_budget_mb {
+                    0 => 0,
+                    _ => self.services.store.job_cost(&job.id).await.unwrap_or(0),
                 };
                 let at_cap = {
                     let mut state = self.state();
@@ -180,12 +187,13 @@ impl Dispatcher {
                     *running += 1;
                     let at_cap = *running >= cap;
                     state.total += 1;
+                    state.memory += cost;
                     state.last_served = Some(tenant_id);
                     *state.held.entry(job.id.clone()).or_insert(0) += 1;
                     metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
                     at_cap
                 };
-                self.spawn_job(job);
+                self.spawn_job(job, cost);
                 if !at_cap {
                     still_claimable.push(tenant_id);
                 }
@@ -195,11 +203,23 @@ impl Dispatcher {
         Ok(())
     }
 
-    fn spawn_job(self: &Arc<Self>, job: ClaimedJob) {
+    /// How many bytes of memory estimate a job may bring now: what the budget has left, or anything
+    /// when no job runs (a document larger than the whole budget then runs alone).
+    fn memory_headroom(&self) -> i64 {
+        let budget = self.services.jobs.memory_budget_mb as i64 * (1 << 20);
+        let in_use = self.state().memory;
+        match (budget, in_use) {
+            (0, _) | (_, 0) => i64::MAX,
+            _ => (budget - in_use).max(0),
+        }
+    }
+
+    fn spawn_job(self: &Arc<Self>, job: ClaimedJob, cost: i64) {
         let running = Running {
             dispatcher: self.clone(),
             tenant_id: job.tenant_id,
             job_id: job.id.clone(),
+            cost,
         };
         actix::spawn(async move {
             // Every line logged while the job runs carries its id (a field of the span in JSON
@@ -343,6 +363,8 @@ struct Running {
     dispatcher: Arc<Dispatcher>,
     tenant_id: i64,
     job_id: String,
+    /// Its memory estimate, held from the budget until it ends.
+    cost: i64,
 }
 
 impl Drop for Running {
@@ -356,6 +378,7 @@ impl Drop for Running {
                 }
             }
             state.total = state.total.saturating_sub(1);
+            state.memory = (state.memory - self.cost).max(0);
             if let Some(tasks) = state.held.get_mut(&self.job_id) {
                 *tasks = tasks.saturating_sub(1);
                 if *tasks == 0 {

@@ -407,7 +407,7 @@ impl Dispatcher {
         let result = pipeline::process(
             &self.extractor,
             &self.masker,
-            bytes.to_vec(),
+            bytes,
             services.limits.clone(),
             crate::extractor_pool::Lane::Job {
                 tenant: job.tenant_id,
@@ -461,17 +461,21 @@ impl Dispatcher {
         let pages = i64::from(output.metadata.pages.unwrap_or(1));
         // The result of a large document takes a while to turn into JSON (half a second for 400 KB
         // of text with ten thousand findings in a debug build): on the blocking pool, so that this
-        // arbiter keeps renewing the leases of the other jobs it runs meanwhile.
-        let body = tokio::task::spawn_blocking(move || result_body(&result))
+        // arbiter keeps renewing the leases of the other jobs it runs meanwhile. It goes to a scratch
+        // file, then to the store in parts: never whole in memory next to the result.
+        let scratch = Scratch(std::env::temp_dir().join(format!("docsieve-{}.json", job.id)));
+        let path = scratch.0.clone();
+        tokio::task::spawn_blocking(move || write_result(&result, &path))
             .await
             .map_err(|error| retry("serialization", error))?
             .map_err(|error| retry("serialization", error))?;
         let result_key = crate::blob::keys::job_result(job.tenant_id, &job.id);
         services
             .blobs
-            .put(&result_key, Bytes::from(body))
+            .upload_from(&result_key, &scratch.0)
             .await
             .map_err(|error| retry("storage_error", error))?;
+        drop(scratch);
         let now = services.clock.now();
         let execution = NewExecution {
             document_id,
@@ -520,15 +524,40 @@ impl Dispatcher {
     }
 }
 
-/// The stored result of a document job: the document and its findings, as JSON.
-fn result_body(result: &MaskedDocument) -> serde_json::Result<Vec<u8>> {
-    let pii_count: u64 = result.summary.values().sum();
-    serde_json::to_vec(&json!({
-        "document": result.document,
-        "pii": {
-            "findings": result.findings,
-            "pii_type_summary": result.summary,
-            "pii_count": pii_count,
+/// The stored result of a document job: `{document, pii: {findings, pii_type_summary, pii_count}}`,
+/// serialised straight from the result (no JSON tree of it in between: that tree took several times
+/// the document's size) into `path`, through a buffer.
+fn write_result(result: &MaskedDocument, path: &std::path::Path) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Pii<'a> {
+        findings: &'a [crate::pii_masker::engine::Finding],
+        pii_type_summary: &'a std::collections::BTreeMap<String, u64>,
+        pii_count: u64,
+    }
+    #[derive(serde::Serialize)]
+    struct Body<'a> {
+        document: &'a crate::extractor_pool::model::Document,
+        pii: Pii<'a>,
+    }
+    let body = Body {
+        document: &result.document,
+        pii: Pii {
+            findings: &result.findings,
+            pii_type_summary: &result.summary,
+            pii_count: result.summary.values().sum(),
         },
-    }))
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    serde_json::to_writer(&mut out, &body)?;
+    use std::io::Write;
+    out.flush()
+}
+
+/// A scratch file removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }

@@ -67,6 +67,17 @@ impl ClaimedJob {
     }
 }
 
+/// What processing a job's document holds in the server at its peak, estimated from the document's
+/// size and format (SQL, on a `jobs` row): the bytes, the document model the worker sends back (its
+/// text about twice, whole and in its elements), the masked copy and the findings. The factors are
+/// measured over text (a 60 MB file: 880 MB), CSV (20 MB: 600 MB) and e-mail (62 MB: 590 MB), see the
+/// README ("Memory of async jobs"); Office files count their compressed size, and are given the factor
+/// of text. A job without a document (a dataset build) costs 0.
+pub const JOB_COST_SQL: &str = "COALESCE((SELECT d.size_bytes * CASE d.format \
+     WHEN 'txt' THEN 16 WHEN 'csv' THEN 32 WHEN 'eml' THEN 10 WHEN 'html' THEN 16 WHEN 'xml' THEN 16 \
+     WHEN 'pdf' THEN 4 WHEN 'png' THEN 1 WHEN 'jpeg' THEN 1 WHEN 'tiff' THEN 1 ELSE 16 END \
+     FROM documents d WHERE d.id = jobs.document_id), 0)";
+
 /// The code of a job given back to the queue because its lease expired (its process died or hung).
 pub const LEASE_EXPIRED: &str = "lease_expired";
 /// The code of a job whose extraction worker died (a retry in isolation, then a failure).
@@ -179,6 +190,20 @@ impl Store {
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
     ) -> Result<Option<ClaimedJob>, StoreError> {
+        self.claim_within(tenant_id, worker, (now, lease_until), i64::MAX)
+            .await
+    }
+
+    /// [`Store::claim_next`], when the tenant's next job's memory estimate ([`JOB_COST_SQL`]) is at most
+    /// `max_cost` bytes; else nothing: the job stays queued, first in its tenant's line (a smaller
+    /// one behind it is not taken instead, so a large document is never starved by small ones).
+    pub async fn claim_within(
+        &self,
+        tenant_id: i64,
+        worker: &str,
+        (now, lease_until): (DateTime<Utc>, DateTime<Utc>),
+        max_cost: i64,
+    ) -> Result<Option<ClaimedJob>, StoreError> {
         let lock = match self.backend {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
             Backend::Sqlite => "",
@@ -187,7 +212,7 @@ impl Store {
             "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
              attempts = attempts + 1, started_at = ?, updated_at = ? \
              WHERE status = 'queued' AND id = (SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' \
-             ORDER BY created_at, id LIMIT 1{lock}) RETURNING {}",
+             ORDER BY created_at, id LIMIT 1{lock}) AND {JOB_COST_SQL} <= ? RETURNING {}",
             claimed_columns()
         );
         let _turn = self.write_turn().await;
@@ -201,10 +226,26 @@ impl Store {
                     now.into(),
                     now.into(),
                     tenant_id.into(),
+                    max_cost.into(),
                 ],
             ))
             .await?;
         row.as_ref().map(claimed_from).transpose()
+    }
+
+    /// A job's memory estimate in bytes ([`JOB_COST_SQL`]): 0 for a job without a document.
+    pub async fn job_cost(&self, job_id: &str) -> Result<i64, StoreError> {
+        let row = self
+            .connection()
+            .query_one(self.statement(
+                &format!("SELECT {JOB_COST_SQL} AS cost FROM jobs WHERE id = ?"),
+                vec![job_id.into()],
+            ))
+            .await?;
+        Ok(match row {
+            Some(row) => row.try_get::<i64>("", "cost")?,
+            None => 0,
+        })
     }
 
     /// Writes the execution, marks the job completed and queues the events, all or nothing. None when

@@ -45,7 +45,7 @@ pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
     new_id, ClaimedJob, NewExecution, OutboxEvent, QueueDepth, Usage, EXTRACTION_CRASHED,
-    EXTRACTION_TIMED_OUT, LEASE_EXPIRED,
+    EXTRACTION_TIMED_OUT, JOB_COST_SQL, LEASE_EXPIRED,
 };
 pub use leases::{lease_until, ExhaustedJob, Reaped};
 pub use processing::{DocumentRecord, PageRequest};
