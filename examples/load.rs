@@ -362,6 +362,17 @@ impl RunDatabase {
     }
 }
 
+/// Statements all servers sent so far (reads, writes), from `docsieve_db_statements_total`.
+async fn statements(client: &reqwest::Client, bases: &[String]) -> (f64, f64) {
+    let mut total = (0.0, 0.0);
+    for base in bases {
+        let name = "docsieve_db_statements_total";
+        total.0 += metric(client, base, name, "{kind=\"read\"}").await;
+        total.1 += metric(client, base, name, "{kind=\"write\"}").await;
+    }
+    total
+}
+
 /// A counter's value in one server's `/metrics` (`labels` exactly as written there).
 async fn metric(client: &reqwest::Client, base: &str, name: &str, labels: &str) -> f64 {
     let text = client
@@ -585,6 +596,7 @@ async fn main() {
     };
 
     // 1. Async uploads, end to end; client task i uploads to server i modulo the number of servers.
+    let statements_before = statements(&client, &bases).await;
     let cpu_before = server_cpu();
     let started = Instant::now();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -676,6 +688,12 @@ async fn main() {
         cpu_total * 100.0 / total.as_secs_f64()
     );
     println!("RSS after the async run: {} KiB", rss_kib(pid));
+    let statements_after = statements(&client, &bases).await;
+    println!(
+        "SQL statements per document (every process, uploads included): {:.1} reads, {:.1} writes",
+        (statements_after.0 - statements_before.0) / args.docs as f64,
+        (statements_after.1 - statements_before.1) / args.docs as f64
+    );
 
     // 2. Preview latency (`--preview-requests 0` skips it).
     if args.preview_requests > 0 {

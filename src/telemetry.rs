@@ -126,6 +126,10 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
             "Jobs queued, by job type",
         ),
         (
+            metric_names::DB_STATEMENTS_TOTAL,
+            "SQL statements this process sent to the database, by kind (read: SELECT; write: INSERT, UPDATE, DELETE and the rest)",
+        ),
+        (
             metric_names::JOBS_FINISHED_TOTAL,
             "Job attempts that ended, by job type and outcome",
         ),

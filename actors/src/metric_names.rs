@@ -25,6 +25,7 @@ pub const EXTRACTION_WORKERS_STARTED_TOTAL: &str = "docsieve_extraction_workers_
 pub const EXTRACTION_WORKER_CRASHES_TOTAL: &str = "docsieve_extraction_worker_crashes_total";
 pub const EXTRACTION_WORKER_TIMEOUTS_TOTAL: &str = "docsieve_extraction_worker_timeouts_total";
 pub const JOBS_ENQUEUED_TOTAL: &str = "docsieve_jobs_enqueued_total";
+pub const DB_STATEMENTS_TOTAL: &str = "docsieve_db_statements_total";
 pub const JOBS_FINISHED_TOTAL: &str = "docsieve_jobs_finished_total";
 pub const JOB_DURATION_SECONDS: &str = "docsieve_job_duration_seconds";
 pub const JOBS_QUEUE_DEPTH: &str = "docsieve_jobs_queue_depth";

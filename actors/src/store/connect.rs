@@ -98,11 +98,30 @@ async fn connect_postgres(
     Ok(Database::connect(options).await?)
 }
 
+/// Counts every statement the pool sends, read or write (`docsieve_db_statements_total{kind}`): the
+/// load example reports them per document. Two counter handles made once; a statement costs an
+/// increment.
+fn count_statements(db: &mut DatabaseConnection) {
+    let reads = metrics::counter!(crate::metric_names::DB_STATEMENTS_TOTAL, "kind" => "read");
+    let writes = metrics::counter!(crate::metric_names::DB_STATEMENTS_TOTAL, "kind" => "write");
+    db.set_metric_callback(move |info| {
+        let sql = info.statement.sql.trim_start();
+        let read = sql
+            .get(..6)
+            .is_some_and(|first| first.eq_ignore_ascii_case("SELECT"));
+        if read {
+            reads.increment(1);
+        } else {
+            writes.increment(1);
+        }
+    });
+}
+
 impl Store {
     /// Connects without migrating (used by `serve` after [`Store::migrate`], and by tools).
     pub async fn connect(settings: &StoreSettings) -> Result<Store, StoreError> {
         let backend = backend_of(&settings.url)?;
-        let db = match backend {
+        let mut db = match backend {
             Backend::Sqlite => connect_sqlite(settings).await?,
             Backend::Postgres => {
                 connect_postgres(
@@ -113,6 +132,7 @@ impl Store {
                 .await?
             }
         };
+        count_statements(&mut db);
         // On SQLite the writers of the process (the audit and credit writers, the job queue's writes)
         // take turns before they ask for the database's one write lock: a writer that found it taken
         // would sleep in SQLite's busy handler (steps of up to 100 ms) instead of starting the moment
