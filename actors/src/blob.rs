@@ -236,13 +236,38 @@ impl Blobs {
     }
 
     /// Deletes `key`; deleting a missing object is not an error.
-    /// The objects under `prefix` last written before `before`: their keys and sizes.
+    /// The objects under `prefix` last written before `before`: their keys and sizes. On the local
+    /// store the folder is read directly, so that the staging files of a write cut off by a crash
+    /// (`name#n`, which the store's own listing skips) are found too.
     pub async fn written_before(
         &self,
         prefix: &str,
         before: chrono::DateTime<chrono::Utc>,
     ) -> Result<Vec<(String, u64)>, BlobError> {
         use futures_util::TryStreamExt;
+        if let Some(root) = self.local_root.clone() {
+            let prefix = prefix.trim_matches('/').to_string();
+            let folder = root.join(&prefix);
+            let before = std::time::SystemTime::from(before);
+            let listed = tokio::task::spawn_blocking(move || {
+                let mut found = Vec::new();
+                let Ok(entries) = std::fs::read_dir(&folder) else {
+                    return found;
+                };
+                for entry in entries.flatten() {
+                    let Ok(meta) = entry.metadata() else { continue };
+                    let old = meta.modified().is_ok_and(|modified| modified < before);
+                    if meta.is_file() && old {
+                        let name = entry.file_name().to_string_lossy().into_owned();
+                        found.push((format!("{prefix}/{name}"), meta.len()));
+                    }
+                }
+                found
+            })
+            .await
+            .unwrap_or_default();
+            return Ok(listed);
+        }
         let listed: Vec<object_store::ObjectMeta> = self
             .store
             .list(Some(&ObjectPath::from(prefix)))
@@ -253,6 +278,22 @@ impl Blobs {
             .filter(|meta| meta.last_modified < before)
             .map(|meta| (meta.location.to_string(), meta.size))
             .collect())
+    }
+
+    /// Deletes what [`Blobs::written_before`] listed: on the local store the file itself (a staging
+    /// file's name is no object key), elsewhere the object.
+    pub async fn delete_written(&self, key: &str) -> Result<(), BlobError> {
+        let Some(root) = self.local_root.as_ref() else {
+            return self.delete(key).await;
+        };
+        match std::fs::remove_file(root.join(key)) {
+            Ok(()) => Ok(()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(error) => Err(BlobError::Folder {
+                path: key.to_string(),
+                source: error,
+            }),
+        }
     }
 
     pub async fn delete(&self, key: &str) -> Result<(), BlobError> {
@@ -317,7 +358,7 @@ pub async fn sweep_orphan_uploads(
                 .await
                 .map_err(|e| e.to_string())?;
             for (key, size) in batch.iter().filter(|(key, _)| !known.contains(key)) {
-                match blobs.delete(key).await {
+                match blobs.delete_written(key).await {
                     Ok(()) => {
                         report.deleted += 1;
                         report.bytes += size;
@@ -375,6 +416,8 @@ mod tests {
             .expect("put");
         // A file written by another process (a killed one) is listed too.
         std::fs::write(dir.path().join("blobs/tenants/7/uploads/u_planted"), b"x").expect("plant");
+        // The staging file of a write cut off by a kill, which the store's listing skips.
+        std::fs::write(dir.path().join("blobs/tenants/7/uploads/u_cut#1"), b"xy").expect("plant");
         let cut = chrono::Utc::now() + chrono::Duration::seconds(1);
         blobs
             .put(&keys::document_original(7, 1), Bytes::from_static(b"other"))
@@ -387,8 +430,17 @@ mod tests {
         listed.sort();
         assert_eq!(
             listed,
-            vec![(old, 3), ("tenants/7/uploads/u_planted".to_string(), 1)]
+            vec![
+                ("tenants/7/uploads/u_cut#1".to_string(), 2),
+                (old, 3),
+                ("tenants/7/uploads/u_planted".to_string(), 1)
+            ]
         );
+        blobs
+            .delete_written("tenants/7/uploads/u_cut#1")
+            .await
+            .expect("delete");
+        assert!(!dir.path().join("blobs/tenants/7/uploads/u_cut#1").exists());
         let past = chrono::Utc::now() - chrono::Duration::hours(1);
         assert!(blobs
             .written_before("tenants/7/uploads", past)

@@ -386,6 +386,17 @@ pub async fn export(
                 Err(message) if message == docsieve_actors::dataset_exporter::DATASET_DELETED => {
                     return Err(not_found(&dataset_id))
                 }
+                // Deleted while its export was written (its rows file went with it): a 404, as a
+                // moment later.
+                Err(_)
+                    if state
+                        .store
+                        .dataset(auth.tenant_id, &dataset_id)
+                        .await?
+                        .is_none() =>
+                {
+                    return Err(not_found(&dataset_id))
+                }
                 Err(message) => {
                     return Err(ApiError::new(
                         ErrorKind::Conflict,

@@ -18,6 +18,13 @@ pub const SYNC_HEARTBEAT_SECONDS: u64 = 5;
 /// `interrupted` and the object versions it claimed become claimable again.
 pub const SYNC_STALE_SECONDS: i64 = 20;
 
+/// A document made from the object version of the `connector_objects` row at hand (SQL): the sync
+/// that claimed it queued it, even if it died before it could say so.
+const QUEUED_AS_DOCUMENT: &str =
+    "FROM documents d WHERE d.connector_id = connector_objects.connector_id \
+     AND d.source_key = connector_objects.object_key AND (d.source_etag = connector_objects.etag \
+     OR (d.source_etag IS NULL AND d.created_at >= connector_objects.created_at))";
+
 /// One schedule as stored.
 #[derive(Clone, Debug)]
 pub struct ScheduleRecord {
@@ -436,6 +443,17 @@ impl Store {
                 vec![now.into(), before.into()],
             ))
             .await?;
+        // A claim whose document was queued before the process died is settled as queued; the rest
+        // are released for the next sync.
+        txn.execute(self.statement(
+            &format!(
+                "UPDATE connector_objects SET status = 'queued', \
+                 document_id = (SELECT d.id {QUEUED_AS_DOCUMENT} ORDER BY d.id LIMIT 1) \
+                 WHERE status = 'claimed' AND sync_run_id IN ({list}) AND EXISTS (SELECT 1 {QUEUED_AS_DOCUMENT})"
+            ),
+            vec![],
+        ))
+        .await?;
         txn.execute(self.statement(
             &format!(
                 "DELETE FROM connector_objects WHERE status = 'claimed' AND sync_run_id IN ({list})"
@@ -477,12 +495,13 @@ impl Store {
         let inserted = self
             .connection()
             .execute(self.statement(
-                "INSERT INTO connector_objects (tenant_id, connector_id, object_key, etag, size_bytes, status, \
+                &format!("INSERT INTO connector_objects (tenant_id, connector_id, object_key, etag, size_bytes, status, \
                  sync_run_id, created_at) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?) \
                  ON CONFLICT (connector_id, object_key, etag) DO UPDATE SET sync_run_id = excluded.sync_run_id, \
                  created_at = excluded.created_at \
                  WHERE connector_objects.status = 'claimed' AND (connector_objects.created_at < ? \
-                 OR connector_objects.sync_run_id IN (SELECT id FROM sync_runs WHERE status <> 'running'))",
+                 OR connector_objects.sync_run_id IN (SELECT id FROM sync_runs WHERE status <> 'running')) \
+                 AND NOT EXISTS (SELECT 1 {QUEUED_AS_DOCUMENT})"),
                 vec![
                     tenant_id.into(),
                     connector_id.into(),
