@@ -327,6 +327,24 @@ fn plain_key(key: &str) -> bool {
         })
 }
 
+/// A scratch file, removed when dropped: a file name that is fresh in `folder` (created if missing).
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn in_folder(folder: &Path, name: &str) -> std::io::Result<Scratch> {
+        std::fs::create_dir_all(folder)?;
+        Ok(Scratch(
+            folder.join(format!("{}-{name}", crate::store::new_id("tmp"))),
+        ))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// What a sweep of orphaned originals removed.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct SweepReport {

@@ -273,6 +273,14 @@ mod tests {
             "http://0x7f.1/",
             "http://localhost./",
             "http://a.localhost/",
+            "http://169.254.169.254/",
+            "http://10.0.0.5:8080/hook",
+            "http://192.168.1.1/",
+            "http://[::1]/",
+            "http://[fe80::1]/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://100.64.0.1/",
+            "http://0.0.0.0/",
         ] {
             let error = check_target(url, false).await.unwrap_err();
             assert!(error.contains(REFUSED), "{url}: {error}");
@@ -285,8 +293,14 @@ mod tests {
             "gopher://93.184.215.14/",
             "http://93.184.215.14%2f@127.0.0.1/",
             "http://",
+            "ftp://example.com/",
+            "not a url",
+            "file:///etc/passwd",
         ] {
             assert!(check_target(url, true).await.is_err(), "{url}");
         }
+        assert!(check_target("http://93.184.215.14/hook", false)
+            .await
+            .is_ok());
     }
 }

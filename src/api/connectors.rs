@@ -6,8 +6,8 @@
 
 use actix_web::{delete, get, post, web, HttpResponse};
 use docsieve_actors::connector::{Connector, TestOutcome};
+use docsieve_actors::egress;
 use docsieve_actors::store::ConnectorRecord;
-use docsieve_actors::webhook_sender::target;
 use serde_json::{json, Map, Value};
 use utoipa_actix_web::service_config::ServiceConfig;
 
@@ -187,7 +187,7 @@ async fn check_config(
         if field.name == "endpoint" {
             let raw = value.as_str().unwrap_or_default();
             if let Err(reason) =
-                target::check_target(raw, state.settings.connectors.allow_private_endpoints).await
+                egress::check_target(raw, state.settings.connectors.allow_private_endpoints).await
             {
                 details.push(problem(&location, reason, "value_error.url"));
                 continue;

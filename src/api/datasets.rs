@@ -383,11 +383,8 @@ pub async fn export(
                 .await?;
             match exported {
                 Ok(exported) => (exported.blob_key, exported.size_bytes),
-                Err(message) if message == docsieve_actors::dataset_exporter::DATASET_DELETED => {
-                    return Err(not_found(&dataset_id))
-                }
-                // Deleted while its export was written (its rows file went with it): a 404, as a
-                // moment later.
+                // Deleted while its export was written (its rows file, or its record, went with
+                // it): a 404, as a moment later.
                 Err(_)
                     if state
                         .store

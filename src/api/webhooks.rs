@@ -3,8 +3,9 @@
 
 use actix_web::{delete, get, post, web, HttpResponse};
 use docsieve_actors::dataset_exporter::ExportFormat;
+use docsieve_actors::egress;
 use docsieve_actors::store::entities::webhook;
-use docsieve_actors::webhook_sender::{signing, target, WAKE_CHANNEL};
+use docsieve_actors::webhook_sender::{signing, WAKE_CHANNEL};
 use serde_json::{json, Value};
 use utoipa_actix_web::service_config::ServiceConfig;
 
@@ -138,7 +139,7 @@ pub async fn create(
             None
         }
         Some(raw) => {
-            match target::check_target(raw, state.settings.webhooks.allow_private_targets).await {
+            match egress::check_target(raw, state.settings.webhooks.allow_private_targets).await {
                 Ok(url) => Some(url.to_string()),
                 Err(reason) => {
                     details.push(problem("url", reason, "value_error.url"));

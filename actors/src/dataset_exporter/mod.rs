@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use actix::Context;
 
-use crate::blob::{keys, Blobs};
+use crate::blob::{keys, Blobs, Scratch};
 use crate::clock::Clock;
 use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome, Request};
@@ -114,24 +114,10 @@ impl Request<DatasetExporter> for Export {
 }
 
 /// A scratch file removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(services: &ExportServices, name: &str) -> Result<Scratch, String> {
-        std::fs::create_dir_all(&services.scratch_dir)
-            .map_err(|e| format!("cannot create the scratch folder: {e}"))?;
-        Ok(Scratch(
-            services
-                .scratch_dir
-                .join(format!("{}-{name}", crate::store::new_id("tmp"))),
-        ))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
+/// A scratch file in the exporter's folder.
+fn scratch(services: &ExportServices, name: &str) -> Result<Scratch, String> {
+    Scratch::in_folder(&services.scratch_dir, name)
+        .map_err(|e| format!("cannot create the scratch folder: {e}"))
 }
 
 fn rows_key(tenant_id: i64, dataset_id: &str) -> String {
@@ -223,7 +209,7 @@ async fn load_dataset(
 }
 
 /// Why an export or build stopped when its dataset was deleted under it.
-pub const DATASET_DELETED: &str = "the dataset was deleted";
+const DATASET_DELETED: &str = "the dataset was deleted";
 
 type RowWriter = std::io::BufWriter<std::fs::File>;
 
@@ -263,7 +249,7 @@ pub async fn build_rows(
         .await
         .map_err(store_error)?;
     let ids: Vec<i64> = serde_json::from_str(&dataset.execution_ids).unwrap_or_default();
-    let scratch = Scratch::new(services, "rows.jsonl")?;
+    let scratch = scratch(services, "rows.jsonl")?;
     let file = std::fs::File::create(&scratch.0).map_err(|e| format!("scratch file: {e}"))?;
     let out: RowWriter = std::io::BufWriter::with_capacity(256 * 1024, file);
     // The writer travels between batches through the task that last used it.
@@ -341,7 +327,7 @@ pub async fn export_format(
         let canonical_path = match services.blobs.local_file(&rows_key) {
             Some(path) => path,
             None => {
-                let scratch = Scratch::new(services, "rows.jsonl")?;
+                let scratch = scratch(services, "rows.jsonl")?;
                 services
                     .blobs
                     .download_to(&rows_key, &scratch.0)
@@ -350,7 +336,7 @@ pub async fn export_format(
                 downloaded.insert(scratch).0.clone()
             }
         };
-        let output = Scratch::new(services, &format!("export.{}", format.extension()))?;
+        let output = scratch(services, &format!("export.{}", format.extension()))?;
         let output_path = output.0.clone();
         let name = dataset.name.clone();
         let scratch_dir = services.scratch_dir.clone();

@@ -169,17 +169,13 @@ impl Dispatcher {
                 let now = self.services.clock.now();
                 let until = lease_until(now, self.services.jobs.lease_seconds);
                 let headroom = self.memory_headroom();
-                let Some(job) = self
+                let Some((job, cost)) = self
                     .services
                     .store
                     .claim_within(tenant_id, &self.worker_id, (now, until), headroom)
                     .await?
                 else {
                     continue;
-                };
-                let cost = match self.services.jobs.memory_budget_mb {
-                    0 => 0,
-                    _ => self.services.store.job_cost(&job.id).await.unwrap_or(0),
                 };
                 let at_cap = {
                     let mut state = self.state();

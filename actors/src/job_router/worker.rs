@@ -463,7 +463,8 @@ impl Dispatcher {
         // of text with ten thousand findings in a debug build): on the blocking pool, so that this
         // arbiter keeps renewing the leases of the other jobs it runs meanwhile. It goes to a scratch
         // file, then to the store in parts: never whole in memory next to the result.
-        let scratch = Scratch(std::env::temp_dir().join(format!("docsieve-{}.json", job.id)));
+        let scratch = crate::blob::Scratch::in_folder(&std::env::temp_dir(), "result.json")
+            .map_err(|error| retry("serialization", error))?;
         let path = scratch.0.clone();
         tokio::task::spawn_blocking(move || write_result(&result, &path))
             .await
@@ -551,13 +552,4 @@ fn write_result(result: &MaskedDocument, path: &std::path::Path) -> std::io::Res
     serde_json::to_writer(&mut out, &body)?;
     use std::io::Write;
     out.flush()
-}
-
-/// A scratch file removed when dropped.
-struct Scratch(std::path::PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }

@@ -190,20 +190,23 @@ impl Store {
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
     ) -> Result<Option<ClaimedJob>, StoreError> {
-        self.claim_within(tenant_id, worker, (now, lease_until), i64::MAX)
-            .await
+        Ok(self
+            .claim_within(tenant_id, worker, (now, lease_until), i64::MAX)
+            .await?
+            .map(|(job, _)| job))
     }
 
     /// [`Store::claim_next`], when the tenant's next job's memory estimate ([`JOB_COST_SQL`]) is at most
     /// `max_cost` bytes; else nothing: the job stays queued, first in its tenant's line (a smaller
     /// one behind it is not taken instead, so a large document is never starved by small ones).
+    /// The claimed job comes with its estimate, read in the same statement.
     pub async fn claim_within(
         &self,
         tenant_id: i64,
         worker: &str,
         (now, lease_until): (DateTime<Utc>, DateTime<Utc>),
         max_cost: i64,
-    ) -> Result<Option<ClaimedJob>, StoreError> {
+    ) -> Result<Option<(ClaimedJob, i64)>, StoreError> {
         let lock = match self.backend {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
             Backend::Sqlite => "",
@@ -212,7 +215,8 @@ impl Store {
             "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
              attempts = attempts + 1, started_at = ?, updated_at = ? \
              WHERE status = 'queued' AND id = (SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' \
-             ORDER BY created_at, id LIMIT 1{lock}) AND {JOB_COST_SQL} <= ? RETURNING {}",
+             ORDER BY created_at, id LIMIT 1{lock}) AND {JOB_COST_SQL} <= ? \
+             RETURNING {}, {JOB_COST_SQL} AS cost",
             claimed_columns()
         );
         let _turn = self.write_turn().await;
@@ -230,22 +234,9 @@ impl Store {
                 ],
             ))
             .await?;
-        row.as_ref().map(claimed_from).transpose()
-    }
-
-    /// A job's memory estimate in bytes ([`JOB_COST_SQL`]): 0 for a job without a document.
-    pub async fn job_cost(&self, job_id: &str) -> Result<i64, StoreError> {
-        let row = self
-            .connection()
-            .query_one(self.statement(
-                &format!("SELECT {JOB_COST_SQL} AS cost FROM jobs WHERE id = ?"),
-                vec![job_id.into()],
-            ))
-            .await?;
-        Ok(match row {
-            Some(row) => row.try_get::<i64>("", "cost")?,
-            None => 0,
-        })
+        row.as_ref()
+            .map(|row| Ok((claimed_from(row)?, row.try_get::<i64>("", "cost")?)))
+            .transpose()
     }
 
     /// Writes the execution, marks the job completed and queues the events, all or nothing. None when

@@ -9,7 +9,6 @@
 
 pub mod messages;
 pub mod signing;
-pub mod target;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -191,9 +190,12 @@ impl Sender {
 
     /// One POST. Ok: the status code; Err: the status code if any and why it failed.
     async fn send(&self, delivery: &ClaimedDelivery) -> Result<u16, (Option<u16>, String)> {
-        let url = target::check_target(&delivery.url, self.services.settings.allow_private_targets)
-            .await
-            .map_err(|reason| (None, format!("target refused: {reason}")))?;
+        let url = crate::egress::check_target(
+            &delivery.url,
+            self.services.settings.allow_private_targets,
+        )
+        .await
+        .map_err(|reason| (None, format!("target refused: {reason}")))?;
         let secret = self
             .services
             .secrets
