@@ -373,6 +373,29 @@ async fn statements(client: &reqwest::Client, bases: &[String]) -> (f64, f64) {
     total
 }
 
+/// The completer's and the claims' counters, summed over the servers.
+#[derive(Default)]
+struct Groups {
+    count: f64,
+    outcomes: f64,
+    held_seconds: f64,
+    claims: f64,
+    claimed: f64,
+}
+
+async fn groups(client: &reqwest::Client, bases: &[String]) -> Groups {
+    let mut total = Groups::default();
+    for base in bases {
+        total.count += metric(client, base, "docsieve_store_groups_total", "").await;
+        total.outcomes += metric(client, base, "docsieve_store_group_outcomes_sum", "").await;
+        total.held_seconds +=
+            metric(client, base, "docsieve_store_group_hold_seconds_sum", "").await;
+        total.claims += metric(client, base, "docsieve_job_batch_size_count", "").await;
+        total.claimed += metric(client, base, "docsieve_job_batch_size_sum", "").await;
+    }
+    total
+}
+
 /// A counter's value in one server's `/metrics` (`labels` exactly as written there).
 async fn metric(client: &reqwest::Client, base: &str, name: &str, labels: &str) -> f64 {
     let text = client
@@ -597,6 +620,7 @@ async fn main() {
 
     // 1. Async uploads, end to end; client task i uploads to server i modulo the number of servers.
     let statements_before = statements(&client, &bases).await;
+    let groups_before = groups(&client, &bases).await;
     let cpu_before = server_cpu();
     let started = Instant::now();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -693,6 +717,19 @@ async fn main() {
         "SQL statements per document (every process, uploads included): {:.1} reads, {:.1} writes",
         (statements_after.0 - statements_before.0) / args.docs as f64,
         (statements_after.1 - statements_before.1) / args.docs as f64
+    );
+    let groups_after = groups(&client, &bases).await;
+    let docs = args.docs as f64;
+    println!(
+        "job side: {:.3} group commits per document ({:.1} outcomes per group), {:.2} ms of write turn \
+         held per group; {:.1} jobs per claim",
+        (groups_after.count - groups_before.count) / docs,
+        (groups_after.outcomes - groups_before.outcomes)
+            / (groups_after.count - groups_before.count).max(1.0),
+        (groups_after.held_seconds - groups_before.held_seconds) * 1000.0
+            / (groups_after.count - groups_before.count).max(1.0),
+        (groups_after.claimed - groups_before.claimed)
+            / (groups_after.claims - groups_before.claims).max(1.0),
     );
 
     // 2. Preview latency (`--preview-requests 0` skips it).

@@ -42,6 +42,7 @@ pub fn store_settings(settings: &Settings) -> StoreSettings {
         busy_timeout: Duration::from_millis(settings.database.busy_timeout_ms),
         connect_timeout: Duration::from_millis(settings.database.connect_timeout_ms),
         audit_linger: Duration::from_millis(settings.database.audit_linger_ms),
+        small_max_bytes: settings.jobs.small_max_bytes as i64,
     }
 }
 

@@ -116,6 +116,19 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         metrics::Unit::Seconds,
         "Database round-trip time of health checks"
     );
+    metrics::describe_histogram!(
+        metric_names::STORE_GROUP_HOLD_SECONDS,
+        metrics::Unit::Seconds,
+        "How long one group transaction of job outcomes held the write turn, from BEGIN to COMMIT"
+    );
+    metrics::describe_histogram!(
+        metric_names::STORE_GROUP_OUTCOMES,
+        "Job outcomes written by one group transaction"
+    );
+    metrics::describe_histogram!(
+        metric_names::JOB_BATCH_SIZE,
+        "Jobs taken by one claim (small-lane batches; large-lane claims take one)"
+    );
     metrics::describe_gauge!(
         metric_names::REDIS_UP,
         "1 when the last Redis ping succeeded"
@@ -132,6 +145,10 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         (
             metric_names::JOBS_FINISHED_TOTAL,
             "Job attempts that ended, by job type and outcome",
+        ),
+        (
+            metric_names::STORE_GROUPS_TOTAL,
+            "Group transactions the completer committed (each writes every job outcome that was waiting)",
         ),
         (
             metric_names::JOB_LEASES_REAPED_TOTAL,

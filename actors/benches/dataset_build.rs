@@ -12,7 +12,7 @@ use docsieve_actors::blob::Blobs;
 use docsieve_actors::clock::Clock;
 use docsieve_actors::dataset_exporter::formats::ExportFormat;
 use docsieve_actors::dataset_exporter::{build_rows, export_format, ExportServices};
-use docsieve_actors::settings::{DatasetsSettings, PlanSettings, PlansSettings};
+use docsieve_actors::settings::{DatasetsSettings, PlansSettings};
 use docsieve_actors::store::{
     new_id, BuildPayload, JobPayload, JobTarget, NewJob, Store, StoreSettings,
 };
@@ -114,21 +114,7 @@ async fn main() {
             retention_days_enterprise: None,
             cleanup_interval_seconds: 86_400,
         },
-        plans: {
-            let plan = || PlanSettings {
-                credits_per_period: 0,
-                export_retention_days: 1,
-                max_schedules_per_connector: 0,
-                min_schedule_interval_minutes: None,
-                fine_tune: false,
-            };
-            PlansSettings {
-                trial: plan(),
-                starter: plan(),
-                pro: plan(),
-                enterprise: plan(),
-            }
-        },
+        plans: PlansSettings::uniform(0),
         scratch_dir: dir.path().join("tmp"),
     };
     let rss_before = peak_rss_mib();

@@ -26,6 +26,10 @@ pub const EXTRACTION_WORKER_CRASHES_TOTAL: &str = "docsieve_extraction_worker_cr
 pub const EXTRACTION_WORKER_TIMEOUTS_TOTAL: &str = "docsieve_extraction_worker_timeouts_total";
 pub const JOBS_ENQUEUED_TOTAL: &str = "docsieve_jobs_enqueued_total";
 pub const DB_STATEMENTS_TOTAL: &str = "docsieve_db_statements_total";
+pub const STORE_GROUPS_TOTAL: &str = "docsieve_store_groups_total";
+pub const STORE_GROUP_OUTCOMES: &str = "docsieve_store_group_outcomes";
+pub const STORE_GROUP_HOLD_SECONDS: &str = "docsieve_store_group_hold_seconds";
+pub const JOB_BATCH_SIZE: &str = "docsieve_job_batch_size";
 pub const JOBS_FINISHED_TOTAL: &str = "docsieve_jobs_finished_total";
 pub const JOB_DURATION_SECONDS: &str = "docsieve_job_duration_seconds";
 pub const JOBS_QUEUE_DEPTH: &str = "docsieve_jobs_queue_depth";
@@ -72,6 +76,9 @@ pub const HTTP_DURATION_BUCKETS: &[f64] = &[
 pub const DATABASE_PING_BUCKETS: &[f64] =
     &[0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0];
 
+/// Outcomes in one group commit, jobs in one claimed batch: 1 to 256.
+pub const GROUP_SIZE_BUCKETS: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
+
 /// Every histogram with its buckets, for the exporter's set-up.
 pub const HISTOGRAMS: &[(&str, &[f64])] = &[
     (HTTP_REQUEST_DURATION_SECONDS, HTTP_DURATION_BUCKETS),
@@ -79,4 +86,7 @@ pub const HISTOGRAMS: &[(&str, &[f64])] = &[
     (JOB_DURATION_SECONDS, JOB_DURATION_BUCKETS),
     (DATASET_BUILD_DURATION_SECONDS, JOB_DURATION_BUCKETS),
     (WEBHOOK_DELIVERY_DURATION_SECONDS, HTTP_DURATION_BUCKETS),
+    (STORE_GROUP_OUTCOMES, GROUP_SIZE_BUCKETS),
+    (STORE_GROUP_HOLD_SECONDS, DATABASE_PING_BUCKETS),
+    (JOB_BATCH_SIZE, GROUP_SIZE_BUCKETS),
 ];

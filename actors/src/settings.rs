@@ -151,10 +151,27 @@ pub struct JobsSettings {
     /// ones end; one larger than the whole budget runs alone. 0: no budget.
     #[serde(default = "memory_budget_mb")]
     pub memory_budget_mb: u64,
+    /// Documents up to this size, in bytes, go to the small lane (PDFs and images never do: their pages
+    /// may need OCR): claimed up to `batch_max_jobs` at a
+    /// time per tenant, one slot running the whole batch, their outcomes written in one group commit.
+    /// Larger ones (and dataset builds) have a lane and slots of their own, one job per slot.
+    #[serde(default = "small_max_bytes")]
+    pub small_max_bytes: u64,
+    /// Most small-lane jobs one claim takes (1: no batches).
+    #[serde(default = "batch_max_jobs")]
+    pub batch_max_jobs: usize,
 }
 
 fn memory_budget_mb() -> u64 {
     1024
+}
+
+fn small_max_bytes() -> u64 {
+    64 * 1024
+}
+
+fn batch_max_jobs() -> usize {
+    32
 }
 
 fn runs_jobs() -> bool {
@@ -167,7 +184,7 @@ fn orphan_grace_seconds() -> u64 {
 
 impl JobsSettings {
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64, u64, u64); 9] = [
+        let checks: [(&str, u64, u64, u64); 11] = [
             (
                 "per_tenant_concurrency",
                 self.per_tenant_concurrency as u64,
@@ -185,6 +202,8 @@ impl JobsSettings {
             ("poll_interval_ms", self.poll_interval_ms, 10, 600_000),
             ("orphan_grace_seconds", self.orphan_grace_seconds, 0, 86_400),
             ("memory_budget_mb", self.memory_budget_mb, 0, 1 << 30),
+            ("small_max_bytes", self.small_max_bytes, 0, 16 << 20),
+            ("batch_max_jobs", self.batch_max_jobs as u64, 1, 1024),
             ("max_file_bytes", self.max_file_bytes, 1, 1 << 40),
             (
                 "max_files_per_request",
@@ -335,6 +354,24 @@ pub struct PlansSettings {
 }
 
 impl PlansSettings {
+    /// Every plan alike, granting `credits` per period and allowing nothing else (tests and
+    /// benchmarks).
+    pub fn uniform(credits: i64) -> PlansSettings {
+        let plan = || PlanSettings {
+            credits_per_period: credits,
+            export_retention_days: 1,
+            max_schedules_per_connector: 0,
+            min_schedule_interval_minutes: None,
+            fine_tune: false,
+        };
+        PlansSettings {
+            trial: plan(),
+            starter: plan(),
+            pro: plan(),
+            enterprise: plan(),
+        }
+    }
+
     pub fn get(&self, plan: Plan) -> &PlanSettings {
         match plan {
             Plan::Trial => &self.trial,

@@ -72,11 +72,29 @@ pub struct JobServices {
     pub limits: Limits,
 }
 
+/// The two lanes of the queue, each with its own slots: small documents are claimed in batches (one
+/// slot runs a whole batch), large ones and dataset builds one per slot, so neither waits behind the
+/// other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lane {
+    Small = 0,
+    Large = 1,
+}
+
+impl Lane {
+    const BOTH: [Lane; 2] = [Lane::Small, Lane::Large];
+}
+
 #[derive(Default)]
 struct DispatchState {
-    running: HashMap<i64, usize>,
+    /// Slots in use per tenant, per lane.
+    running: [HashMap<i64, usize>; 2],
+    /// Slots in use per lane.
+    slots: [usize; 2],
+    /// Slots in use in both lanes.
     total: usize,
-    last_served: Option<i64>,
+    /// The tenant served last, per lane (the round-robin starts after it).
+    last_served: [Option<i64>; 2],
     /// The jobs this process runs, whose leases it renews, with how many of its tasks run each (two,
     /// briefly, when a job whose lease lapsed is claimed again by the same process before its first
     /// task has noticed).
@@ -94,6 +112,7 @@ pub struct Dispatcher {
     exporter: ActorHandle<DatasetExporter>,
     /// This process's name in `jobs.lease_owner`.
     worker_id: String,
+    /// Slots per lane.
     workers: usize,
     state: Mutex<DispatchState>,
     pumping: AtomicBool,
@@ -146,50 +165,87 @@ impl Dispatcher {
     async fn claim_round(self: &Arc<Self>) -> Result<(), crate::store::StoreError> {
         if !self.services.jobs.run_jobs
             || self.closing.load(Ordering::Acquire)
-            || self.state().total >= self.workers
+            || self.state().total >= 2 * self.workers
         {
             return Ok(());
         }
         let queued = self.services.store.tenants_with_queued_jobs().await?;
+        for lane in Lane::BOTH {
+            self.claim_lane(lane, &queued).await?;
+        }
+        Ok(())
+    }
+
+    /// Claims for the free slots of `lane`, tenant by tenant in turn.
+    async fn claim_lane(
+        self: &Arc<Self>,
+        lane: Lane,
+        queued: &[i64],
+    ) -> Result<(), crate::store::StoreError> {
         let cap = self.services.jobs.per_tenant_concurrency;
         let mut candidates = {
             let state = self.state();
             fair::eligible(
-                &fair::rotation(&queued, state.last_served),
-                &state.running,
+                &fair::rotation(queued, state.last_served[lane as usize]),
+                &state.running[lane as usize],
                 cap,
             )
         };
         while !candidates.is_empty() {
             let mut still_claimable = Vec::with_capacity(candidates.len());
             for tenant_id in candidates {
-                if self.closing.load(Ordering::Acquire) || self.state().total >= self.workers {
+                if self.closing.load(Ordering::Acquire)
+                    || self.state().slots[lane as usize] >= self.workers
+                {
                     return Ok(());
                 }
                 let now = self.services.clock.now();
                 let until = lease_until(now, self.services.jobs.lease_seconds);
-                let headroom = self.memory_headroom();
-                let Some((job, cost)) = self
-                    .services
-                    .store
-                    .claim_within(tenant_id, &self.worker_id, (now, until), headroom)
-                    .await?
-                else {
-                    continue;
+                let store = &self.services.store;
+                let claimed = match lane {
+                    Lane::Small => {
+                        store
+                            .claim_batch(
+                                tenant_id,
+                                &self.worker_id,
+                                (now, until),
+                                self.services.jobs.batch_max_jobs,
+                            )
+                            .await?
+                    }
+                    Lane::Large => store
+                        .claim_within(
+                            tenant_id,
+                            &self.worker_id,
+                            (now, until),
+                            self.memory_headroom(),
+                        )
+                        .await?
+                        .into_iter()
+                        .collect(),
                 };
+                if claimed.is_empty() {
+                    continue;
+                }
+                metrics::histogram!(names::JOB_BATCH_SIZE).record(claimed.len() as f64);
+                let cost: i64 = claimed.iter().map(|(_, cost)| cost).sum();
+                let jobs: Vec<ClaimedJob> = claimed.into_iter().map(|(job, _)| job).collect();
                 let at_cap = {
                     let mut state = self.state();
-                    let running = state.running.entry(tenant_id).or_insert(0);
+                    let running = state.running[lane as usize].entry(tenant_id).or_insert(0);
                     *running += 1;
                     let at_cap = *running >= cap;
+                    state.slots[lane as usize] += 1;
                     state.total += 1;
                     state.memory += cost;
-                    state.last_served = Some(tenant_id);
-                    *state.held.entry(job.id.clone()).or_insert(0) += 1;
+                    state.last_served[lane as usize] = Some(tenant_id);
+                    for job in &jobs {
+                        *state.held.entry(job.id.clone()).or_insert(0) += 1;
+                    }
                     metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
                     at_cap
                 };
-                self.spawn_job(job, cost);
+                self.spawn_batch(lane, tenant_id, jobs, cost);
                 if !at_cap {
                     still_claimable.push(tenant_id);
                 }
@@ -210,30 +266,20 @@ impl Dispatcher {
         }
     }
 
-    fn spawn_job(self: &Arc<Self>, job: ClaimedJob, cost: i64) {
+    fn spawn_batch(self: &Arc<Self>, lane: Lane, tenant_id: i64, jobs: Vec<ClaimedJob>, cost: i64) {
         let running = Running {
             dispatcher: self.clone(),
-            tenant_id: job.tenant_id,
-            job_id: job.id.clone(),
+            lane,
+            tenant_id,
+            job_ids: jobs.iter().map(|job| job.id.clone()).collect(),
             cost,
         };
         actix::spawn(async move {
-            // Every line logged while the job runs carries its id (a field of the span in JSON
-            // logs); at ERROR level so that the span exists whatever level the filter lets through.
-            let span = tracing::error_span!(
-                "job",
-                job_id = %job.id,
-                job_type = %job.job_type,
-                tenant_id = job.tenant_id,
-                document_id = job.document_id,
-                dataset_id = job.dataset_id.as_deref(),
-                attempt = job.attempts
-            );
+            // Every line logged while a job runs carries its id (see `run_batch`).
             let dispatcher = running.dispatcher.clone();
-            let _finish: Finish =
-                tracing::Instrument::instrument(dispatcher.run_job(&job), span).await;
-            // `running` is dropped here, or while unwinding if the job panicked: either way the job
-            // stops counting and its lease stops being renewed (after a panic the next poll tick
+            let _finished: Vec<Finish> = dispatcher.run_batch(&jobs).await;
+            // `running` is dropped here, or while unwinding if a job panicked: either way the slot
+            // frees and the batch's leases stop being renewed (after a panic the next poll tick
             // looks for more work).
             drop(running);
             dispatcher.kick();
@@ -353,12 +399,13 @@ impl Dispatcher {
     }
 }
 
-/// A job this process runs, from its claim to the end of its task (or the task's panic): dropping it
-/// frees the job's slot and stops its lease renewals.
+/// The jobs of one slot (a batch, or one job), from their claim to the end of their task (or the
+/// task's panic): dropping it frees the slot and stops their lease renewals.
 struct Running {
     dispatcher: Arc<Dispatcher>,
+    lane: Lane,
     tenant_id: i64,
-    job_id: String,
+    job_ids: Vec<String>,
     /// Its memory estimate, held from the budget until it ends.
     cost: i64,
 }
@@ -367,18 +414,22 @@ impl Drop for Running {
     fn drop(&mut self) {
         {
             let mut state = self.dispatcher.state();
-            if let Some(running) = state.running.get_mut(&self.tenant_id) {
+            let lane = self.lane as usize;
+            if let Some(running) = state.running[lane].get_mut(&self.tenant_id) {
                 *running = running.saturating_sub(1);
                 if *running == 0 {
-                    state.running.remove(&self.tenant_id);
+                    state.running[lane].remove(&self.tenant_id);
                 }
             }
+            state.slots[lane] = state.slots[lane].saturating_sub(1);
             state.total = state.total.saturating_sub(1);
             state.memory = (state.memory - self.cost).max(0);
-            if let Some(tasks) = state.held.get_mut(&self.job_id) {
-                *tasks = tasks.saturating_sub(1);
-                if *tasks == 0 {
-                    state.held.remove(&self.job_id);
+            for job_id in &self.job_ids {
+                if let Some(tasks) = state.held.get_mut(job_id) {
+                    *tasks = tasks.saturating_sub(1);
+                    if *tasks == 0 {
+                        state.held.remove(job_id);
+                    }
                 }
             }
             metrics::gauge!(names::JOB_WORKERS_BUSY).set(state.total as f64);
@@ -420,7 +471,7 @@ impl JobRouter {
         workers: usize,
     ) -> JobRouter {
         let poll_interval = Duration::from_millis(services.jobs.poll_interval_ms);
-        metrics::gauge!(names::JOB_WORKERS).set(workers as f64);
+        metrics::gauge!(names::JOB_WORKERS).set(2.0 * workers.max(1) as f64);
         metrics::gauge!(names::JOB_WORKERS_BUSY).set(0.0);
         JobRouter {
             dispatcher: Some(Arc::new(Dispatcher {

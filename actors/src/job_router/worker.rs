@@ -1,5 +1,7 @@
-//! Runs one claimed `data_process` job: original blob → extractor pool → masker → result blob →
-//! execution, job state, webhook outbox, usage counters and credits (one transaction), audit entry.
+//! Runs the claimed jobs of one slot (a small-lane batch, or one job): for each, original blob →
+//! extractor pool → masker → result blob; then all their outcomes (executions, job states, webhook
+//! outbox, usage counters, credits and audit entries) go to the completer, which commits them in one
+//! group transaction.
 //!
 //! Errors are sorted into two kinds: the document's own (it cannot be read, masking was refused), which
 //! fail the job at once with the engine's code, and the service's (storage, database, an overloaded
@@ -14,9 +16,11 @@ use crate::blob::BlobError;
 use crate::extractor_pool::error::ExtractError;
 use crate::pii_masker::document::MaskedDocument;
 use crate::pipeline::{self, ProcessError};
+use crate::store::entities::document;
 use crate::store::{
-    AuditRecord, ClaimedJob, JobKind, JobPayload, NewExecution, OutboxEvent, ProcessPayload,
-    RequestedBy, StoreError, Usage, EXTRACTION_CRASHED, EXTRACTION_TIMED_OUT,
+    AuditRecord, ClaimedJob, JobEnd, JobKind, JobOutcome, JobPayload, NewExecution, OutboxEvent,
+    ProcessPayload, RequestedBy, StoreError, Usage, Written, EXTRACTION_CRASHED,
+    EXTRACTION_TIMED_OUT,
 };
 
 use super::Dispatcher;
@@ -131,10 +135,99 @@ pub fn failed_event(
     }
 }
 
+/// A document job's work, done and not yet written.
+struct Prepared {
+    execution: NewExecution,
+    meta: serde_json::Value,
+    /// The processed copy of a connector object, deleted once the completion is committed (the
+    /// connector holds the object; reprocessing it is `reprocess_not_local`).
+    connector_copy: Option<String>,
+}
+
+/// One job of a batch on its way to the completer.
+struct Pending<'a> {
+    job: &'a ClaimedJob,
+    started: Instant,
+    meta: Option<serde_json::Value>,
+    connector_copy: Option<String>,
+    /// How it ended, as written (the completer may still find the lease lost).
+    finish: Finish,
+}
+
 impl Dispatcher {
-    /// Processes the job and records how it ended. Never panics the caller: every failure is a
-    /// [`Finish`].
-    pub(super) async fn run_job(&self, job: &ClaimedJob) -> Finish {
+    /// Processes the jobs of one claim (a small-lane batch, or one job) one after the other, then
+    /// writes all their outcomes through the completer, which commits them in one group with
+    /// whatever else finished meanwhile. Never panics the caller: every failure is a [`Finish`].
+    pub(super) async fn run_batch(&self, jobs: &[ClaimedJob]) -> Vec<Finish> {
+        let mut pending = Vec::with_capacity(jobs.len());
+        let mut outcomes = Vec::with_capacity(jobs.len());
+        // A batch's document rows in one read (a batch is one tenant's); a job whose row is not
+        // among them reads its own.
+        let mut documents = match jobs {
+            [first, _, ..] => {
+                let ids: Vec<i64> = jobs.iter().filter_map(|job| job.document_id).collect();
+                self.services
+                    .store
+                    .documents_for_jobs(first.tenant_id, &ids)
+                    .await
+                    .unwrap_or_default()
+            }
+            _ => Default::default(),
+        };
+        for job in jobs {
+            let document = job.document_id.and_then(|id| documents.remove(&id));
+            let span = tracing::error_span!(
+                "job",
+                job_id = %job.id,
+                job_type = %job.job_type,
+                tenant_id = job.tenant_id,
+                document_id = job.document_id,
+                dataset_id = job.dataset_id.as_deref(),
+                attempt = job.attempts
+            );
+            let (entry, outcome) =
+                tracing::Instrument::instrument(self.prepare(job, document), span).await;
+            pending.push(entry);
+            outcomes.extend(outcome);
+        }
+        let committed = self.services.store.finish_jobs(outcomes).await;
+        let mut written = committed.written.into_iter();
+        for entry in pending.iter_mut().filter(|entry| entry.writes()) {
+            let fate = written.next().unwrap_or(Ok(Written::LeaseLost));
+            entry.finish = match (
+                fate,
+                std::mem::replace(&mut entry.finish, Finish::LeaseLost),
+            ) {
+                (Ok(Written::Completed { execution_id }), _) => Finish::Completed { execution_id },
+                (Ok(Written::Failed | Written::Requeued), finish) => finish,
+                (Ok(Written::LeaseLost), _) => Finish::LeaseLost,
+                (Err(error), _) => {
+                    // The lease will expire and the job will be claimed again: nothing is lost.
+                    tracing::error!(job_id = %entry.job.id, %error, "cannot record the job's outcome");
+                    Finish::LeaseLost
+                }
+            };
+            self.after_write(entry).await;
+        }
+        if committed.outbox_rows > 0 {
+            self.wake_webhook_senders().await;
+        }
+        pending
+            .into_iter()
+            .map(|entry| {
+                finished_metrics(entry.job, &entry.finish, entry.started);
+                entry.finish
+            })
+            .collect()
+    }
+
+    /// Does one job's work, and the outcome to write for it (none when it was written already: a
+    /// dataset build, or a lease found lost).
+    async fn prepare<'a>(
+        &self,
+        job: &'a ClaimedJob,
+        document: Option<document::Model>,
+    ) -> (Pending<'a>, Option<JobOutcome>) {
         let started = Instant::now();
         let started_at = self.services.clock.now();
         // The payload is read once: its work, and who asked for it (for the audit entry).
@@ -143,68 +236,108 @@ impl Dispatcher {
             .as_ref()
             .map(|work| work.requested_by().clone())
             .unwrap_or_default();
-        let (finish, meta) = match work {
+        let mut pending = Pending {
+            job,
+            started,
+            meta: None,
+            connector_copy: None,
+            finish: Finish::LeaseLost,
+        };
+        let end = match work {
             Ok(JobPayload::DataProcess(work)) => {
-                match self.process_document(job, &work, started_at, started).await {
-                    Ok((execution_id, meta)) => (Finish::Completed { execution_id }, Some(meta)),
-                    Err(finish) => (finish, None),
+                match self
+                    .process_document(job, document, &work, (started_at, started))
+                    .await
+                {
+                    Ok(prepared) => {
+                        pending.meta = Some(prepared.meta);
+                        pending.connector_copy = prepared.connector_copy;
+                        JobEnd::Completed(prepared.execution)
+                    }
+                    Err(finish) => match self.ending(job, finish) {
+                        Ok(end) => end,
+                        Err(finish) => {
+                            pending.finish = finish;
+                            return (pending, None);
+                        }
+                    },
                 }
             }
-            Ok(JobPayload::DatasetBuild(_)) => (self.build_dataset(job).await, None),
-            Err(reason) => (failed("unsupported_job_type", reason), None),
+            Ok(JobPayload::DatasetBuild(_)) => {
+                let finish = self.build_dataset(job).await;
+                match self.ending(job, finish) {
+                    Ok(end) => end,
+                    Err(finish) => {
+                        if let Finish::Built { .. } = finish {
+                            self.audit_build(job, &requested_by, &finish).await;
+                        }
+                        pending.finish = finish;
+                        return (pending, None);
+                    }
+                }
+            }
+            Err(reason) => JobEnd::Failed {
+                code: "unsupported_job_type".to_string(),
+                message: reason,
+            },
         };
-        let finish = self.record_failure(job, finish).await;
-        self.after(job, &requested_by, &finish, meta.as_ref()).await;
-        metrics::histogram!(crate::metric_names::JOB_DURATION_SECONDS, "job_type" => job.job_type.clone())
-            .record(started.elapsed().as_secs_f64());
-        finish
+        let now = self.services.clock.now();
+        pending.finish = match &end {
+            // The completer fills in the execution id.
+            JobEnd::Completed(_) => Finish::Completed { execution_id: 0 },
+            JobEnd::Failed { code, message } => failed(code, message),
+            JobEnd::Requeued { code, message } => retry(code, message),
+        };
+        if let JobEnd::Failed { code, .. } = &end {
+            tracing::warn!(code, "job failed");
+        }
+        if let JobEnd::Requeued { code, .. } = &end {
+            tracing::warn!(job_id = %job.id, code, "job will be retried");
+        }
+        let events = job_event(job, &pending.finish, pending.meta.as_ref(), now)
+            .into_iter()
+            .collect();
+        let audit = audit_record(job, &requested_by, &pending.finish, pending.meta.as_ref());
+        let outcome = JobOutcome {
+            job: job.clone(),
+            worker: self.worker_id.clone(),
+            end,
+            events,
+            audit,
+            now,
+        };
+        (pending, Some(outcome))
     }
 
-    /// Writes a failure or a retry to the job row; a retry on the last attempt becomes
-    /// `exhausted_retries`.
-    async fn record_failure(&self, job: &ClaimedJob, finish: Finish) -> Finish {
-        let now = self.services.clock.now();
-        let finish = match finish {
-            Finish::Retry { code, message } if job.attempts >= job.max_attempts => failed(
-                "exhausted_retries",
-                format!(
-                    "gave up after {} attempts; last error ({code}): {message}",
-                    job.attempts
-                ),
-            ),
-            other => other,
-        };
-        let written = match &finish {
-            Finish::Failed { code, message } => {
-                tracing::warn!(code, "job failed");
-                let event = job_event(job, &finish, None, now);
-                self.services
-                    .store
-                    .fail_job(
-                        job,
-                        &self.worker_id,
-                        code,
-                        message,
-                        event.into_iter().collect(),
-                        now,
-                    )
-                    .await
+    /// The outcome to write for a job that did not complete: a retry on the last attempt becomes
+    /// `exhausted_retries`. Err: nothing to write (a build that wrote its own outcome, a lost lease).
+    fn ending(&self, job: &ClaimedJob, finish: Finish) -> Result<JobEnd, Finish> {
+        match finish {
+            Finish::Retry { code, message } if job.attempts >= job.max_attempts => {
+                Ok(JobEnd::Failed {
+                    code: "exhausted_retries".to_string(),
+                    message: format!(
+                        "gave up after {} attempts; last error ({code}): {message}",
+                        job.attempts
+                    ),
+                })
             }
-            Finish::Retry { code, message } => {
-                tracing::warn!(job_id = %job.id, code, "job will be retried");
-                self.services
-                    .store
-                    .requeue_job(&job.id, &self.worker_id, code, message, now)
-                    .await
-            }
-            _ => return finish,
-        };
-        if let (Ok(true), Some(dataset_id)) = (&written, &job.dataset_id) {
-            let (status, error) = match &finish {
-                Finish::Failed { message, .. } => ("failed", Some(message.as_str())),
-                _ => ("queued", None),
+            Finish::Retry { code, message } => Ok(JobEnd::Requeued { code, message }),
+            Finish::Failed { code, message } => Ok(JobEnd::Failed { code, message }),
+            other => Err(other),
+        }
+    }
+
+    /// What follows a committed outcome: a dataset's state, a connector object's processed copy.
+    async fn after_write(&self, entry: &Pending<'_>) {
+        let job = entry.job;
+        if let Some(dataset_id) = &job.dataset_id {
+            let now = self.services.clock.now();
+            let (status, error, finished) = match &entry.finish {
+                Finish::Failed { message, .. } => ("failed", Some(message.as_str()), Some(now)),
+                Finish::Retry { .. } => ("queued", None, None),
+                _ => return,
             };
-            let finished = matches!(finish, Finish::Failed { .. }).then_some(now);
             if let Err(error) = self
                 .services
                 .store
@@ -214,98 +347,38 @@ impl Dispatcher {
                 tracing::error!(job_id = %job.id, %error, "cannot record the dataset's state");
             }
         }
-        match written {
-            Ok(true) => finish,
-            Ok(false) => Finish::LeaseLost,
-            Err(error) => {
-                // The lease will expire and the job will be claimed again: nothing is lost.
-                tracing::error!(job_id = %job.id, %error, "cannot record the job's failure");
-                Finish::LeaseLost
+        if let (Finish::Completed { .. }, Some(key)) = (&entry.finish, &entry.connector_copy) {
+            if let Err(error) = self.services.blobs.delete(key).await {
+                tracing::warn!(%error, document_id = job.document_id, "cannot delete the processed copy of a connector object");
             }
         }
     }
 
-    /// Usage counters, audit entry and metrics once the outcome is durable.
-    async fn after(
-        &self,
-        job: &ClaimedJob,
-        requested_by: &RequestedBy,
-        finish: &Finish,
-        meta: Option<&serde_json::Value>,
-    ) {
-        let now = self.services.clock.now();
-        let outcome = match finish {
-            Finish::Completed { .. } | Finish::Built { .. } => "completed",
-            Finish::Failed { .. } => "failed",
-            Finish::Retry { .. } => "retried",
-            Finish::LeaseLost => {
-                tracing::warn!("the job's lease was taken before its outcome was written; its result is discarded");
-                "lease_lost"
-            }
-        };
-        metrics::counter!(crate::metric_names::JOBS_FINISHED_TOTAL,
-            "job_type" => job.job_type.clone(), "outcome" => outcome)
-        .increment(1);
-        if matches!(
-            finish,
-            Finish::Completed { .. } | Finish::Built { .. } | Finish::Failed { .. }
-        ) {
-            // The outbox rows are committed: let every process's webhook sender look now.
-            if let Err(error) = self
-                .services
-                .cache
-                .wake(crate::webhook_sender::WAKE_CHANNEL)
-                .await
-            {
-                tracing::debug!(%error, "cannot wake the webhook senders; they poll anyway");
-            }
+    /// Outbox rows are committed: every process's webhook sender looks now, not at its next poll.
+    async fn wake_webhook_senders(&self) {
+        if let Err(error) = self
+            .services
+            .cache
+            .wake(crate::webhook_sender::WAKE_CHANNEL)
+            .await
+        {
+            tracing::debug!(%error, "cannot wake the webhook senders; they poll anyway");
         }
-        let details = match finish {
-            Finish::Completed { execution_id } => {
-                let meta = meta.cloned().unwrap_or_default();
-                json!({
-                    "document_id": job.document_id,
-                    "execution_id": execution_id,
-                    "attempt": job.attempts,
-                    "masked": meta["masked"],
-                    "format": meta["format"],
-                    "pii_count": meta["pii_count"],
-                    "pii_type_summary": meta["pii_type_summary"],
-                })
-            }
-            Finish::Built { row_count } => json!({
-                "dataset_id": job.dataset_id,
-                "row_count": row_count,
-                "attempt": job.attempts,
-            }),
-            Finish::Failed { code, .. } => json!({
-                "document_id": job.document_id,
-                "dataset_id": job.dataset_id,
-                "attempt": job.attempts,
-                "error_code": code,
-            }),
-            Finish::Retry { .. } | Finish::LeaseLost => return,
+    }
+
+    /// A dataset build completes in its own transaction (with `dataset.ready`); its audit entry
+    /// follows it.
+    async fn audit_build(&self, job: &ClaimedJob, requested_by: &RequestedBy, finish: &Finish) {
+        self.wake_webhook_senders().await;
+        let Some(record) = audit_record(job, requested_by, finish, None) else {
+            return;
         };
-        let record = AuditRecord {
-            tenant_id: Some(job.tenant_id),
-            actor_type: requested_by.audit_type(),
-            actor_id: requested_by.id.clone(),
-            action: if job.job_type == JobKind::DatasetBuild.as_str() {
-                "dataset_build"
-            } else {
-                "process"
-            },
-            target_type: Some("job"),
-            target_id: Some(job.id.clone()),
-            outcome: if matches!(finish, Finish::Completed { .. } | Finish::Built { .. }) {
-                "success"
-            } else {
-                "failure"
-            },
-            ip: None,
-            details,
-        };
-        if let Err(error) = self.services.store.record_audit(record, now).await {
+        if let Err(error) = self
+            .services
+            .store
+            .record_audit(record, self.services.clock.now())
+            .await
+        {
             tracing::error!(job_id = %job.id, %error, "cannot write the audit entry");
         }
     }
@@ -371,23 +444,28 @@ impl Dispatcher {
         }
     }
 
-    /// The processing itself. Ok: the execution id and its `result_meta`.
+    /// The processing itself, up to the stored result; its execution is written by the completer.
     async fn process_document(
         &self,
         job: &ClaimedJob,
+        document: Option<document::Model>,
         work: &ProcessPayload,
-        started_at: chrono::DateTime<chrono::Utc>,
-        started: Instant,
-    ) -> Result<(i64, serde_json::Value), Finish> {
+        (started_at, started): (chrono::DateTime<chrono::Utc>, Instant),
+    ) -> Result<Prepared, Finish> {
         let services = &self.services;
         let Some(document_id) = job.document_id else {
             return Err(failed("document_missing", "the job names no document"));
         };
-        let Some(document) = services
-            .store
-            .document_for_job(job.tenant_id, document_id)
-            .await?
-        else {
+        let document = match document {
+            Some(document) => Some(document),
+            None => {
+                services
+                    .store
+                    .document_for_job(job.tenant_id, document_id)
+                    .await?
+            }
+        };
+        let Some(document) = document else {
             return Err(failed("document_missing", "the document was deleted"));
         };
         let bytes: Bytes = match services.blobs.get(&document.blob_key).await {
@@ -477,7 +555,6 @@ impl Dispatcher {
             .await
             .map_err(|error| retry("storage_error", error))?;
         drop(scratch);
-        let now = services.clock.now();
         let execution = NewExecution {
             document_id,
             masked,
@@ -492,37 +569,95 @@ impl Dispatcher {
                 bytes: document.size_bytes,
             },
         };
-        // The store fills in the execution id inside the transaction that creates it.
-        let event = job_event(
-            job,
-            &Finish::Completed { execution_id: 0 },
-            Some(&meta),
-            now,
-        );
-        match services
-            .store
-            .complete_job(
-                job,
-                &self.worker_id,
-                execution,
-                event.into_iter().collect(),
-                now,
-            )
-            .await?
-        {
-            Some(execution_id) => {
-                // An object fetched from a connector is not kept once it is processed (the
-                // connector holds it; reprocessing it is `reprocess_not_local`).
-                if document.source == "connector" {
-                    if let Err(error) = services.blobs.delete(&document.blob_key).await {
-                        tracing::warn!(%error, document_id = document.id, "cannot delete the processed copy of a connector object");
-                    }
-                }
-                Ok((execution_id, meta))
-            }
-            None => Err(Finish::LeaseLost),
-        }
+        Ok(Prepared {
+            execution,
+            meta,
+            connector_copy: (document.source == "connector").then(|| document.blob_key.clone()),
+        })
     }
+}
+
+impl Pending<'_> {
+    /// Whether an outcome was sent to the completer for this job.
+    fn writes(&self) -> bool {
+        matches!(
+            self.finish,
+            Finish::Completed { .. } | Finish::Failed { .. } | Finish::Retry { .. }
+        )
+    }
+}
+
+/// Counts a finished attempt and its duration.
+fn finished_metrics(job: &ClaimedJob, finish: &Finish, started: Instant) {
+    let outcome = match finish {
+        Finish::Completed { .. } | Finish::Built { .. } => "completed",
+        Finish::Failed { .. } => "failed",
+        Finish::Retry { .. } => "retried",
+        Finish::LeaseLost => {
+            tracing::warn!(job_id = %job.id, "the job's lease was taken before its outcome was written; its result is discarded");
+            "lease_lost"
+        }
+    };
+    metrics::counter!(crate::metric_names::JOBS_FINISHED_TOTAL,
+        "job_type" => job.job_type.clone(), "outcome" => outcome)
+    .increment(1);
+    metrics::histogram!(crate::metric_names::JOB_DURATION_SECONDS, "job_type" => job.job_type.clone())
+        .record(started.elapsed().as_secs_f64());
+}
+
+/// The audit entry of a finished job (none for a retry); a completion's `execution_id` is filled in
+/// by the completer.
+fn audit_record(
+    job: &ClaimedJob,
+    requested_by: &RequestedBy,
+    finish: &Finish,
+    meta: Option<&serde_json::Value>,
+) -> Option<AuditRecord> {
+    let details = match finish {
+        Finish::Completed { execution_id } => {
+            let meta = meta.cloned().unwrap_or_default();
+            json!({
+                "document_id": job.document_id,
+                "execution_id": execution_id,
+                "attempt": job.attempts,
+                "masked": meta["masked"],
+                "format": meta["format"],
+                "pii_count": meta["pii_count"],
+                "pii_type_summary": meta["pii_type_summary"],
+            })
+        }
+        Finish::Built { row_count } => json!({
+            "dataset_id": job.dataset_id,
+            "row_count": row_count,
+            "attempt": job.attempts,
+        }),
+        Finish::Failed { code, .. } => json!({
+            "document_id": job.document_id,
+            "dataset_id": job.dataset_id,
+            "attempt": job.attempts,
+            "error_code": code,
+        }),
+        Finish::Retry { .. } | Finish::LeaseLost => return None,
+    };
+    Some(AuditRecord {
+        tenant_id: Some(job.tenant_id),
+        actor_type: requested_by.audit_type(),
+        actor_id: requested_by.id.clone(),
+        action: if job.job_type == JobKind::DatasetBuild.as_str() {
+            "dataset_build"
+        } else {
+            "process"
+        },
+        target_type: Some("job"),
+        target_id: Some(job.id.clone()),
+        outcome: if matches!(finish, Finish::Completed { .. } | Finish::Built { .. }) {
+            "success"
+        } else {
+            "failure"
+        },
+        ip: None,
+        details,
+    })
 }
 
 /// The stored result of a document job: `{document, pii: {findings, pii_type_summary, pii_count}}`,

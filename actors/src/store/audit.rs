@@ -157,7 +157,7 @@ async fn write_batch(db: &DatabaseConnection, batch: &mut Vec<Queued>) {
     }
 }
 
-fn entry_of(record: AuditRecord, now: DateTime<Utc>) -> audit_entry::ActiveModel {
+pub(super) fn entry_of(record: AuditRecord, now: DateTime<Utc>) -> audit_entry::ActiveModel {
     audit_entry::ActiveModel {
         tenant_id: Set(record.tenant_id),
         actor_type: Set(record.actor_type.to_string()),

@@ -492,22 +492,9 @@ fn closed_metrics(closed: &ClosedPeriod) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::settings::PlanSettings;
 
     /// Every plan granting `credits`.
     pub(crate) fn plans(credits: i64) -> PlansSettings {
-        let plan = || PlanSettings {
-            credits_per_period: credits,
-            export_retention_days: 1,
-            max_schedules_per_connector: 0,
-            min_schedule_interval_minutes: None,
-            fine_tune: false,
-        };
-        PlansSettings {
-            trial: plan(),
-            starter: plan(),
-            pro: plan(),
-            enterprise: plan(),
-        }
+        PlansSettings::uniform(credits)
     }
 }

@@ -28,6 +28,8 @@ pub struct StoreSettings {
     pub connect_timeout: Duration,
     /// How long the audit writer waits after an HTTP request's entry for others to share its write.
     pub audit_linger: Duration,
+    /// Document jobs up to this size go to the small lane (`jobs.small_max_bytes`).
+    pub small_max_bytes: i64,
 }
 
 fn backend_of(url: &str) -> Result<Backend, StoreError> {
@@ -144,12 +146,16 @@ impl Store {
             backend,
             audit: None,
             credits: None,
+            completer: None,
             gate,
+            small_max_bytes: settings.small_max_bytes,
         };
         let credits = super::credits::CreditQueue::start(&bare);
+        let completer = super::completer::Completer::start(&bare);
         Ok(Store {
             audit,
             credits,
+            completer,
             ..bare
         })
     }
@@ -209,6 +215,7 @@ impl StoreSettings {
             busy_timeout: Duration::from_secs(5),
             connect_timeout: Duration::from_secs(5),
             audit_linger: Duration::from_millis(1),
+            small_max_bytes: 64 * 1024,
         }
     }
 }

@@ -57,10 +57,94 @@ const CREDIT_BATCH: usize = 64;
 /// rated that index as good as the reference's, and walked every entry the tenant ever had, inside the
 /// write lock of every job's completion (the cost grew with the tenant's history: 1.3 ms a job after
 /// 3,000). The reference's own index finds the two or three rows; the tenant condition still holds.
-const SETTLEMENT_ENTRIES: &str =
-    "SELECT l.entry_type AS entry_type, l.amount AS amount, l.billing_period_id AS period_id, \
+pub(super) const SETTLEMENT_ENTRIES: &str =
+    "SELECT l.reference AS reference, l.entry_type AS entry_type, l.amount AS amount, l.billing_period_id AS period_id, \
      p.status AS status, p.balance AS balance FROM credit_ledger l \
      JOIN billing_periods p ON p.id = l.billing_period_id WHERE l.reference = ? AND +l.tenant_id = ?";
+
+/// What one reference's reservation holds, from its ledger entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Held {
+    pub period_id: i64,
+    /// Credits the reservation holds (0: work accepted before credits existed).
+    pub held: i64,
+    /// Whether its period is still open.
+    pub open: bool,
+    /// The period's balance when it was read.
+    pub balance: i64,
+}
+
+impl Held {
+    /// Work without a reservation, debited from the open period within its balance.
+    pub fn unreserved(period_id: i64, balance: i64) -> Held {
+        Held {
+            period_id,
+            held: 0,
+            open: true,
+            balance,
+        }
+    }
+}
+
+/// Where a reference stands, from its ledger entries ([`SETTLEMENT_ENTRIES`]' columns).
+pub(super) enum Standing {
+    /// A release or debit is there: settling again changes nothing.
+    Settled,
+    Reserved(Held),
+    /// No entry at all.
+    Unreserved,
+}
+
+pub(super) fn standing(entries: &[sea_orm::QueryResult]) -> Result<Standing, StoreError> {
+    let mut found = Standing::Unreserved;
+    for entry in entries {
+        let kind: String = entry.try_get("", "entry_type")?;
+        match kind.as_str() {
+            "reserve" => {
+                let amount: i64 = entry.try_get("", "amount")?;
+                let status: String = entry.try_get("", "status")?;
+                found = Standing::Reserved(Held {
+                    period_id: entry.try_get("", "period_id")?,
+                    held: -amount,
+                    open: status == "open",
+                    balance: entry.try_get("", "balance")?,
+                });
+            }
+            "release" | "debit" => return Ok(Standing::Settled),
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+/// The ledger moves (kind, amount) that settle `held` with `credits` debited: the reservation
+/// released, the debit (at most what the period has left with it returned, or what it held once its
+/// period closed), the rest of a closed period's reservation expired. Zero moves are left out.
+pub(super) fn settling(held: &Held, credits: i64) -> (Vec<(&'static str, i64)>, Settlement) {
+    let available = if held.open {
+        held.balance + held.held
+    } else {
+        held.held
+    };
+    let debited = credits.clamp(0, available.max(0));
+    let expired = if held.open { 0 } else { held.held - debited };
+    let moves = [
+        ("release", held.held),
+        ("debit", -debited),
+        ("expire", -expired),
+    ]
+    .into_iter()
+    .filter(|(_, amount)| *amount != 0)
+    .collect();
+    (
+        moves,
+        Settlement {
+            debited,
+            released: held.held,
+            expired,
+        },
+    )
+}
 
 /// The credit writer: previews reserve and settle their credit through one task that runs every
 /// operation waiting at that moment in one transaction. Under preview load that is one write (one
@@ -363,53 +447,24 @@ impl Store {
         let entries = connection
             .query_all(self.statement(SETTLEMENT_ENTRIES, vec![reference.into(), tenant_id.into()]))
             .await?;
-        // (period, credits held, whether the period is open, its balance)
-        let mut reservation: Option<(i64, i64, bool, i64)> = None;
-        for entry in &entries {
-            let kind: String = entry.try_get("", "entry_type")?;
-            match kind.as_str() {
-                "reserve" => {
-                    let amount: i64 = entry.try_get("", "amount")?;
-                    let status: String = entry.try_get("", "status")?;
-                    reservation = Some((
-                        entry.try_get("", "period_id")?,
-                        -amount,
-                        status == "open",
-                        entry.try_get("", "balance")?,
-                    ));
-                }
-                // Settled already.
-                "release" | "debit" => return Ok(Settlement::default()),
-                _ => {}
-            }
-        }
-        let (period_id, held, open, balance) = match reservation {
-            Some(found) => found,
+        let held = match standing(&entries)? {
+            Standing::Settled => return Ok(Settlement::default()),
+            Standing::Reserved(held) => held,
             // Nothing held and nothing to charge: nothing to write.
-            None if credits <= 0 => return Ok(Settlement::default()),
-            None => match self.open_period_of(connection, tenant_id).await? {
-                Some(period) => (period.id, 0, true, period.balance),
+            Standing::Unreserved if credits <= 0 => return Ok(Settlement::default()),
+            Standing::Unreserved => match self.open_period_of(connection, tenant_id).await? {
+                Some(period) => Held::unreserved(period.id, period.balance),
                 None => return Ok(Settlement::default()),
             },
         };
-        let available = if open { balance + held } else { held };
-        let debited = credits.clamp(0, available.max(0));
-        let expired = if open { 0 } else { held - debited };
-        let entries: Vec<(&str, i64, &str)> = [
-            ("release", held, reference),
-            ("debit", -debited, reference),
-            ("expire", -expired, reference),
-        ]
-        .into_iter()
-        .filter(|(_, amount, _)| *amount != 0)
-        .collect();
-        self.post(connection, (tenant_id, period_id), &entries, now)
+        let (moves, settled) = settling(&held, credits);
+        let entries: Vec<(&str, i64, &str)> = moves
+            .iter()
+            .map(|(kind, amount)| (*kind, *amount, reference))
+            .collect();
+        self.post(connection, (tenant_id, held.period_id), &entries, now)
             .await?;
-        Ok(Settlement {
-            debited,
-            released: held,
-            expired,
-        })
+        Ok(settled)
     }
 
     /// The open period's credits by kind (zeros without an open period).

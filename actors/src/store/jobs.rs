@@ -1,17 +1,16 @@
 //! The durable job queue: documents with their jobs go in together, workers claim jobs with a lease,
 //! renew it while they work, and finish a job only while they still hold it.
 //!
-//! Claims are one `UPDATE ... WHERE id = (SELECT ... LIMIT 1)`: on PostgreSQL the inner select takes
-//! `FOR UPDATE SKIP LOCKED`, so several processes never claim the same row; SQLite serialises writers,
-//! which gives the same guarantee. A completion writes the execution, the job's final state and the
-//! webhook outbox rows in one transaction guarded by the lease, so a job whose lease was lost (its
-//! process was presumed dead and someone else took it) can never add a second execution. Renewing,
-//! giving back and reaping leases is `leases`'.
+//! Jobs are in one of two lanes. A large-lane claim is one `UPDATE ... WHERE id = (SELECT ... LIMIT 1)`;
+//! a small-lane claim takes a batch of up to `jobs.batch_max_jobs` in one statement. On PostgreSQL the
+//! inner select takes `FOR UPDATE SKIP LOCKED`, so several processes never claim the same row; SQLite
+//! serialises writers, which gives the same guarantee. Outcomes are written by the completer
+//! (`completer`, `group`) in group transactions guarded by each job's lease, so a job whose lease was
+//! lost (its process was presumed dead and someone else took it) can never add a second execution.
+//! Renewing, giving back and reaping leases is `leases`'.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{
-    ActiveModelTrait, ConnectionTrait, DatabaseTransaction, QueryResult, Set, Statement, Value,
-};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, QueryResult, Statement, Value};
 
 use super::queue::{JobKind, JobPayload};
 use super::{Backend, Store, StoreError};
@@ -80,6 +79,9 @@ pub const JOB_COST_SQL: &str = "COALESCE((SELECT d.size_bytes * CASE d.format \
 
 /// The code of a job given back to the queue because its lease expired (its process died or hung).
 pub const LEASE_EXPIRED: &str = "lease_expired";
+/// The code of a job given back to the queue because its process died holding it with others (a
+/// batch): the next attempt runs like the first, in a batch; only a job's own crashes isolate it.
+pub const PROCESS_DIED: &str = "process_died";
 /// The code of a job whose extraction worker died (a retry in isolation, then a failure).
 pub const EXTRACTION_CRASHED: &str = "extraction_crashed";
 /// The code of a job whose extraction worker was killed at the document's time limit (a retry in
@@ -167,12 +169,20 @@ impl Store {
         Statement::from_sql_and_values(self.db.get_database_backend(), sql, values)
     }
 
-    /// Tenants that have queued jobs, in id order.
+    /// Tenants that have queued jobs, in id order: a loose index scan (one seek of the
+    /// `(status, tenant_id, ...)` index per tenant), so its cost follows the number of tenants, not
+    /// the backlog (a `SELECT DISTINCT` read one index entry per queued job, on every claim round).
     pub async fn tenants_with_queued_jobs(&self) -> Result<Vec<i64>, StoreError> {
         let rows = self
             .connection()
             .query_all(self.statement(
-                "SELECT DISTINCT tenant_id FROM jobs WHERE status = 'queued' ORDER BY tenant_id",
+                "WITH RECURSIVE queued(tenant_id) AS ( \
+                   SELECT MIN(tenant_id) FROM jobs WHERE status = 'queued' \
+                   UNION ALL \
+                   SELECT (SELECT MIN(j.tenant_id) FROM jobs j WHERE j.status = 'queued' \
+                           AND j.tenant_id > queued.tenant_id) \
+                   FROM queued WHERE queued.tenant_id IS NOT NULL) \
+                 SELECT tenant_id FROM queued WHERE tenant_id IS NOT NULL",
                 vec![],
             ))
             .await?;
@@ -181,8 +191,8 @@ impl Store {
             .collect()
     }
 
-    /// Claims the tenant's oldest queued job for `worker` until `lease_until`, or None when another
-    /// worker was faster or the tenant has nothing queued.
+    /// Claims the tenant's oldest queued job, in either lane, for `worker` until `lease_until`, or None
+    /// when another worker was faster or the tenant has nothing queued.
     pub async fn claim_next(
         &self,
         tenant_id: i64,
@@ -191,21 +201,33 @@ impl Store {
         lease_until: DateTime<Utc>,
     ) -> Result<Option<ClaimedJob>, StoreError> {
         Ok(self
-            .claim_within(tenant_id, worker, (now, lease_until), i64::MAX)
+            .claim_one(tenant_id, worker, (now, lease_until), i64::MAX, "")
             .await?
             .map(|(job, _)| job))
     }
 
-    /// [`Store::claim_next`], when the tenant's next job's memory estimate ([`JOB_COST_SQL`]) is at most
-    /// `max_cost` bytes; else nothing: the job stays queued, first in its tenant's line (a smaller
-    /// one behind it is not taken instead, so a large document is never starved by small ones).
-    /// The claimed job comes with its estimate, read in the same statement.
+    /// Claims the tenant's oldest queued large-lane job when its memory estimate ([`JOB_COST_SQL`]) is
+    /// at most `max_cost` bytes; else nothing: the job stays queued, first in its tenant's line (a
+    /// smaller one behind it is not taken instead, so a large document is never starved by small
+    /// ones). The claimed job comes with its estimate, read in the same statement.
     pub async fn claim_within(
+        &self,
+        tenant_id: i64,
+        worker: &str,
+        lease: (DateTime<Utc>, DateTime<Utc>),
+        max_cost: i64,
+    ) -> Result<Option<(ClaimedJob, i64)>, StoreError> {
+        self.claim_one(tenant_id, worker, lease, max_cost, "AND lane = 'large' ")
+            .await
+    }
+
+    async fn claim_one(
         &self,
         tenant_id: i64,
         worker: &str,
         (now, lease_until): (DateTime<Utc>, DateTime<Utc>),
         max_cost: i64,
+        lane: &str,
     ) -> Result<Option<(ClaimedJob, i64)>, StoreError> {
         let lock = match self.backend {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
@@ -215,7 +237,7 @@ impl Store {
             "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
              attempts = attempts + 1, started_at = ?, updated_at = ? \
              WHERE status = 'queued' AND id = (SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' \
-             ORDER BY created_at, id LIMIT 1{lock}) AND {JOB_COST_SQL} <= ? \
+             {lane}ORDER BY created_at, id LIMIT 1{lock}) AND {JOB_COST_SQL} <= ? \
              RETURNING {}, {JOB_COST_SQL} AS cost",
             claimed_columns()
         );
@@ -237,138 +259,6 @@ impl Store {
         row.as_ref()
             .map(|row| Ok((claimed_from(row)?, row.try_get::<i64>("", "cost")?)))
             .transpose()
-    }
-
-    /// Writes the execution, marks the job completed and queues the events, all or nothing. None when
-    /// the worker had lost the lease (nothing is written then).
-    pub async fn complete_job(
-        &self,
-        job: &ClaimedJob,
-        worker: &str,
-        execution: NewExecution,
-        events: Vec<OutboxEvent>,
-        now: DateTime<Utc>,
-    ) -> Result<Option<i64>, StoreError> {
-        use super::entities::execution as execution_entity;
-        let (_turn, txn) = self.begin_write().await?;
-        let row = execution_entity::ActiveModel {
-            tenant_id: Set(job.tenant_id),
-            document_id: Set(execution.document_id),
-            job_id: Set(Some(job.id.clone())),
-            status: Set("completed".to_string()),
-            masked: Set(execution.masked),
-            started_at: Set(execution.started_at),
-            finished_at: Set(Some(now)),
-            duration_ms: Set(Some(execution.duration_ms)),
-            result_blob_key: Set(Some(execution.result_blob_key)),
-            result_meta: Set(execution.result_meta.to_string()),
-            cross_validation_flag: Set(false),
-            created_at: Set(now),
-            ..Default::default()
-        }
-        .insert(&txn)
-        .await?;
-        let updated = txn
-            .execute(self.statement(
-                "UPDATE jobs SET status = 'completed', execution_id = ?, finished_at = ?, updated_at = ?, \
-                 lease_owner = NULL, lease_expires_at = NULL, error_code = NULL, error_message = NULL \
-                 WHERE id = ? AND lease_owner = ? AND status = 'running'",
-                vec![row.id.into(), now.into(), now.into(), job.id.as_str().into(), worker.into()],
-            ))
-            .await?;
-        if updated.rows_affected() != 1 {
-            txn.rollback().await?;
-            return Ok(None);
-        }
-        let events = events
-            .into_iter()
-            .map(|mut event| {
-                if event.payload.get("execution_id").is_some() {
-                    event.payload["execution_id"] = row.id.into();
-                }
-                event
-            })
-            .collect();
-        self.queue_events(&txn, job.tenant_id, events, now).await?;
-        // The tenant's lock last: the job's row is held already (the same order as the reaper's).
-        self.lock_tenant(&txn, job.tenant_id).await?;
-        let settled = self
-            .settle_in(&txn, job.tenant_id, &job.id, execution.credits, now)
-            .await?;
-        // The usage counters with the execution they count: a crash counts both or neither.
-        self.add_usage_in(&txn, job.tenant_id, execution.usage, now)
-            .await?;
-        txn.commit().await?;
-        super::credits::settled_metrics(&settled);
-        Ok(Some(row.id))
-    }
-
-    /// Fails the job for good (a bad document, a refused masking). False when the lease was lost.
-    pub async fn fail_job(
-        &self,
-        job: &ClaimedJob,
-        worker: &str,
-        code: &str,
-        message: &str,
-        events: Vec<OutboxEvent>,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let (_turn, txn) = self.begin_write().await?;
-        let updated = txn
-            .execute(self.statement(
-                "UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, finished_at = ?, \
-                 updated_at = ?, lease_owner = NULL, lease_expires_at = NULL \
-                 WHERE id = ? AND lease_owner = ? AND status = 'running'",
-                vec![
-                    code.into(),
-                    message.into(),
-                    now.into(),
-                    now.into(),
-                    job.id.as_str().into(),
-                    worker.into(),
-                ],
-            ))
-            .await?;
-        if updated.rows_affected() != 1 {
-            txn.rollback().await?;
-            return Ok(false);
-        }
-        self.queue_events(&txn, job.tenant_id, events, now).await?;
-        // A failed document job costs nothing: its reservation is given back.
-        let settled = self
-            .release_in(&txn, job.tenant_id, &job.id, &job.job_type, now)
-            .await?;
-        txn.commit().await?;
-        super::credits::settled_metrics(&settled);
-        Ok(true)
-    }
-
-    /// Gives the job back to the queue after a transient failure (it keeps its attempt count).
-    pub async fn requeue_job(
-        &self,
-        job_id: &str,
-        worker: &str,
-        code: &str,
-        message: &str,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let _turn = self.write_turn().await;
-        let updated = self
-            .connection()
-            .execute(self.statement(
-                "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
-                 error_code = ?, error_message = ?, updated_at = ? \
-                 WHERE id = ? AND lease_owner = ? AND status = 'running'",
-                vec![
-                    code.into(),
-                    message.into(),
-                    now.into(),
-                    job_id.into(),
-                    worker.into(),
-                ],
-            ))
-            .await?;
-        Ok(updated.rows_affected() == 1)
     }
 
     /// Gives back a failed job's reservation under its tenant's lock; only document jobs reserve.
@@ -420,7 +310,7 @@ impl Store {
     }
 
     /// Adds processed work to the tenant's usage counters, inside the transaction that records it.
-    async fn add_usage_in(
+    pub(super) async fn add_usage_in(
         &self,
         txn: &DatabaseTransaction,
         tenant_id: i64,
@@ -443,16 +333,77 @@ impl Store {
         Ok(())
     }
 
-    /// Writes one outbox row per active webhook of the tenant subscribed to each event.
+    /// Claims up to `max_jobs` of the tenant's oldest queued small-lane jobs (documents of at most
+    /// `jobs.small_max_bytes`) for `worker` until `lease_until`, oldest first, with their memory
+    /// estimates: one statement (on PostgreSQL the rows are picked with `FOR UPDATE SKIP LOCKED` in a
+    /// CTE, so the LIMIT holds and several processes never take the same job).
+    pub async fn claim_batch(
+        &self,
+        tenant_id: i64,
+        worker: &str,
+        (now, lease_until): (DateTime<Utc>, DateTime<Utc>),
+        max_jobs: usize,
+    ) -> Result<Vec<(ClaimedJob, i64)>, StoreError> {
+        let picked =
+            "SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' AND lane = 'small' \
+                      ORDER BY created_at, id LIMIT ?";
+        let set = "SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
+                   attempts = attempts + 1, started_at = ?, updated_at = ?";
+        let returning = format!("RETURNING {}, {JOB_COST_SQL} AS cost", claimed_columns());
+        let (sql, values): (String, Vec<Value>) = match self.backend {
+            Backend::Postgres => (
+                format!(
+                    "WITH picked AS ({picked} FOR UPDATE SKIP LOCKED) UPDATE jobs {set} \
+                     WHERE id IN (SELECT id FROM picked) {returning}"
+                ),
+                vec![
+                    tenant_id.into(),
+                    (max_jobs as i64).into(),
+                    worker.into(),
+                    lease_until.into(),
+                    now.into(),
+                    now.into(),
+                ],
+            ),
+            Backend::Sqlite => (
+                format!(
+                    "UPDATE jobs {set} WHERE status = 'queued' AND id IN ({picked}) {returning}"
+                ),
+                vec![
+                    worker.into(),
+                    lease_until.into(),
+                    now.into(),
+                    now.into(),
+                    tenant_id.into(),
+                    (max_jobs as i64).into(),
+                ],
+            ),
+        };
+        let _turn = self.write_turn().await;
+        let rows = self
+            .connection()
+            .query_all(self.statement(&sql, values))
+            .await?;
+        let mut claimed = rows
+            .iter()
+            .map(|row| Ok((claimed_from(row)?, row.try_get::<i64>("", "cost")?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        // RETURNING promises no order: oldest first, as they were picked.
+        claimed.sort_by(|(a, _), (b, _)| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(claimed)
+    }
+
+    /// Writes one outbox row per active webhook of the tenant subscribed to each event, in one
+    /// INSERT (per 256 rows); how many rows.
     pub(crate) async fn queue_events(
         &self,
         txn: &DatabaseTransaction,
         tenant_id: i64,
         events: Vec<OutboxEvent>,
         now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<u64, StoreError> {
         if events.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         let hooks = txn
             .query_all(self.statement(
@@ -460,18 +411,14 @@ impl Store {
                 vec![tenant_id.into(), true.into()],
             ))
             .await?;
+        let mut rows: Vec<[Value; 7]> = Vec::new();
         for hook in &hooks {
             let webhook_id: i64 = hook.try_get("", "id")?;
             let subscribed: String = hook.try_get("", "events")?;
             let subscribed: Vec<String> = serde_json::from_str(&subscribed).unwrap_or_default();
             for event in &events {
-                if !subscribed.iter().any(|name| name == event.event) {
-                    continue;
-                }
-                txn.execute(self.statement(
-                    "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event, payload, status, attempts, \
-                     next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)",
-                    vec![
+                if subscribed.iter().any(|name| name == event.event) {
+                    rows.push([
                         tenant_id.into(),
                         webhook_id.into(),
                         event.event.into(),
@@ -479,11 +426,21 @@ impl Store {
                         now.into(),
                         now.into(),
                         now.into(),
-                    ],
-                ))
-                .await?;
+                    ]);
+                }
             }
         }
-        Ok(())
+        for chunk in rows.chunks(256) {
+            let values = vec!["(?, ?, ?, ?, 'pending', 0, ?, ?, ?)"; chunk.len()].join(", ");
+            txn.execute(self.statement(
+                &format!(
+                    "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event, payload, status, \
+                     attempts, next_attempt_at, created_at, updated_at) VALUES {values}"
+                ),
+                chunk.iter().flatten().cloned().collect(),
+            ))
+            .await?;
+        }
+        Ok(rows.len() as u64)
     }
 }

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ConnectionTrait, Value};
 
-use super::jobs::{OutboxEvent, EXTRACTION_CRASHED, LEASE_EXPIRED};
+use super::jobs::{OutboxEvent, EXTRACTION_CRASHED, LEASE_EXPIRED, PROCESS_DIED};
 use super::queue::JobKind;
 use super::{Store, StoreError};
 
@@ -77,7 +77,9 @@ impl Store {
     }
 
     /// Jobs whose lease expired: queued again, or failed with `exhausted_retries` once they used all
-    /// their attempts (with a `job.failed` event each).
+    /// their attempts (with a `job.failed` event each). Several jobs of one owner expiring together
+    /// are queued again as [`PROCESS_DIED`] (a dead process's batch); a lone one as [`LEASE_EXPIRED`]
+    /// (its next attempt reads the document alone; a second death fails it as a poison job).
     ///
     /// Runs every poll interval, and almost always finds nothing: it first looks with a plain read, and
     /// opens the write transaction only when a lease did expire. On SQLite an UPDATE takes the database's
@@ -99,6 +101,23 @@ impl Store {
             return Ok(Reaped::default());
         }
         let (_turn, txn) = self.begin_write().await?;
+        // Several jobs of one owner expiring together are a dead process's work (a batch, or the
+        // slots of a process that was killed), not a poison document: queued again as they were,
+        // their next attempt in a batch like any other. A lone expired job is the suspect below.
+        let died = txn
+            .execute(self.statement(
+                &format!(
+                    "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
+                     error_code = '{PROCESS_DIED}', error_message = 'the process holding the job and others \
+                     stopped renewing their leases', updated_at = ? \
+                     WHERE status = 'running' AND lease_expires_at < ? AND attempts < max_attempts \
+                     AND lease_owner IN (SELECT lease_owner FROM jobs WHERE status = 'running' \
+                     AND lease_expires_at < ? GROUP BY lease_owner HAVING COUNT(*) > 1)"
+                ),
+                vec![now.into(), now.into(), now.into()],
+            ))
+            .await?
+            .rows_affected();
         // A document job whose previous attempt also died with its process (or its extraction
         // worker) is not given to a third process: it fails as a poison job.
         let poisoned = self
@@ -149,7 +168,7 @@ impl Store {
         }
         txn.commit().await?;
         Ok(Reaped {
-            requeued,
+            requeued: requeued + died,
             exhausted,
         })
     }
@@ -201,18 +220,18 @@ pub fn lease_until(now: DateTime<Utc>, seconds: u64) -> DateTime<Utc> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use chrono::Duration;
 
     use super::*;
-    use crate::store::jobs::new_id;
+    use crate::store::jobs::{new_id, ClaimedJob};
     use crate::store::queue::{
         JobPayload, JobTarget, NewDocument, NewJob, ProcessPayload, RequestedBy,
     };
 
     /// A store in `dir` with one tenant and `jobs` document jobs queued for it: the store, the tenant
     /// and the jobs' ids.
-    async fn queued(
+    pub(crate) async fn queued(
         dir: &std::path::Path,
         jobs: usize,
         now: DateTime<Utc>,
@@ -358,5 +377,47 @@ mod tests {
             (status.as_str(), code.as_str()),
             ("failed", EXTRACTION_CRASHED)
         );
+    }
+
+    /// A batch whose process died is a dead process's work: its jobs go back to the queue as
+    /// `process_died`, run in a batch again (not alone), and a second death of their process does
+    /// not fail them as poison; only their attempts bound them.
+    #[tokio::test]
+    async fn a_dead_process_batch_is_requeued_without_isolating_its_jobs() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let now = Utc::now();
+        let (store, tenant, _) = queued(dir.path(), 3, now).await;
+        let mut clock = now;
+        for death in 1..=2 {
+            let batch = store
+                .claim_batch(tenant, "w", (clock, clock + Duration::seconds(3)), 32)
+                .await
+                .expect("claim");
+            assert_eq!(batch.len(), 3, "death {death}");
+            assert!(batch.iter().all(|(job, _)| !job.after_a_crash()));
+            clock += Duration::seconds(10);
+            let reaped = store
+                .reap_expired_leases(clock, |_| None)
+                .await
+                .expect("reap");
+            assert_eq!((reaped.requeued, reaped.exhausted.len()), (3, 0));
+        }
+        let queued_again: Vec<ClaimedJob> = store
+            .claim_batch(tenant, "w", (clock, clock + Duration::seconds(3)), 32)
+            .await
+            .expect("claim")
+            .into_iter()
+            .map(|(job, _)| job)
+            .collect();
+        assert!(queued_again
+            .iter()
+            .all(|job| job.previous_error.as_deref() == Some(PROCESS_DIED) && job.attempts == 3));
+        // Their last attempt used: the reaper fails them as exhausted.
+        clock += Duration::seconds(10);
+        let reaped = store
+            .reap_expired_leases(clock, |_| None)
+            .await
+            .expect("reap");
+        assert_eq!((reaped.requeued, reaped.exhausted.len()), (0, 3));
     }
 }

@@ -6,12 +6,14 @@
 mod accounts;
 mod audit;
 mod billing;
+mod completer;
 mod compliance;
 mod connect;
 mod connectors;
 mod credits;
 mod datasets;
 mod fine_tune;
+mod group;
 mod jobs;
 mod leases;
 mod processing;
@@ -37,6 +39,7 @@ use sea_orm::{
 pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
 pub use billing::{one_month_after, ClosedPeriod, CycleReport, PeriodError, PeriodRecord};
+pub use completer::{Committed, JobEnd, JobOutcome, Written};
 pub use compliance::{Destinations, PiiCategory};
 pub use connect::StoreSettings;
 pub use connectors::ConnectorRecord;
@@ -45,7 +48,7 @@ pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
     new_id, ClaimedJob, NewExecution, OutboxEvent, QueueDepth, Usage, EXTRACTION_CRASHED,
-    EXTRACTION_TIMED_OUT, JOB_COST_SQL, LEASE_EXPIRED,
+    EXTRACTION_TIMED_OUT, JOB_COST_SQL, LEASE_EXPIRED, PROCESS_DIED,
 };
 pub use leases::{lease_until, ExhaustedJob, Reaped};
 pub use processing::{DocumentRecord, PageRequest};
@@ -125,8 +128,12 @@ pub struct Store {
     audit: Option<audit::AuditQueue>,
     /// The credit writer's queue (see [`credits::CreditQueue`]); `None` outside a runtime.
     credits: Option<credits::CreditQueue>,
+    /// The completer's queue (see [`completer::Completer`]); `None` outside a runtime.
+    completer: Option<completer::Completer>,
     /// On SQLite, this process's turn at the database's one write lock (see [`Store::write_turn`]).
     gate: Option<Arc<tokio::sync::Mutex<()>>>,
+    /// Document jobs up to this size go to the small lane.
+    small_max_bytes: i64,
 }
 
 /// A process's turn at SQLite's write lock, held until dropped (nothing on PostgreSQL).

@@ -102,6 +102,25 @@ impl Store {
             .await?)
     }
 
+    /// The document rows of a batch's jobs, of one tenant, in one read.
+    pub async fn documents_for_jobs(
+        &self,
+        tenant_id: i64,
+        document_ids: &[i64],
+    ) -> Result<HashMap<i64, document::Model>, StoreError> {
+        if document_ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        Ok(document::Entity::find()
+            .filter(document::Column::TenantId.eq(tenant_id))
+            .filter(document::Column::Id.is_in(document_ids.to_vec()))
+            .all(self.connection())
+            .await?
+            .into_iter()
+            .map(|document| (document.id, document))
+            .collect())
+    }
+
     async fn with_latest(
         &self,
         tenant_id: i64,

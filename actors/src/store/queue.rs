@@ -193,6 +193,10 @@ pub enum JobTarget {
     },
 }
 
+/// Formats whose pages may be drawn and read by OCR: few bytes can take seconds or minutes, so they
+/// are never small-lane work (a batch runs its documents one after another), whatever their size.
+pub const OCR_FORMATS: [&str; 4] = ["pdf", "tiff", "png", "jpeg"];
+
 /// A job to queue.
 #[derive(Clone, Debug)]
 pub struct NewJob {
@@ -258,8 +262,14 @@ impl Store {
         let mut queued = Vec::with_capacity(jobs.len());
         for new_job in jobs {
             let kind = new_job.payload.kind();
+            let mut lane = "large";
             let (document_id, dataset_id) = match new_job.target {
                 JobTarget::Upload(new_document) => {
+                    if new_document.size_bytes <= self.small_max_bytes
+                        && !OCR_FORMATS.contains(&new_document.format.as_str())
+                    {
+                        lane = "small";
+                    }
                     let row = insert_document(&txn, tenant_id, new_document, now).await?;
                     (Some(row), None)
                 }
@@ -310,6 +320,7 @@ impl Store {
                 started_at: Set(None),
                 finished_at: Set(None),
                 updated_at: Set(now),
+                lane: Set(lane.to_string()),
             })
             // The id is ours: no need to read the row back.
             .exec_without_returning(&txn)

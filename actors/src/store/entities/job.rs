@@ -27,6 +27,8 @@ pub struct Model {
     pub started_at: Option<DateTimeUtc>,
     pub finished_at: Option<DateTimeUtc>,
     pub updated_at: DateTimeUtc,
+    /// `small` (a document claimed with others in a batch) or `large` (one job per slot).
+    pub lane: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
