@@ -11,6 +11,9 @@
 //!    `--preview-file PATH` (`--save-preview PATH` only writes that DOCX and exits);
 //! 3. with `--soak-seconds N`, keeps uploading for N seconds and prints the server's RSS every 30 s.
 //!
+//! `--fairness` replaces all that: tenant A queues `--docs` small documents as fast as it can while tenant
+//! B uploads one every 100 ms until A's are done; B's upload-to-completed latencies are printed.
+//!
 //! With `--processes N` it starts N servers on one database and one data folder, spreads the uploads
 //! and previews over them, and prints each one's completed jobs and CPU time; `--database-url URL`
 //! (a PostgreSQL server: a fresh database is created on it for the run and dropped after) and
@@ -47,6 +50,7 @@ struct Args {
     pin: bool,
     database_url: Option<String>,
     redis_url: Option<String>,
+    fairness: bool,
 }
 
 /// The DOCX with paragraphs of varied business text (names, dates, amounts, order numbers, now and then a
@@ -180,6 +184,7 @@ fn args() -> Args {
         pin: false,
         database_url: None,
         redis_url: None,
+        fairness: false,
     };
     if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
         args.binary = PathBuf::from(dir).join("release/docsieve");
@@ -187,8 +192,9 @@ fn args() -> Args {
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < raw.len() {
-        if raw[i] == "--pin" {
-            args.pin = true;
+        if raw[i] == "--pin" || raw[i] == "--fairness" {
+            args.pin |= raw[i] == "--pin";
+            args.fairness |= raw[i] == "--fairness";
             i += 1;
             continue;
         }
@@ -413,8 +419,7 @@ async fn metric(client: &reqwest::Client, base: &str, name: &str, labels: &str) 
         .unwrap_or(0.0)
 }
 
-async fn api_key(client: &reqwest::Client, base: &str, data_dir: &Path) -> String {
-    let email = "load@example.com";
+async fn api_key(client: &reqwest::Client, base: &str, data_dir: &Path, email: &str) -> String {
     let password = "load-password-1";
     let response = client
         .post(format!("{base}/v1/auth/signup"))
@@ -429,6 +434,9 @@ async fn api_key(client: &reqwest::Client, base: &str, data_dir: &Path) -> Strin
             .and_then(|entries| {
                 entries.filter_map(Result::ok).find_map(|entry| {
                     let text = std::fs::read_to_string(entry.path()).ok()?;
+                    if !text.contains(email) {
+                        return None;
+                    }
                     let text = text
                         .replace("=\r\n", "")
                         .replace("=\n", "")
@@ -510,6 +518,106 @@ async fn upload_batch(
     assert_eq!(response.status(), 202, "upload refused");
     let body: Value = response.json().await.expect("json");
     body["data"]["job_ids"].as_array().map_or(0, Vec::len)
+}
+
+/// `--fairness`: tenant A queues `--docs` small documents as fast as `--concurrency` clients can, while
+/// tenant B uploads one document every 100 ms until A's are all done; prints B's upload-to-completed
+/// latencies (each job's status polled every 5 ms) and A's documents/s.
+async fn fairness(
+    client: &reqwest::Client,
+    base: &str,
+    (key, data_dir): (&str, &Path),
+    args: &Args,
+) {
+    let key_b = api_key(client, base, data_dir, "bystander@example.com").await;
+    let started = Instant::now();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for _ in 0..args.concurrency {
+        let (client, key, next, base) = (
+            client.clone(),
+            key.to_string(),
+            next.clone(),
+            base.to_string(),
+        );
+        let (docs, batch) = (args.docs, args.batch);
+        tokio::spawn(async move {
+            loop {
+                let first = next.fetch_add(batch, std::sync::atomic::Ordering::SeqCst);
+                if first >= docs {
+                    return;
+                }
+                upload_batch(&client, &base, &key, first, batch.min(docs - first)).await;
+            }
+        });
+    }
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stream = {
+        let (client, base, done) = (client.clone(), base.to_string(), done.clone());
+        tokio::spawn(async move {
+            let mut waits = Vec::new();
+            let mut tick = tokio::time::interval(Duration::from_millis(100));
+            let mut i = 1_000_000;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                tick.tick().await;
+                i += 1;
+                let sent = Instant::now();
+                let form = Form::new().part(
+                    "files",
+                    Part::bytes(small_doc(i)).file_name(format!("b{i}.txt")),
+                );
+                let body: Value = client
+                    .post(format!("{base}/v1/data-process/async"))
+                    .header("X-API-KEY", &key_b)
+                    .multipart(form)
+                    .send()
+                    .await
+                    .expect("upload")
+                    .json()
+                    .await
+                    .expect("json");
+                let job = body["data"]["job_ids"][0]
+                    .as_str()
+                    .expect("a job")
+                    .to_string();
+                let (client, base, key_b) = (client.clone(), base.clone(), key_b.clone());
+                waits.push(tokio::spawn(async move {
+                    loop {
+                        let view: Value = client
+                            .get(format!("{base}/v1/jobs/{job}"))
+                            .header("X-API-KEY", &key_b)
+                            .send()
+                            .await
+                            .expect("job")
+                            .json()
+                            .await
+                            .expect("json");
+                        if view["data"]["status"] == "completed" {
+                            return sent.elapsed();
+                        }
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }));
+            }
+            let mut latencies = Vec::new();
+            for wait in waits {
+                latencies.push(wait.await.expect("poller"));
+            }
+            latencies
+        })
+    };
+    while completed(client, base, key).await < args.docs as u64 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let elapsed = started.elapsed();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let latencies = stream.await.expect("stream");
+    println!(
+        "fairness: tenant A's {} small documents done in {:.1} s ({:.0}/s) while tenant B uploaded one every 100 ms",
+        args.docs,
+        elapsed.as_secs_f64(),
+        args.docs as f64 / elapsed.as_secs_f64()
+    );
+    report("tenant B, upload to completed", latencies);
 }
 
 async fn completed(client: &reqwest::Client, base: &str, key: &str) -> u64 {
@@ -595,7 +703,7 @@ async fn main() {
         .timeout(Duration::from_secs(120))
         .build()
         .expect("client");
-    let key = api_key(&client, &base, data_dir.path()).await;
+    let key = api_key(&client, &base, data_dir.path(), "load@example.com").await;
     println!(
         "{} server(s) on {}{}{}, pids {pids:?}, RSS at start {} KiB each",
         servers.len(),
@@ -617,6 +725,11 @@ async fn main() {
             .map(|&pid| cpu_seconds(pid))
             .collect::<Vec<f64>>()
     };
+
+    if args.fairness {
+        fairness(&client, &base, (&key, data_dir.path()), &args).await;
+        return;
+    }
 
     // 1. Async uploads, end to end; client task i uploads to server i modulo the number of servers.
     let statements_before = statements(&client, &bases).await;

@@ -5,7 +5,7 @@
 //! audit entries in group transactions). Prints jobs/s for the drain, statements and group commits
 //! per job. `--database-url postgres://...` runs it on a fresh database of that server (dropped
 //! after); the default is a SQLite file in a temporary folder (`--dir PATH` to choose where: tmpfs
-//! or ext4).
+//! or ext4). `STORE_BENCH_LOG=sqlx::query=debug` logs every statement with its time on stderr.
 //!
 //! ```sh
 //! cargo run --release --example store_bench -- --jobs 20000 --batch 32
@@ -106,6 +106,13 @@ fn statements(handle: &metrics_exporter_prometheus::PrometheusHandle) -> f64 {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let args = args();
+    // `STORE_BENCH_LOG=sqlx::query=debug`: every statement with its time, on stderr.
+    if let Ok(filter) = std::env::var("STORE_BENCH_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
     let handle = recorder.handle();
     metrics::set_global_recorder(recorder).expect("recorder");

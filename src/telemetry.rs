@@ -272,11 +272,11 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         ),
         (
             metric_names::JOB_WORKERS,
-            "Job router workers in this process",
+            "Job router slots in this process, both lanes (a small-lane slot runs a batch)",
         ),
         (
             metric_names::JOB_WORKERS_BUSY,
-            "Job router workers running a job",
+            "Job router slots in use (a batch or a job each)",
         ),
         (
             metric_names::POOL_SIZE,

@@ -41,7 +41,7 @@ impl MigrationTrait for Migration {
         manager
             .create_index(index(
                 "jobs",
-                &["status", "tenant_id", "lane", "created_at"],
+                &["status", "tenant_id", "lane", "created_at", "id"],
                 false,
             ))
             .await?;
@@ -53,7 +53,7 @@ impl MigrationTrait for Migration {
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for (table, index) in [
             ("executions", "ix_executions_job_id"),
-            ("jobs", "ix_jobs_status_tenant_id_lane_created_at"),
+            ("jobs", "ix_jobs_status_tenant_id_lane_created_at_id"),
         ] {
             manager
                 .drop_index(

@@ -447,4 +447,45 @@ mod tests {
             "the bad one's lease runs out and it is claimed again"
         );
     }
+
+    /// A batch claim finds the picked jobs by their key and the picked ones by the claim index in
+    /// order: its cost does not grow with the backlog (on a database without statistics, as a new
+    /// one is, the planner otherwise walked every queued job through the status index).
+    #[tokio::test]
+    async fn a_batch_claim_reads_only_what_it_picks() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::sqlite_for_tests(dir.path()).await;
+        let now = Utc::now();
+        let steps = store
+            .query_plan(
+                &crate::store::jobs::sqlite_batch_claim(),
+                vec![
+                    "w".into(),
+                    now.into(),
+                    now.into(),
+                    now.into(),
+                    1i64.into(),
+                    32i64.into(),
+                ],
+            )
+            .await;
+        assert!(
+            steps
+                .iter()
+                .any(|step| step.contains("sqlite_autoindex_jobs_1 (id=?)")),
+            "{steps:?}"
+        );
+        assert!(
+            steps.iter().any(|step| step.contains(
+                "ix_jobs_status_tenant_id_lane_created_at_id (status=? AND tenant_id=? AND lane=?)"
+            )),
+            "{steps:?}"
+        );
+        assert!(
+            !steps
+                .iter()
+                .any(|step| step.ends_with("(status=?)") || step.contains("TEMP B-TREE")),
+            "{steps:?}"
+        );
+    }
 }

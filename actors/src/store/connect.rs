@@ -228,6 +228,20 @@ impl Store {
         Store::migrate(&settings).await.expect("migrate");
         Store::connect(&settings).await.expect("connect")
     }
+
+    /// The steps of the plan SQLite picks for `sql` (`EXPLAIN QUERY PLAN`), for tests that a
+    /// statement's cost does not grow with a table.
+    #[cfg(test)]
+    pub(crate) async fn query_plan(&self, sql: &str, values: Vec<sea_orm::Value>) -> Vec<String> {
+        use sea_orm::ConnectionTrait;
+        self.connection()
+            .query_all(self.statement(&format!("EXPLAIN QUERY PLAN {sql}"), values))
+            .await
+            .expect("explain")
+            .iter()
+            .map(|row| row.try_get::<String>("", "detail").expect("detail"))
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -516,18 +516,9 @@ mod tests {
     async fn settling_searches_the_ledger_by_reference() {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = Store::sqlite_for_tests(dir.path()).await;
-        let plan = store
-            .connection()
-            .query_all(store.statement(
-                &format!("EXPLAIN QUERY PLAN {SETTLEMENT_ENTRIES}"),
-                vec!["job".into(), 1i64.into()],
-            ))
-            .await
-            .expect("explain");
-        let steps: Vec<String> = plan
-            .iter()
-            .map(|row| row.try_get::<String>("", "detail").expect("detail"))
-            .collect();
+        let steps = store
+            .query_plan(SETTLEMENT_ENTRIES, vec!["job".into(), 1i64.into()])
+            .await;
         assert!(
             steps
                 .iter()

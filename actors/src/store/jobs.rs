@@ -125,6 +125,18 @@ pub struct QueueDepth {
     pub oldest_queued: Option<DateTime<Utc>>,
 }
 
+/// A small-lane claim's pick: the tenant's oldest queued small jobs (tenant, then how many).
+const BATCH_PICKED: &str = "SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' \
+     AND lane = 'small' ORDER BY created_at, id LIMIT ?";
+/// What a claim writes (worker, lease end, now, now).
+const CLAIM_SET: &str = "SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
+     attempts = attempts + 1, started_at = ?, updated_at = ?";
+
+/// The SQLite batch claim without its RETURNING: the picked rows found by their key.
+pub(super) fn sqlite_batch_claim() -> String {
+    format!("UPDATE jobs {CLAIM_SET} WHERE id IN ({BATCH_PICKED}) AND +status = 'queued'")
+}
+
 fn claimed_columns() -> &'static str {
     "id, tenant_id, job_type, document_id, dataset_id, payload, attempts, max_attempts, created_at, \
      error_code"
@@ -336,7 +348,10 @@ impl Store {
     /// Claims up to `max_jobs` of the tenant's oldest queued small-lane jobs (documents of at most
     /// `jobs.small_max_bytes`) for `worker` until `lease_until`, oldest first, with their memory
     /// estimates: one statement (on PostgreSQL the rows are picked with `FOR UPDATE SKIP LOCKED` in a
-    /// CTE, so the LIMIT holds and several processes never take the same job).
+    /// CTE, so the LIMIT holds and several processes never take the same job). On SQLite the outer
+    /// UPDATE finds the picked rows by their key (`+status` keeps the planner off the status index,
+    /// which made every claim walk the whole backlog: 6,700 jobs/s at 20,000 queued against 11,100 at
+    /// 5,000 in the store micro-benchmark).
     pub async fn claim_batch(
         &self,
         tenant_id: i64,
@@ -344,11 +359,7 @@ impl Store {
         (now, lease_until): (DateTime<Utc>, DateTime<Utc>),
         max_jobs: usize,
     ) -> Result<Vec<(ClaimedJob, i64)>, StoreError> {
-        let picked =
-            "SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' AND lane = 'small' \
-                      ORDER BY created_at, id LIMIT ?";
-        let set = "SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
-                   attempts = attempts + 1, started_at = ?, updated_at = ?";
+        let (picked, set) = (BATCH_PICKED, CLAIM_SET);
         let returning = format!("RETURNING {}, {JOB_COST_SQL} AS cost", claimed_columns());
         let (sql, values): (String, Vec<Value>) = match self.backend {
             Backend::Postgres => (
@@ -366,9 +377,7 @@ impl Store {
                 ],
             ),
             Backend::Sqlite => (
-                format!(
-                    "UPDATE jobs {set} WHERE status = 'queued' AND id IN ({picked}) {returning}"
-                ),
+                format!("{} {returning}", sqlite_batch_claim()),
                 vec![
                     worker.into(),
                     lease_until.into(),
