@@ -10,8 +10,9 @@
 //! `linger` after the first of a batch for more to arrive. Under preview load nearly every entry was
 //! otherwise a write transaction of its own, and each wrote three pages of SQLite's log (table, index,
 //! `sqlite_sequence`): the log filled several times a second, and the request whose commit checkpointed
-//! it waited for two fsyncs, with everyone queued behind it. A job's entry is not gathered: a job
-//! worker waits for its entry before taking its next job, so a linger would slow every job.
+//! it waited for two fsyncs, with everyone queued behind it. Document jobs' entries do not come here:
+//! the completer writes them in the transaction that records the job's outcome; a dataset build's
+//! entry is written directly, without a linger.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

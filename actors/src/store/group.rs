@@ -102,15 +102,9 @@ impl Store {
             let mut usage = Usage::default();
             for &index in indices {
                 let outcome = outcomes[index];
-                let execution_id = match written[index] {
-                    Written::Completed { execution_id } => Some(execution_id),
-                    _ => None,
-                };
                 for event in &outcome.events {
                     let mut event = event.clone();
-                    if let (Some(id), Some(_)) = (execution_id, event.payload.get("execution_id")) {
-                        event.payload["execution_id"] = id.into();
-                    }
+                    with_execution_id(&mut event.payload, written[index]);
                     events.push(event);
                 }
                 match &outcome.end {
@@ -140,11 +134,7 @@ impl Store {
             .flatten()
             .filter_map(|&index| {
                 let mut record = outcomes[index].audit.clone()?;
-                if let Written::Completed { execution_id } = written[index] {
-                    if record.details.get("execution_id").is_some() {
-                        record.details["execution_id"] = execution_id.into();
-                    }
-                }
+                with_execution_id(&mut record.details, written[index]);
                 Some(super::audit::entry_of(record, now))
             })
             .collect();
@@ -328,5 +318,15 @@ impl Store {
             }
         }
         Ok(settled)
+    }
+}
+
+/// Fills the `execution_id` an event or audit entry of a completed job names (written 0 before its
+/// execution existed) with the execution's id.
+fn with_execution_id(value: &mut serde_json::Value, written: Written) {
+    if let Written::Completed { execution_id } = written {
+        if value.get("execution_id").is_some() {
+            value["execution_id"] = execution_id.into();
+        }
     }
 }

@@ -246,8 +246,7 @@ impl Store {
             Backend::Sqlite => "",
         };
         let sql = format!(
-            "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?, \
-             attempts = attempts + 1, started_at = ?, updated_at = ? \
+            "UPDATE jobs {CLAIM_SET} \
              WHERE status = 'queued' AND id = (SELECT id FROM jobs WHERE tenant_id = ? AND status = 'queued' \
              {lane}ORDER BY created_at, id LIMIT 1{lock}) AND {JOB_COST_SQL} <= ? \
              RETURNING {}, {JOB_COST_SQL} AS cost",
