@@ -9,10 +9,15 @@
 //!    requests/s on a noisy machine). The DOCX is the corpus' `tr/tr_ik_yazisi.docx` (39 KB) grown to
 //!    `--preview-kb` KB (default 50) with further paragraphs of varied Turkish business text, or
 //!    `--preview-file PATH` (`--save-preview PATH` only writes that DOCX and exits);
+//!    `--previews-during N` also sends N of them from 4 clients while the uploads of 1. run (with
+//!    `--docs 0`: alone), and prints their latencies apart;
 //! 3. with `--soak-seconds N`, keeps uploading for N seconds and prints the server's RSS every 30 s.
 //!
 //! `--fairness` replaces all that: tenant A queues `--docs` small documents as fast as it can while tenant
-//! B uploads one every 100 ms until A's are done; B's upload-to-completed latencies are printed.
+//! B uploads one every 100 ms until A's are done; B's upload-to-completed latencies are printed. With
+//! `--large-pdf-mb N`, tenant A also uploads, two seconds in, a PDF of about N MB of text (at most 2,000
+//! pages, the extractor's page limit), and its upload-to-completed time is printed (`--docs 0` times it
+//! alone).
 //!
 //! With `--processes N` it starts N servers on one database and one data folder, spreads the uploads
 //! and previews over them, and prints each one's completed jobs and CPU time; `--database-url URL`
@@ -51,6 +56,8 @@ struct Args {
     database_url: Option<String>,
     redis_url: Option<String>,
     fairness: bool,
+    large_pdf_mb: usize,
+    previews_during: usize,
 }
 
 /// The DOCX with paragraphs of varied business text (names, dates, amounts, order numbers, now and then a
@@ -185,6 +192,8 @@ fn args() -> Args {
         database_url: None,
         redis_url: None,
         fairness: false,
+        large_pdf_mb: 0,
+        previews_during: 0,
     };
     if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
         args.binary = PathBuf::from(dir).join("release/docsieve");
@@ -213,6 +222,8 @@ fn args() -> Args {
             "--processes" => args.processes = value.parse().expect("--processes N"),
             "--database-url" => args.database_url = Some(value),
             "--redis-url" => args.redis_url = Some(value),
+            "--previews-during" => args.previews_during = value.parse().expect("N"),
+            "--large-pdf-mb" => args.large_pdf_mb = value.parse().expect("--large-pdf-mb N"),
             other => panic!("unknown argument {other}"),
         }
         i += 2;
@@ -402,6 +413,59 @@ async fn groups(client: &reqwest::Client, bases: &[String]) -> Groups {
     total
 }
 
+/// The PostgreSQL server's own readings for the run's database (`--database-url`).
+#[derive(Clone, Copy, Default)]
+struct Postgres {
+    commits: f64,
+    wal_bytes: f64,
+    jobs_dead_tuples: f64,
+    jobs_updates: f64,
+    /// CPU seconds of every `postgres` process on this machine (the postmaster's waited-for children,
+    /// that is backends that have exited, included).
+    cpu: f64,
+}
+
+impl Postgres {
+    async fn read(url: &str) -> Postgres {
+        use sea_orm::{ConnectionTrait, Database, Statement};
+        let db = Database::connect(url).await.expect("the run's database");
+        let row = db
+            .query_one(Statement::from_string(
+                db.get_database_backend(),
+                "SELECT d.xact_commit::float8 AS commits, \
+                        (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8 AS wal, \
+                        coalesce(t.n_dead_tup, 0)::float8 AS dead, coalesce(t.n_tup_upd, 0)::float8 AS upd \
+                 FROM pg_stat_database d LEFT JOIN pg_stat_user_tables t ON t.relname = 'jobs' \
+                 WHERE d.datname = current_database()",
+            ))
+            .await
+            .expect("pg_stat_database")
+            .expect("a row");
+        let _ = db.close().await;
+        Postgres {
+            commits: row.try_get("", "commits").unwrap_or(0.0),
+            wal_bytes: row.try_get("", "wal").unwrap_or(0.0),
+            jobs_dead_tuples: row.try_get("", "dead").unwrap_or(0.0),
+            jobs_updates: row.try_get("", "upd").unwrap_or(0.0),
+            cpu: Postgres::cpu(),
+        }
+    }
+
+    fn cpu() -> f64 {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|comm| comm.trim() == "postgres")
+            })
+            .map(|pid| docsieve_actors::procfs::stat_seconds(pid, &[11, 12, 13, 14]))
+            .sum()
+    }
+}
+
 /// A counter's value in one server's `/metrics` (`labels` exactly as written there).
 async fn metric(client: &reqwest::Client, base: &str, name: &str, labels: &str) -> f64 {
     let text = client
@@ -520,6 +584,118 @@ async fn upload_batch(
     body["data"]["job_ids"].as_array().map_or(0, Vec::len)
 }
 
+/// A PDF of about `target` bytes of text: pages of 60 lines of business prose in Helvetica (one of the
+/// standard fonts, so nothing is embedded), uncompressed, at most 2,000 pages.
+fn text_pdf(target: usize) -> Vec<u8> {
+    const LINES: usize = 60;
+    let pages = (target / 10_000).clamp(1, 2000);
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    let mut object = |pdf: &mut Vec<u8>, body: &[u8]| {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n", offsets.len()).as_bytes());
+        pdf.extend_from_slice(body);
+        pdf.extend_from_slice(b"\nendobj\n");
+    };
+    let kids: Vec<String> = (0..pages).map(|p| format!("{} 0 R", 4 + 2 * p)).collect();
+    object(&mut pdf, b"<< /Type /Catalog /Pages 2 0 R >>");
+    object(
+        &mut pdf,
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+            kids.join(" ")
+        )
+        .as_bytes(),
+    );
+    object(
+        &mut pdf,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    );
+    for page in 0..pages {
+        object(
+            &mut pdf,
+            format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+                5 + 2 * page
+            )
+            .as_bytes(),
+        );
+        let mut content = String::from("BT /F1 8 Tf 30 810 Td 12 TL\n");
+        for line in 0..LINES {
+            let i = page * LINES + line;
+            content.push_str(&format!(
+                "(Order {i} of customer account {}: delivery within {} days to the warehouse, invoice amount {}.50 TRY, contact support{}@example.com or the sales desk) Tj T*\n",
+                100_000 + i * 7,
+                i % 30,
+                1000 + i,
+                i % 97
+            ));
+        }
+        content.push_str("ET");
+        let mut body = format!("<< /Length {} >>\nstream\n", content.len()).into_bytes();
+        body.extend_from_slice(content.as_bytes());
+        body.extend_from_slice(b"\nendstream");
+        object(&mut pdf, &body);
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).as_bytes(),
+    );
+    for offset in &offsets {
+        pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            offsets.len() + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+/// Uploads `bytes` as one document of tenant `key` and waits (polling its job every `poll`) until the job
+/// has ended: the upload-to-ended time and the job's last status.
+async fn one_job(
+    client: &reqwest::Client,
+    (base, key): (&str, &str),
+    (name, bytes): (&str, Vec<u8>),
+    poll: Duration,
+) -> (Duration, String) {
+    let sent = Instant::now();
+    let form = Form::new().part("files", Part::bytes(bytes).file_name(name.to_string()));
+    let body: Value = client
+        .post(format!("{base}/v1/data-process/async"))
+        .header("X-API-KEY", key)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload")
+        .json()
+        .await
+        .expect("json");
+    let job = body["data"]["job_ids"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("a job: {body}"))
+        .to_string();
+    loop {
+        let view: Value = client
+            .get(format!("{base}/v1/jobs/{job}"))
+            .header("X-API-KEY", key)
+            .send()
+            .await
+            .expect("job")
+            .json()
+            .await
+            .expect("json");
+        let status = view["data"]["status"].as_str().unwrap_or("").to_string();
+        if status == "completed" || status == "failed" {
+            return (sent.elapsed(), status);
+        }
+        tokio::time::sleep(poll).await;
+    }
+}
+
 /// `--fairness`: tenant A queues `--docs` small documents as fast as `--concurrency` clients can, while
 /// tenant B uploads one document every 100 ms until A's are all done; prints B's upload-to-completed
 /// latencies (each job's status polled every 5 ms) and A's documents/s.
@@ -560,42 +736,17 @@ async fn fairness(
             while !done.load(std::sync::atomic::Ordering::SeqCst) {
                 tick.tick().await;
                 i += 1;
-                let sent = Instant::now();
-                let form = Form::new().part(
-                    "files",
-                    Part::bytes(small_doc(i)).file_name(format!("b{i}.txt")),
-                );
-                let body: Value = client
-                    .post(format!("{base}/v1/data-process/async"))
-                    .header("X-API-KEY", &key_b)
-                    .multipart(form)
-                    .send()
-                    .await
-                    .expect("upload")
-                    .json()
-                    .await
-                    .expect("json");
-                let job = body["data"]["job_ids"][0]
-                    .as_str()
-                    .expect("a job")
-                    .to_string();
                 let (client, base, key_b) = (client.clone(), base.clone(), key_b.clone());
                 waits.push(tokio::spawn(async move {
-                    loop {
-                        let view: Value = client
-                            .get(format!("{base}/v1/jobs/{job}"))
-                            .header("X-API-KEY", &key_b)
-                            .send()
-                            .await
-                            .expect("job")
-                            .json()
-                            .await
-                            .expect("json");
-                        if view["data"]["status"] == "completed" {
-                            return sent.elapsed();
-                        }
-                        tokio::time::sleep(Duration::from_millis(5)).await;
-                    }
+                    let doc = (format!("b{i}.txt"), small_doc(i));
+                    one_job(
+                        &client,
+                        (&base, &key_b),
+                        (&doc.0, doc.1),
+                        Duration::from_millis(5),
+                    )
+                    .await
+                    .0
                 }));
             }
             let mut latencies = Vec::new();
@@ -605,10 +756,31 @@ async fn fairness(
             latencies
         })
     };
+    let large = (args.large_pdf_mb > 0).then(|| {
+        let (client, base, key) = (client.clone(), base.to_string(), key.to_string());
+        let pdf = text_pdf(args.large_pdf_mb << 20);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let size = pdf.len();
+            let poll = Duration::from_millis(50);
+            (
+                size,
+                one_job(&client, (&base, &key), ("large.pdf", pdf), poll).await,
+            )
+        })
+    });
     while completed(client, base, key).await < args.docs as u64 {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let elapsed = started.elapsed();
+    if let Some(large) = large {
+        let (size, (took, status)) = large.await.expect("the large PDF");
+        println!(
+            "tenant A's PDF of {:.1} MB: {status} {:.2} s after its upload",
+            size as f64 / 1_048_576.0,
+            took.as_secs_f64()
+        );
+    }
     done.store(true, std::sync::atomic::Ordering::SeqCst);
     let latencies = stream.await.expect("stream");
     println!(
@@ -631,6 +803,63 @@ async fn completed(client: &reqwest::Client, base: &str, key: &str) -> u64 {
         .await
         .expect("json");
     body["data"]["total"].as_u64().unwrap_or(0)
+}
+
+/// `requests` masked previews of `document` (its bytes and name) from `concurrency` clients, client i
+/// sending to server i modulo the servers: the answered ones' latencies and how many were not answered
+/// 200.
+async fn previews(
+    client: &reqwest::Client,
+    bases: &[String],
+    (key, document): (&str, (Arc<Vec<u8>>, Arc<str>)),
+    requests: usize,
+    concurrency: usize,
+) -> (Vec<Duration>, usize) {
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for task in 0..concurrency {
+        let (client, base, key, next, (bytes, name)) = (
+            client.clone(),
+            bases[task % bases.len()].clone(),
+            key.to_string(),
+            next.clone(),
+            document.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut refused = 0;
+            while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < requests {
+                let form = Form::new().part(
+                    "file",
+                    Part::bytes(bytes.to_vec()).file_name(name.to_string()),
+                );
+                let t = Instant::now();
+                let response = client
+                    .post(format!("{base}/v1/data-process/preview?masked=true"))
+                    .header("X-API-KEY", &key)
+                    .multipart(form)
+                    .send()
+                    .await
+                    .expect("preview");
+                let status = response.status();
+                let _ = response.bytes().await;
+                if status == 200 {
+                    latencies.push(t.elapsed());
+                } else {
+                    refused += 1;
+                }
+            }
+            (latencies, refused)
+        }));
+    }
+    let mut all = Vec::new();
+    let mut refused = 0;
+    for task in tasks {
+        let (latencies, r) = task.await.expect("preview client");
+        all.extend(latencies);
+        refused += r;
+    }
+    (all, refused)
 }
 
 #[tokio::main]
@@ -733,9 +962,19 @@ async fn main() {
 
     // 1. Async uploads, end to end; client task i uploads to server i modulo the number of servers.
     let statements_before = statements(&client, &bases).await;
+    let postgres_before = match &database {
+        Some(database) => Some(Postgres::read(&database.url).await),
+        None => None,
+    };
     let groups_before = groups(&client, &bases).await;
     let cpu_before = server_cpu();
     let started = Instant::now();
+    let during = (args.previews_during > 0).then(|| {
+        let (client, bases, key) = (client.clone(), bases.clone(), key.clone());
+        let document = (docx.clone(), preview_name.clone());
+        let requests = args.previews_during;
+        tokio::spawn(async move { previews(&client, &bases, (&key, document), requests, 4).await })
+    });
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut tasks = Vec::new();
     for task in 0..args.concurrency {
@@ -765,6 +1004,14 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let total = started.elapsed();
+    if let Some(during) = during {
+        let (latencies, refused) = during.await.expect("previews during the run");
+        println!(
+            "previews sent during the async run from 4 clients ({refused} answered non-200; with --docs 0, alone):"
+        );
+        report("  preview during the run", latencies);
+    }
+    let postgres_cpu_after = Postgres::cpu();
     let cpu_used: Vec<f64> = server_cpu()
         .iter()
         .zip(&cpu_before)
@@ -845,58 +1092,36 @@ async fn main() {
             / (groups_after.claims - groups_before.claims).max(1.0),
     );
 
+    if let (Some(before), Some(database)) = (postgres_before, &database) {
+        // Backends send their statistics at most once a second while busy and after 10 s when idle.
+        tokio::time::sleep(Duration::from_secs(11)).await;
+        let after = Postgres::read(&database.url).await;
+        println!(
+            "PostgreSQL: {:.3} commits, {:.0} WAL bytes and {:.2} ms of its CPU per document (every postgres \
+             process, {:.0} % of a core); jobs: {:.1} updates per document, {:.0} dead tuples after the run",
+            (after.commits - before.commits) / docs,
+            (after.wal_bytes - before.wal_bytes) / docs,
+            (postgres_cpu_after - before.cpu) * 1000.0 / docs,
+            (postgres_cpu_after - before.cpu) * 100.0 / total.as_secs_f64(),
+            (after.jobs_updates - before.jobs_updates) / docs,
+            after.jobs_dead_tuples
+        );
+    }
+
     // 2. Preview latency (`--preview-requests 0` skips it).
     if args.preview_requests > 0 {
-        let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let cpu_before: f64 = server_cpu().iter().sum();
         let own_cpu = || docsieve_actors::procfs::stat_seconds(std::process::id(), &[11, 12]);
         let own_cpu_before = own_cpu();
         let started = Instant::now();
-        let mut tasks = Vec::new();
-        for task in 0..args.preview_concurrency {
-            let (client, base, key, next, docx, name) = (
-                client.clone(),
-                bases[task % bases.len()].clone(),
-                key.clone(),
-                next.clone(),
-                docx.clone(),
-                preview_name.clone(),
-            );
-            let requests = args.preview_requests;
-            tasks.push(tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                let mut refused = 0;
-                while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < requests {
-                    let form = Form::new().part(
-                        "file",
-                        Part::bytes(docx.to_vec()).file_name(name.to_string()),
-                    );
-                    let t = Instant::now();
-                    let response = client
-                        .post(format!("{base}/v1/data-process/preview?masked=true"))
-                        .header("X-API-KEY", &key)
-                        .multipart(form)
-                        .send()
-                        .await
-                        .expect("preview");
-                    let status = response.status();
-                    let _ = response.bytes().await;
-                    if status == 200 {
-                        latencies.push(t.elapsed());
-                    } else {
-                        refused += 1;
-                    }
-                }
-                (latencies, refused)
-            }));
-        }
-        let mut preview_latencies = Vec::new();
-        let mut refused = 0;
-        for task in tasks {
-            let (latencies, r) = task.await.expect("task");
-            preview_latencies.extend(latencies);
-            refused += r;
-        }
+        let (preview_latencies, refused) = previews(
+            &client,
+            &bases,
+            (&key, (docx.clone(), preview_name.clone())),
+            args.preview_requests,
+            args.preview_concurrency,
+        )
+        .await;
         let elapsed = started.elapsed();
         println!(
         "preview: {} requests of a {} KB {} at {} clients in {:.2} s ({:.0}/s), {refused} answered non-200",
