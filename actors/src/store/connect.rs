@@ -148,7 +148,6 @@ impl Store {
             credits: None,
             completer: None,
             gate,
-            bulk: (backend == Backend::Sqlite).then(|| Arc::new(tokio::sync::Mutex::new(()))),
             small_max_bytes: settings.small_max_bytes,
         };
         let credits = super::credits::CreditQueue::start(&bare);

@@ -157,8 +157,7 @@ pub(super) struct CreditQueue {
 impl CreditQueue {
     /// Starts the writer on the current runtime (`None` outside one: operations then run directly).
     /// The task ends when the last clone of the store holding the queue is dropped.
-    /// Each batch waits for the process's write turn on SQLite, ahead of the bulk writers
-    /// ([`Store::write_turn_first`]).
+    /// Each batch waits for the process's write turn ([`Store::write_turn`]) on SQLite.
     pub(super) fn start(store: &Store) -> Option<CreditQueue> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let (sender, mut queue) = mpsc::channel::<CreditOp>(4096);
@@ -166,7 +165,7 @@ impl CreditQueue {
         runtime.spawn(async move {
             let mut batch = Vec::with_capacity(CREDIT_BATCH);
             while queue.recv_many(&mut batch, CREDIT_BATCH).await > 0 {
-                let _turn = store.write_turn_first().await;
+                let _turn = store.write_turn().await;
                 store.write_credit_batch(std::mem::take(&mut batch)).await;
             }
         });

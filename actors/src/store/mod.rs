@@ -132,17 +132,12 @@ pub struct Store {
     completer: Option<completer::Completer>,
     /// On SQLite, this process's turn at the database's one write lock (see [`Store::write_turn`]).
     gate: Option<Arc<tokio::sync::Mutex<()>>>,
-    /// On SQLite, where the bulk writers queue before the gate (see [`Store::write_turn`]).
-    bulk: Option<Arc<tokio::sync::Mutex<()>>>,
     /// Document jobs up to this size go to the small lane.
     small_max_bytes: i64,
 }
 
 /// A process's turn at SQLite's write lock, held until dropped (nothing on PostgreSQL).
-pub(crate) struct WriteTurn {
-    _gate: Option<tokio::sync::OwnedMutexGuard<()>>,
-    _bulk: Option<tokio::sync::OwnedMutexGuard<()>>,
-}
+pub(crate) type WriteTurn = Option<tokio::sync::OwnedMutexGuard<()>>;
 
 impl Store {
     pub fn backend(&self) -> Backend {
@@ -159,32 +154,10 @@ impl Store {
     /// the lock came free: under a stream of uploads and job completions the lock sat idle between
     /// writers while they slept. Hold the turn across the whole write, and write nothing through the
     /// audit or credit writers while holding it (they wait for the same turn).
-    ///
-    /// These are the bulk writers (uploads, claims, the completer, leases, dataset and schedule
-    /// writes): they queue among themselves first, so that at most one of them waits at the gate. The
-    /// writers a synchronous request waits for (its credit and its audit entry, each written in
-    /// batches) go straight to the gate ([`Store::write_turn_first`]) and wait for at most the writer
-    /// holding it and one bulk writer, not for every upload queued behind it.
     pub(crate) async fn write_turn(&self) -> WriteTurn {
-        let bulk = match &self.bulk {
-            Some(bulk) => Some(bulk.clone().lock_owned().await),
+        match &self.gate {
+            Some(gate) => Some(gate.clone().lock_owned().await),
             None => None,
-        };
-        WriteTurn {
-            _gate: self.write_turn_first().await._gate,
-            _bulk: bulk,
-        }
-    }
-
-    /// The turn of a writer that a synchronous request waits for: straight to the gate (see
-    /// [`Store::write_turn`]).
-    pub(crate) async fn write_turn_first(&self) -> WriteTurn {
-        WriteTurn {
-            _gate: match &self.gate {
-                Some(gate) => Some(gate.clone().lock_owned().await),
-                None => None,
-            },
-            _bulk: None,
         }
     }
 
