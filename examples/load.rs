@@ -679,15 +679,7 @@ async fn one_job(
         .unwrap_or_else(|| panic!("a job: {body}"))
         .to_string();
     loop {
-        let view: Value = client
-            .get(format!("{base}/v1/jobs/{job}"))
-            .header("X-API-KEY", key)
-            .send()
-            .await
-            .expect("job")
-            .json()
-            .await
-            .expect("json");
+        let view = get_json(client, &format!("{base}/v1/jobs/{job}"), key).await;
         let status = view["data"]["status"].as_str().unwrap_or("").to_string();
         if status == "completed" || status == "failed" {
             return (sent.elapsed(), status);
@@ -793,16 +785,23 @@ async fn fairness(
 }
 
 async fn completed(client: &reqwest::Client, base: &str, key: &str) -> u64 {
-    let body: Value = client
-        .get(format!("{base}/v1/executions?page_size=1"))
+    let url = format!("{base}/v1/executions?page_size=1");
+    get_json(client, &url, key).await["data"]["total"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// A GET of `url` with tenant `key`, its JSON body.
+async fn get_json(client: &reqwest::Client, url: &str, key: &str) -> Value {
+    client
+        .get(url)
         .header("X-API-KEY", key)
         .send()
         .await
-        .expect("executions")
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"))
         .json()
         .await
-        .expect("json");
-    body["data"]["total"].as_u64().unwrap_or(0)
+        .expect("json")
 }
 
 /// `requests` masked previews of `document` (its bytes and name) from `concurrency` clients, client i
