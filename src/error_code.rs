@@ -184,13 +184,17 @@ impl utoipa::PartialSchema for ErrorCode {
                 )
             })
             .collect();
+        // A string, not a closed enum: codes are added in later versions, and a client generated
+        // from an enum would fail to read an answer carrying one it does not know.
         ObjectBuilder::new()
             .schema_type(SchemaType::new(Type::String))
-            .enum_values(Some(ErrorCode::ALL.iter().map(|code| code.as_str())))
             .description(Some(format!(
-                "A stable error code, with the statuses it comes with:\n{}",
+                "A stable error code. A code never changes its meaning, but new codes are added in \
+                 later versions: treat a code you do not know by the answer's HTTP status. The codes \
+                 today, with the statuses they come with:\n{}",
                 lines.join("\n")
             )))
+            .examples([ErrorCode::NotAuthenticated.as_str()])
             .into()
     }
 }

@@ -310,7 +310,7 @@ fn app(
         documented = documented.configure(api::testing::configure);
     }
     let (app, openapi) = documented.split_for_parts();
-    let openapi = api::openapi::complete(openapi);
+    let openapi = api::openapi::complete(openapi, &state.settings.mail.public_base_url);
     let routes = RouteTable::from_openapi(
         &openapi,
         &[("/openapi.json", &["GET"]), ("/docs/{file}", &["GET"])],

@@ -25,7 +25,7 @@ pub struct FlaggedList {
 /// Executions with `cross_validation_flag` true.
 #[utoipa::path(
     get,
-    path = "/system/admin/quality/flagged",
+    path = "/system/admin/quality/flagged", operation_id = "list_flagged_executions",
     tag = "admin",
     params(
         ("tenant_id" = Option<i64>, Query, description = "Only this tenant's executions"),
@@ -66,11 +66,11 @@ pub async fn quality_flagged(
 /// export request writes the file again.
 #[utoipa::path(
     post,
-    path = "/system/admin/storage/cleanup",
+    path = "/system/admin/storage/cleanup", operation_id = "clean_up_storage",
     tag = "admin",
     params(("orphans_older_than_seconds" = Option<i64>, Query, description = "Age from which an unreferenced upload original is swept (0..=86400; default jobs.orphan_grace_seconds)")),
     responses(
-        (status = 200, description = "`{deleted, bytes, orphans: {deleted, bytes}}`: export files removed and their total size, and orphaned upload originals removed"),
+        (status = 200, body = super::ReportEnvelope, description = "`{deleted, bytes, orphans: {deleted, bytes}}`: export files removed and their total size, and orphaned upload originals removed"),
         (status = 422, body = crate::error::ValidationErrorBody),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody)
@@ -107,21 +107,26 @@ pub async fn storage_cleanup(
         bytes = report.bytes,
         "export cleanup"
     );
-    Ok(HttpResponse::Ok().json(serde_json::json!({"data": {
-        "deleted": report.deleted,
-        "bytes": report.bytes,
-        "orphans": orphans,
-    }})))
+    Ok(HttpResponse::Ok().json(super::ReportEnvelope {
+        data: serde_json::json!({
+            "deleted": report.deleted,
+            "bytes": report.bytes,
+            "orphans": orphans,
+        }),
+    }))
 }
 
 /// Everything a tenant holds, as one ZIP (data-subject access): see `crate::data_export` for the files.
 #[utoipa::path(
     get,
-    path = "/system/admin/tenants/{tenant_id}/data-export",
+    path = "/system/admin/tenants/{tenant_id}/data-export", operation_id = "export_tenant_data",
     tag = "admin",
     params(("tenant_id" = i64, Path, description = "Tenant id")),
     responses(
-        (status = 200, description = "application/zip: manifest.json (every file with sha256 and bytes), account.json, api_keys.json, documents/<id>/original.<ext> and metadata.json, executions/<id>.json, datasets/<id>.jsonl and .json, webhooks.json, deliveries.jsonl, connectors.json, billing.json, audit.jsonl; no secrets or their digests", content_type = "application/zip"),
+        (status = 200, description = "application/zip: manifest.json (every file with sha256 and bytes), account.json, api_keys.json, documents/<id>/original.<ext> and metadata.json, executions/<id>.json, datasets/<id>.jsonl and .json, webhooks.json, deliveries.jsonl, connectors.json, billing.json, audit.jsonl; no secrets or their digests", content(
+            (String = "application/zip"),
+            (String = "application/octet-stream")
+        )),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 404, description = "`tenant_not_found`", body = crate::error::ErrorBody),
@@ -132,6 +137,7 @@ pub async fn storage_cleanup(
 #[get("/system/admin/tenants/{tenant_id}/data-export")]
 pub async fn tenant_data_export(
     _caller: InternalCaller,
+    request: actix_web::HttpRequest,
     state: web::Data<AppState>,
     tenant_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -174,7 +180,7 @@ pub async fn tenant_data_export(
         }
     });
     Ok(HttpResponse::Ok()
-        .content_type("application/zip")
+        .content_type(super::common::download_type(&request, "application/zip"))
         .insert_header((
             actix_web::http::header::CONTENT_DISPOSITION,
             format!("attachment; filename=\"tenant-{tenant_id}-export.zip\""),
@@ -186,10 +192,10 @@ pub async fn tenant_data_export(
 /// stored with its error; the others still are).
 #[utoipa::path(
     post,
-    path = "/system/admin/oss-metrics/fetch",
+    path = "/system/admin/oss-metrics/fetch", operation_id = "fetch_oss_metrics",
     tag = "admin",
     responses(
-        (status = 200, description = "`{fetched_at, snapshots: [{kind, name, downloads, stars, forks, open_issues, latest_version, error}]}`"),
+        (status = 200, body = super::ReportEnvelope, description = "`{fetched_at, snapshots: [{kind, name, downloads, stars, forks, open_issues, latest_version, error}]}`"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody)
     ),
@@ -219,20 +225,22 @@ pub async fn oss_metrics_fetch(
             )
             .await?;
     }
-    Ok(HttpResponse::Ok().json(serde_json::json!({"data": {
-        "fetched_at": docsieve_actors::clock::rfc3339(now),
-        "snapshots": snapshots,
-    }})))
+    Ok(HttpResponse::Ok().json(super::ReportEnvelope {
+        data: serde_json::json!({
+            "fetched_at": docsieve_actors::clock::rfc3339(now),
+            "snapshots": snapshots,
+        }),
+    }))
 }
 
 /// The latest snapshot of each source and its trend over the period.
 #[utoipa::path(
     get,
-    path = "/system/admin/oss-metrics",
+    path = "/system/admin/oss-metrics", operation_id = "get_oss_metrics",
     tag = "admin",
     params(("period" = Option<String>, Query, description = "`7d`, `30d` (default) or `90d`")),
     responses(
-        (status = 200, description = "`{period, sources: [{kind, name, latest, change {downloads, stars, forks, open_issues}, daily [{day, downloads, stars, forks, open_issues}]}]}`"),
+        (status = 200, body = super::ReportEnvelope, description = "`{period, sources: [{kind, name, latest, change {downloads, stars, forks, open_issues}, daily [{day, downloads, stars, forks, open_issues}]}]}`"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -314,11 +322,11 @@ fn execution_id(body: &[u8]) -> Result<i64, ApiError> {
 /// the execution is flagged. The outcome is kept in `result_meta.cross_validation`.
 #[utoipa::path(
     post,
-    path = "/system/admin/quality/cross-validate",
+    path = "/system/admin/quality/cross-validate", operation_id = "cross_validate_quality",
     tag = "admin",
-    request_body(content_type = "application/json", description = "`{\"execution_id\": 12}`"),
+    request_body(content = super::ExecutionRef, content_type = "application/json"),
     responses(
-        (status = 200, description = "`{execution_id, tenant_id, cross_validation: {delta, flag, threshold, counts {key_value, tabular, llm}, disagreements [{field, deterministic, llm}], model, at}}`"),
+        (status = 200, body = super::ReportEnvelope, description = "`{execution_id, tenant_id, cross_validation: {delta, flag, threshold, counts {key_value, tabular, llm}, disagreements [{field, deterministic, llm}], model, at}}`"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 404, description = "`execution_not_found`", body = crate::error::ErrorBody),
@@ -337,7 +345,9 @@ pub async fn quality_cross_validate(
 ) -> Result<HttpResponse, ApiError> {
     let execution_id = execution_id(&body)?;
     let outcome = crate::quality::cross_validate(&state, execution_id).await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "data": outcome })))
+    Ok(HttpResponse::Ok().json(super::ReportEnvelope {
+        data: serde_json::to_value(outcome).map_err(|error| ApiError::internal(&error))?,
+    }))
 }
 /// The PII precision of an execution, per detector: `masked` (its own count), `expected` from a
 /// second opinion (check digits recomputed for checksummed types; the LLM judging each placeholder
@@ -345,11 +355,11 @@ pub async fn quality_cross_validate(
 /// flagged above 15 %. Kept in `result_meta.pii_precision`.
 #[utoipa::path(
     post,
-    path = "/system/admin/quality/pii-precision",
+    path = "/system/admin/quality/pii-precision", operation_id = "analyse_pii_precision",
     tag = "admin",
-    request_body(content_type = "application/json", description = "`{\"execution_id\": 12}`"),
+    request_body(content = super::ExecutionRef, content_type = "application/json"),
     responses(
-        (status = 200, description = "`{execution_id, tenant_id, pii_precision: {detectors [{detector, method (checksum | llm), masked, expected, over_masking_ratio, flag, judged, confirmed}], flagged [detector], threshold, source (original | stored_result), model, at}}`"),
+        (status = 200, body = super::ReportEnvelope, description = "`{execution_id, tenant_id, pii_precision: {detectors [{detector, method (checksum | llm), masked, expected, over_masking_ratio, flag, judged, confirmed}], flagged [detector], threshold, source (original | stored_result), model, at}}`"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 404, description = "`execution_not_found`", body = crate::error::ErrorBody),
@@ -368,7 +378,9 @@ pub async fn quality_pii_precision(
 ) -> Result<HttpResponse, ApiError> {
     let execution_id = execution_id(&body)?;
     let outcome = crate::quality::precision::pii_precision(&state, execution_id).await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "data": outcome })))
+    Ok(HttpResponse::Ok().json(super::ReportEnvelope {
+        data: serde_json::to_value(outcome).map_err(|error| ApiError::internal(&error))?,
+    }))
 }
 
 /// PII precision over the latest completed executions (those with a precision run count), per
@@ -376,14 +388,14 @@ pub async fn quality_pii_precision(
 /// ratio first; and the cross-validations among them (`executions`, `flagged`, `mean_delta`).
 #[utoipa::path(
     get,
-    path = "/system/admin/quality/pii-precision/report",
+    path = "/system/admin/quality/pii-precision/report", operation_id = "get_pii_precision_report",
     tag = "admin",
     params(
         ("tenant_id" = Option<i64>, Query, description = "Only this tenant's executions"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 2000, description = "The latest completed executions considered; default 500")
     ),
     responses(
-        (status = 200, description = "`{tenant_id, limit, executions, analysed, threshold, detectors [{detector, executions, masked, expected, over_masking_ratio, flagged, unverified}], cross_validation {executions, flagged, mean_delta}}`"),
+        (status = 200, body = super::ReportEnvelope, description = "`{tenant_id, limit, executions, analysed, threshold, detectors [{detector, executions, masked, expected, over_masking_ratio, flagged, unverified}], cross_validation {executions, flagged, mean_delta}}`"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -407,7 +419,7 @@ pub async fn quality_pii_precision_report(
     let mut report = crate::quality::precision::report(&metas);
     report["tenant_id"] = tenant_id.into();
     report["limit"] = limit.into();
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "data": report })))
+    Ok(HttpResponse::Ok().json(super::ReportEnvelope { data: report }))
 }
 
 /// This resource's routes.

@@ -93,14 +93,14 @@ fn csv_bytes(entries: &[audit_entry::Model], header: bool) -> Result<Vec<u8>, cs
 }
 
 /// Downloads the tenant's audit log (owners and admins).
-#[utoipa::path(get, path = "/v1/audit/export", tag = "audit",
+#[utoipa::path(get, path = "/v1/audit/export", operation_id = "export_audit_log", tag = "audit",
     params(
-        ("format" = Option<String>, Query, description = "`jsonl` (default) or `csv`"),
+        ("format" = Option<super::vocab::AuditFormat>, Query, description = "`jsonl` (default) or `csv`"),
         ("from" = Option<String>, Query, description = "Entries at or after this time (RFC 3339 or YYYY-MM-DD)"),
         ("to" = Option<String>, Query, description = "Entries before this time (RFC 3339 or YYYY-MM-DD)")
     ),
     responses(
-        (status = 200, description = "application/x-ndjson or text/csv attachment; fields id, created_at, tenant_id, actor_type, actor_id, action, target_type, target_id, outcome, ip, details"),
+        (status = 200, content((String = "application/x-ndjson"), (String = "text/csv")), description = "application/x-ndjson or text/csv attachment; fields id, created_at, tenant_id, actor_type, actor_id, action, target_type, target_id, outcome, ip, details"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)

@@ -161,7 +161,7 @@ fn too_many(code: ErrorCode, message: &str, wait: Duration) -> ApiError {
 }
 
 /// Creates tenant, workspace and owner user; mails a verification token.
-#[utoipa::path(post, path = "/v1/auth/signup", tag = "auth", request_body = SignupRequest,
+#[utoipa::path(post, path = "/v1/auth/signup", operation_id = "signup", tag = "auth", request_body = SignupRequest,
     responses((status = 201, body = Envelope<SignupResponse>), (status = 409, body = crate::error::ErrorBody), (status = 422, body = crate::error::ValidationErrorBody)))]
 #[post("/v1/auth/signup")]
 pub async fn signup(
@@ -223,7 +223,7 @@ pub async fn signup(
 }
 
 /// Confirms the emailed token; activates the account and its tenant.
-#[utoipa::path(post, path = "/v1/auth/verify-email", tag = "auth", request_body = TokenRequest,
+#[utoipa::path(post, path = "/v1/auth/verify-email", operation_id = "verify_email", tag = "auth", request_body = TokenRequest,
     responses((status = 200, body = Envelope<Verified>), (status = 400, body = crate::error::ErrorBody)))]
 #[post("/v1/auth/verify-email")]
 pub async fn verify_email(
@@ -266,7 +266,7 @@ pub async fn verify_email(
 
 /// Sends a new verification mail (old tokens stop working). One per address per 60 s; the answer is
 /// the same whether or not the address has an unverified account.
-#[utoipa::path(post, path = "/v1/auth/resend-verification", tag = "auth", request_body = EmailRequest,
+#[utoipa::path(post, path = "/v1/auth/resend-verification", operation_id = "resend_verification", tag = "auth", request_body = EmailRequest,
     responses((status = 200, body = Envelope<Message>), (status = 429, body = crate::error::ErrorBody)))]
 #[post("/v1/auth/resend-verification")]
 pub async fn resend_verification(
@@ -308,7 +308,7 @@ pub async fn resend_verification(
 
 /// Exchanges email and password for an access token and a refresh token. Five consecutive failures
 /// from one IP block it for five minutes (429 with Retry-After).
-#[utoipa::path(post, path = "/v1/auth/login", tag = "auth", request_body = LoginRequest,
+#[utoipa::path(post, path = "/v1/auth/login", operation_id = "login", tag = "auth", request_body = LoginRequest,
     responses((status = 200, body = Envelope<TokenPair>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
 #[post("/v1/auth/login")]
 pub async fn login(
@@ -400,7 +400,7 @@ pub async fn login(
 
 /// Rotates a refresh token: the old one is revoked at once. Presenting a revoked token revokes its
 /// whole family.
-#[utoipa::path(post, path = "/v1/auth/refresh", tag = "auth", request_body = RefreshRequest,
+#[utoipa::path(post, path = "/v1/auth/refresh", operation_id = "refresh_tokens", tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = Envelope<TokenPair>), (status = 401, body = crate::error::ErrorBody)))]
 #[post("/v1/auth/refresh")]
 pub async fn refresh(
@@ -463,7 +463,7 @@ pub async fn refresh(
 }
 
 /// Revokes the given refresh token (idempotent). The access token expires by itself.
-#[utoipa::path(post, path = "/v1/auth/logout", tag = "auth", request_body = RefreshRequest,
+#[utoipa::path(post, path = "/v1/auth/logout", operation_id = "logout", tag = "auth", request_body = RefreshRequest,
     responses((status = 200, body = Envelope<Message>)))]
 #[post("/v1/auth/logout")]
 pub async fn logout(
@@ -494,7 +494,7 @@ pub async fn logout(
 }
 
 /// Always 200. A registered address receives a reset token valid for one hour, usable once.
-#[utoipa::path(post, path = "/v1/auth/forgot-password", tag = "auth", request_body = EmailRequest,
+#[utoipa::path(post, path = "/v1/auth/forgot-password", operation_id = "forgot_password", tag = "auth", request_body = EmailRequest,
     responses((status = 200, body = Envelope<Message>)))]
 #[post("/v1/auth/forgot-password")]
 pub async fn forgot_password(
@@ -535,7 +535,7 @@ pub async fn forgot_password(
 }
 
 /// Sets a new password with a reset token and revokes every refresh token of the account.
-#[utoipa::path(post, path = "/v1/auth/reset-password", tag = "auth", request_body = ResetPasswordRequest,
+#[utoipa::path(post, path = "/v1/auth/reset-password", operation_id = "reset_password", tag = "auth", request_body = ResetPasswordRequest,
     responses((status = 200, body = Envelope<Message>), (status = 400, body = crate::error::ErrorBody), (status = 422, body = crate::error::ValidationErrorBody)))]
 #[post("/v1/auth/reset-password")]
 pub async fn reset_password(

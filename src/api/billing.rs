@@ -116,7 +116,7 @@ impl PeriodView {
 
 /// Opens a billing period for the tenant: from now to one calendar month later (UTC), on the
 /// tenant's plan, granting the plan's `credits_per_period`.
-#[utoipa::path(post, path = "/system/billing/open-period/{tenant_id}", tag = "admin",
+#[utoipa::path(post, path = "/system/billing/open-period/{tenant_id}", operation_id = "open_billing_period", tag = "admin",
     params(("tenant_id" = i64, Path, description = "The tenant")),
     responses(
         (status = 200, body = Envelope<PeriodView>),
@@ -153,7 +153,7 @@ pub async fn open_period(
 
 /// Closes the tenant's open period: its unused credits expire (`credits_expired`). Work accepted
 /// during it still finishes and is charged to it.
-#[utoipa::path(post, path = "/system/billing/close-period/{tenant_id}", tag = "admin",
+#[utoipa::path(post, path = "/system/billing/close-period/{tenant_id}", operation_id = "close_billing_period", tag = "admin",
     params(("tenant_id" = i64, Path, description = "The tenant")),
     responses(
         (status = 200, body = Envelope<PeriodView>),
@@ -214,7 +214,7 @@ impl From<&CycleReport> for CycleView {
 /// The monthly cycle (what the billing clock runs on `billing.cycle_cron`): closes every period
 /// past its end and opens the next one on the tenant's current plan. Running it again at once
 /// finds nothing to do.
-#[utoipa::path(post, path = "/system/billing/cycle", tag = "admin",
+#[utoipa::path(post, path = "/system/billing/cycle", operation_id = "run_billing_cycle", tag = "admin",
     responses(
         (status = 200, body = Envelope<CycleView>),
         (status = 401, body = crate::error::ErrorBody),
@@ -257,7 +257,7 @@ pub struct PlanChange {
 
 /// Changes a tenant's plan. The period under way keeps its plan and credits; the change applies from
 /// the next period. Audited.
-#[utoipa::path(put, path = "/system/admin/tenants/{tenant_id}/plan", tag = "admin",
+#[utoipa::path(put, path = "/system/admin/tenants/{tenant_id}/plan", operation_id = "set_tenant_plan", tag = "admin",
     params(("tenant_id" = i64, Path, description = "The tenant")),
     request_body = PlanRequest,
     responses(

@@ -85,3 +85,32 @@ pub fn clean_filename(raw: &str) -> String {
         name
     }
 }
+
+/// The media type a file download is answered with: its own (`real`), or
+/// `application/octet-stream` when the request's `Accept` asks for bytes and not for that type
+/// (generated clients read octet-stream as a file; both are declared in the OpenAPI document).
+pub fn download_type(request: &actix_web::HttpRequest, real: &'static str) -> &'static str {
+    const BYTES: &str = "application/octet-stream";
+    let essence = |media: &str| {
+        media
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase()
+    };
+    let accepted: Vec<String> = request
+        .headers()
+        .get_all(actix_web::http::header::ACCEPT)
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(essence)
+        .collect();
+    let wants_bytes = accepted.iter().any(|media| media == BYTES);
+    let wants_real = accepted.iter().any(|media| *media == essence(real));
+    if wants_bytes && !wants_real {
+        BYTES
+    } else {
+        real
+    }
+}

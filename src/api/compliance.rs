@@ -282,10 +282,10 @@ fn markdown(record: &Value) -> String {
 }
 
 /// The caller's record of processing.
-#[utoipa::path(get, path = "/v1/compliance/processing-record", tag = "compliance",
-    params(("format" = Option<String>, Query, description = "`json` (default) or `markdown`")),
+#[utoipa::path(get, path = "/v1/compliance/processing-record", operation_id = "get_processing_record", tag = "compliance",
+    params(("format" = Option<super::vocab::RecordFormat>, Query, description = "`json` (default) or `markdown`")),
     responses(
-        (status = 200, description = "`{data: {tenant_id, plan, generated_at, controller, processor, data_subjects, categories: [{type, kind, count, executions, first_seen, last_seen}], kinds, purposes, recipients: [{kind, name, host, country, outside_tr_eu}], retention, security_measures}}`, or the same as Markdown (text/markdown)"),
+        (status = 200, content((super::ReportEnvelope = "application/json"), (String = "text/markdown")), description = "`{data: {tenant_id, plan, generated_at, controller, processor, data_subjects, categories: [{type, kind, count, executions, first_seen, last_seen}], kinds, purposes, recipients: [{kind, name, host, country, outside_tr_eu}], retention, security_measures}}`, or the same as Markdown (text/markdown)"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),

@@ -8,11 +8,14 @@ use actix_web::{delete, get, post, web, HttpResponse};
 use docsieve_actors::connector::{Connector, TestOutcome};
 use docsieve_actors::egress;
 use docsieve_actors::store::ConnectorRecord;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
+use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ValidationDetail};
 use crate::state::AppState;
@@ -202,8 +205,74 @@ async fn check_config(
     (public, secrets)
 }
 
-/// A connector as the API shows it: its configuration with every secret as `"***"`.
-fn connector_view(connector: &ConnectorRecord) -> Value {
+/// A storage connector; every secret of its configuration shows as `"***"`.
+#[derive(Serialize, ToSchema)]
+pub struct ConnectorView {
+    pub id: i64,
+    #[serde(rename = "type")]
+    #[schema(value_type = vocab::ConnectorType)]
+    pub connector_type: String,
+    pub name: String,
+    /// The fields of its type (see `CreateConnectorRequest`), secrets as `"***"`.
+    #[schema(value_type = Object)]
+    pub config: Value,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// An S3 bucket (or an S3-compatible store at `endpoint`, path-style).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct S3Config {
+    pub bucket: String,
+    pub region: String,
+    pub aws_access_key_id: String,
+    pub aws_secret_access_key: String,
+    pub prefix: Option<String>,
+    pub endpoint: Option<String>,
+}
+
+/// An Azure Blob container (or Azurite at `endpoint`).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct AzureBlobConfig {
+    pub account_name: String,
+    pub container_name: String,
+    pub account_key: String,
+    pub prefix: Option<String>,
+    pub endpoint: Option<String>,
+}
+
+/// A Google Cloud Storage bucket (or an emulator at `endpoint`).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct GcsConfig {
+    pub bucket: String,
+    /// The service account's JSON key, as an object or a string holding one; not needed with an
+    /// emulator `endpoint`.
+    #[schema(value_type = Option<Object>)]
+    pub service_account_key: Option<Value>,
+    pub prefix: Option<String>,
+    pub endpoint: Option<String>,
+}
+
+/// The body of `POST /v1/connectors`: a name, and the configuration of its `type`.
+#[derive(Deserialize, ToSchema)]
+#[serde(tag = "type")]
+#[allow(dead_code)]
+pub enum CreateConnectorRequest {
+    #[serde(rename = "s3")]
+    S3 { name: String, config: S3Config },
+    #[serde(rename = "azure_blob")]
+    AzureBlob {
+        name: String,
+        config: AzureBlobConfig,
+    },
+    #[serde(rename = "gcs")]
+    Gcs { name: String, config: GcsConfig },
+}
+
+fn connector_view(connector: &ConnectorRecord) -> ConnectorView {
     let mut config = connector.config_public.clone();
     if let Some((_, fields)) = TYPES
         .iter()
@@ -213,14 +282,14 @@ fn connector_view(connector: &ConnectorRecord) -> Value {
             config[field.name] = json!("***");
         }
     }
-    json!({
-        "id": connector.id,
-        "type": connector.connector_type,
-        "name": connector.name,
-        "config": config,
-        "created_at": rfc3339(connector.created_at),
-        "updated_at": rfc3339(connector.updated_at),
-    })
+    ConnectorView {
+        id: connector.id,
+        connector_type: connector.connector_type.clone(),
+        name: connector.name.clone(),
+        config,
+        created_at: rfc3339(connector.created_at),
+        updated_at: rfc3339(connector.updated_at),
+    }
 }
 
 pub fn not_found(connector_id: i64) -> ApiError {
@@ -244,10 +313,10 @@ pub async fn found(
 }
 
 /// Registers a storage connector.
-#[utoipa::path(post, path = "/v1/connectors", tag = "connectors",
-    request_body(content_type = "application/json", description = "`{type, name, config}`. `s3`: bucket, region, aws_access_key_id, aws_secret_access_key, prefix?, endpoint? (an S3-compatible store, path-style). `azure_blob`: account_name, container_name, account_key, prefix?, endpoint? (Azurite). `gcs`: bucket, service_account_key (the JSON key, object or string; not needed with an emulator endpoint), prefix?, endpoint?"),
+#[utoipa::path(post, path = "/v1/connectors", operation_id = "create_connector", tag = "connectors",
+    request_body(content = CreateConnectorRequest, content_type = "application/json", description = "`{type, name, config}`. `s3`: bucket, region, aws_access_key_id, aws_secret_access_key, prefix?, endpoint? (an S3-compatible store, path-style). `azure_blob`: account_name, container_name, account_key, prefix?, endpoint? (Azurite). `gcs`: bucket, service_account_key (the JSON key, object or string; not needed with an emulator endpoint), prefix?, endpoint?"),
     responses(
-        (status = 201, description = "The connector; secrets shown as `***`"),
+        (status = 201, description = "The connector; secrets shown as `***`", body = Envelope<ConnectorView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, description = "An unknown type (the three listed), or each missing, empty, wrong-typed or unknown field named; an endpoint at a private address", body = crate::error::ValidationErrorBody)
     ),
@@ -322,17 +391,19 @@ pub async fn create(
         ),
     )
     .await;
-    Ok(HttpResponse::Created().json(json!({"data": connector_view(&connector)})))
+    Ok(HttpResponse::Created().json(Envelope {
+        data: connector_view(&connector),
+    }))
 }
 
 /// The tenant's connectors, newest first (secrets as `***`).
-#[utoipa::path(get, path = "/v1/connectors", tag = "connectors",
+#[utoipa::path(get, path = "/v1/connectors", operation_id = "list_connectors", tag = "connectors",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [connector], page, page_size, total}`"),
+        (status = 200, description = "One page of connectors, newest first", body = Envelope<Page<ConnectorView>>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),
@@ -356,10 +427,10 @@ pub async fn list(
 }
 
 /// One connector (secrets as `***`).
-#[utoipa::path(get, path = "/v1/connectors/{connector_id}", tag = "connectors",
+#[utoipa::path(get, path = "/v1/connectors/{connector_id}", operation_id = "get_connector", tag = "connectors",
     params(("connector_id" = i64, Path, description = "Connector id")),
     responses(
-        (status = 200, description = "The connector"),
+        (status = 200, description = "The connector", body = Envelope<ConnectorView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found`", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -373,15 +444,17 @@ pub async fn detail(
 ) -> Result<HttpResponse, ApiError> {
     let connector_id = path_id(&connector_id, "connector_id")?;
     let connector = found(&state, &auth, connector_id).await?;
-    Ok(HttpResponse::Ok().json(json!({"data": connector_view(&connector)})))
+    Ok(HttpResponse::Ok().json(Envelope {
+        data: connector_view(&connector),
+    }))
 }
 
 /// Tests the connection: lists one page under the connector's prefix and reads the first object.
 /// A provider's refusal is an answer, not an error: `ok: false` with its code.
-#[utoipa::path(post, path = "/v1/connectors/{connector_id}/test", tag = "connectors",
+#[utoipa::path(post, path = "/v1/connectors/{connector_id}/test", operation_id = "test_connector", tag = "connectors",
     params(("connector_id" = i64, Path, description = "Connector id")),
     responses(
-        (status = 200, description = "`{ok: true, objects_seen, latency_ms}`, or `{ok: false, code, message}` with code one of bad_credentials, bucket_not_found, permission_denied (the message names list or read), unreachable, timeout, provider_error, target_refused (the egress guard refused where the connector points: the message names the field)"),
+        (status = 200, body = Envelope<TestOutcome>, description = "`{ok: true, objects_seen, latency_ms}`, or `{ok: false, code, message}` with code one of bad_credentials, bucket_not_found, permission_denied (the message names list or read), unreachable, timeout, provider_error, target_refused (the egress guard refused where the connector points: the message names the field)"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found`", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -414,11 +487,11 @@ pub async fn test(
         ),
     )
     .await;
-    Ok(HttpResponse::Ok().json(json!({"data": outcome})))
+    Ok(HttpResponse::Ok().json(Envelope { data: outcome }))
 }
 
 /// Deletes a connector with its schedules; documents it brought stay.
-#[utoipa::path(delete, path = "/v1/connectors/{connector_id}", tag = "connectors",
+#[utoipa::path(delete, path = "/v1/connectors/{connector_id}", operation_id = "delete_connector", tag = "connectors",
     params(("connector_id" = i64, Path, description = "Connector id")),
     responses(
         (status = 204, description = "Deleted"),

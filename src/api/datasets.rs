@@ -7,12 +7,14 @@ use docsieve_actors::dataset_exporter::{ExportFormat, FORMAT_NAMES};
 use docsieve_actors::store::entities::dataset;
 use docsieve_actors::store::{new_id, BuildPayload, JobPayload, JobTarget, NewJob};
 use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
-use crate::api::queue;
+use crate::api::{queue, vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
@@ -25,47 +27,115 @@ fn not_found(dataset_id: &str) -> ApiError {
     )
 }
 
+/// A dataset built from executions.
+#[derive(Serialize, ToSchema)]
+pub struct DatasetView {
+    pub id: String,
+    /// The same as `id`.
+    pub dataset_id: String,
+    pub name: String,
+    #[schema(value_type = vocab::DatasetStatus)]
+    pub status: String,
+    /// The `dataset_build` job that builds it.
+    pub job_id: Option<String>,
+    pub row_count: i64,
+    pub execution_count: usize,
+    /// The columns of its rows: `[{name, type, description}]`.
+    #[schema(value_type = Vec<Object>)]
+    pub schema: Value,
+    pub created_at: String,
+    pub finished_at: Option<String>,
+    /// Why the build failed (status `failed`).
+    pub error: Option<String>,
+    /// The executions it was built from (one dataset's detail only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_ids: Option<Vec<i64>>,
+    /// The formats exported so far (one dataset's detail only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exports: Option<Vec<DatasetExport>>,
+    /// Every format it can be exported in (one dataset's detail only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<vocab::ExportFormat>>)]
+    pub formats: Option<Vec<&'static str>>,
+}
+
+/// An export file kept in storage until `expires_at` (written again on the next request after).
+#[derive(Serialize, ToSchema)]
+pub struct DatasetExport {
+    #[schema(value_type = vocab::ExportFormat)]
+    pub format: String,
+    pub size_bytes: i64,
+    pub created_at: String,
+    pub expires_at: String,
+}
+
+/// The body of `POST /v1/datasets`.
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct CreateDatasetRequest {
+    /// 1 to 200 characters.
+    pub name: String,
+    /// Completed executions of this account (integers or numeric strings), at most
+    /// `datasets.max_executions`.
+    #[schema(value_type = Vec<i64>)]
+    pub execution_ids: Vec<Value>,
+}
+
+/// A dataset whose build was queued.
+#[derive(Serialize, ToSchema)]
+pub struct QueuedDataset {
+    pub id: String,
+    pub job_id: String,
+    #[schema(value_type = vocab::DatasetStatus)]
+    pub status: &'static str,
+}
+
 async fn dataset_view(
     state: &AppState,
     dataset: &dataset::Model,
     with_exports: bool,
-) -> Result<Value, ApiError> {
+) -> Result<DatasetView, ApiError> {
     let schema: Value = dataset
         .schema_json
         .as_deref()
         .and_then(|s| serde_json::from_str(s).ok())
         .unwrap_or_default();
-    let execution_ids: Value = serde_json::from_str(&dataset.execution_ids).unwrap_or_default();
-    let mut view = json!({
-        "id": dataset.id,
-        "dataset_id": dataset.id,
-        "name": dataset.name,
-        "status": dataset.status,
-        "job_id": dataset.job_id,
-        "row_count": dataset.row_count,
-        "execution_count": execution_ids.as_array().map_or(0, Vec::len),
-        "schema": if schema["columns"].is_array() { schema["columns"].clone() } else {
+    let execution_ids: Vec<i64> = serde_json::from_str(&dataset.execution_ids).unwrap_or_default();
+    let mut view = DatasetView {
+        id: dataset.id.clone(),
+        dataset_id: dataset.id.clone(),
+        name: dataset.name.clone(),
+        status: dataset.status.clone(),
+        job_id: dataset.job_id.clone(),
+        row_count: dataset.row_count,
+        execution_count: execution_ids.len(),
+        schema: if schema["columns"].is_array() {
+            schema["columns"].clone()
+        } else {
             docsieve_actors::dataset_exporter::rows::schema_json()
         },
-        "created_at": rfc3339(dataset.created_at),
-        "finished_at": dataset.finished_at.map(rfc3339),
-        "error": dataset.error_message,
-    });
+        created_at: rfc3339(dataset.created_at),
+        finished_at: dataset.finished_at.map(rfc3339),
+        error: dataset.error_message.clone(),
+        execution_ids: None,
+        exports: None,
+        formats: None,
+    };
     if with_exports {
-        view["execution_ids"] = execution_ids;
         let exports = state.store.dataset_exports(&dataset.id).await?;
-        view["exports"] = exports
-            .iter()
-            .map(|e| {
-                json!({
-                    "format": e.format,
-                    "size_bytes": e.size_bytes,
-                    "created_at": rfc3339(e.created_at),
-                    "expires_at": rfc3339(e.expires_at),
+        view.exports = Some(
+            exports
+                .iter()
+                .map(|e| DatasetExport {
+                    format: e.format.clone(),
+                    size_bytes: e.size_bytes,
+                    created_at: rfc3339(e.created_at),
+                    expires_at: rfc3339(e.expires_at),
                 })
-            })
-            .collect();
-        view["formats"] = FORMAT_NAMES[..7].iter().map(|f| Value::from(*f)).collect();
+                .collect(),
+        );
+        view.execution_ids = Some(execution_ids);
+        view.formats = Some(FORMAT_NAMES[..7].to_vec());
     }
     Ok(view)
 }
@@ -116,10 +186,10 @@ fn execution_ids(body: &Value, max: usize) -> Result<Vec<i64>, Vec<ValidationDet
 }
 
 /// Builds a dataset from completed executions (202; the build runs as a `dataset_build` job).
-#[utoipa::path(post, path = "/v1/datasets", tag = "datasets",
-    request_body(content_type = "application/json", description = "`{name, execution_ids}`; ids are integers or numeric strings"),
+#[utoipa::path(post, path = "/v1/datasets", operation_id = "create_dataset", tag = "datasets",
+    request_body(content = CreateDatasetRequest, content_type = "application/json"),
     responses(
-        (status = 202, description = "`{id, job_id, status: queued}`"),
+        (status = 202, description = "The dataset, queued for its build", body = Envelope<QueuedDataset>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, description = "Bad body, or executions that are unknown, another tenant's or not completed (named)", body = crate::error::ValidationErrorBody)
     ),
@@ -206,21 +276,23 @@ pub async fn create(
         ),
     )
     .await;
-    Ok(HttpResponse::Accepted().json(json!({"data": {
-        "id": dataset_id,
-        "job_id": job_id,
-        "status": "queued",
-    }})))
+    Ok(HttpResponse::Accepted().json(Envelope {
+        data: QueuedDataset {
+            id: dataset_id,
+            job_id,
+            status: "queued",
+        },
+    }))
 }
 
 /// The tenant's datasets, newest first.
-#[utoipa::path(get, path = "/v1/datasets", tag = "datasets",
+#[utoipa::path(get, path = "/v1/datasets", operation_id = "list_datasets", tag = "datasets",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [dataset], page, page_size, total}`"),
+        (status = 200, description = "One page of datasets, newest first", body = Envelope<Page<DatasetView>>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),
@@ -244,10 +316,10 @@ pub async fn list(
 }
 
 /// One dataset: status, row count, schema, the formats already exported with their sizes.
-#[utoipa::path(get, path = "/v1/datasets/{dataset_id}", tag = "datasets",
+#[utoipa::path(get, path = "/v1/datasets/{dataset_id}", operation_id = "get_dataset", tag = "datasets",
     params(("dataset_id" = String, Path, description = "Dataset id")),
     responses(
-        (status = 200, description = "id, name, status (queued, building, ready, failed), job_id, row_count, schema, execution_ids, exports [{format, size_bytes, created_at, expires_at}], formats"),
+        (status = 200, description = "The dataset, with its executions and exports", body = Envelope<DatasetView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)
     ),
@@ -264,11 +336,13 @@ pub async fn detail(
         .dataset(auth.tenant_id, &dataset_id)
         .await?
         .ok_or_else(|| not_found(&dataset_id))?;
-    Ok(HttpResponse::Ok().json(json!({"data": dataset_view(&state, &dataset, true).await?})))
+    Ok(HttpResponse::Ok().json(Envelope {
+        data: dataset_view(&state, &dataset, true).await?,
+    }))
 }
 
 /// Deletes the dataset and its files (the executions stay).
-#[utoipa::path(delete, path = "/v1/datasets/{dataset_id}", tag = "datasets",
+#[utoipa::path(delete, path = "/v1/datasets/{dataset_id}", operation_id = "delete_dataset", tag = "datasets",
     params(("dataset_id" = String, Path, description = "Dataset id")),
     responses(
         (status = 204, description = "Deleted"),
@@ -324,13 +398,22 @@ fn file_name(name: &str, format: ExportFormat) -> String {
 
 /// Downloads the dataset in one format: `jsonl`, `csv`, `parquet`, `markdown`, `xml`, `xlsx`, `arrow`
 /// (alias `hf`: a ZIP of a HuggingFace `save_to_disk` folder).
-#[utoipa::path(get, path = "/v1/datasets/{dataset_id}/export", tag = "datasets",
+#[utoipa::path(get, path = "/v1/datasets/{dataset_id}/export", operation_id = "export_dataset", tag = "datasets",
     params(
         ("dataset_id" = String, Path, description = "Dataset id"),
-        ("format" = String, Query, description = "jsonl, csv, parquet, markdown, xml, xlsx, arrow (alias hf)")
+        ("format" = vocab::ExportFormat, Query, description = "The file's format (`hf` is accepted as another name of `arrow`)")
     ),
     responses(
-        (status = 200, description = "The file, as an attachment"),
+        (status = 200, description = "The file, as an attachment, under its format's media type (or `application/octet-stream` when the request's Accept asks for that)", content(
+            (String = "application/octet-stream"),
+            (String = "application/x-ndjson"),
+            (String = "text/csv"),
+            (String = "application/vnd.apache.parquet"),
+            (String = "text/markdown"),
+            (String = "application/xml"),
+            (String = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+            (String = "application/zip")
+        )),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody),
         (status = 409, description = "dataset_not_ready", body = crate::error::ErrorBody),
@@ -340,6 +423,7 @@ fn file_name(name: &str, format: ExportFormat) -> String {
     security(("api_key" = []), ("bearer" = [])))]
 #[get("/v1/datasets/{dataset_id}/export")]
 pub async fn export(
+    request: actix_web::HttpRequest,
     state: web::Data<AppState>,
     auth: Authenticated,
     path: web::Path<String>,
@@ -435,7 +519,10 @@ pub async fn export(
     .await;
     let body = stream.map(|chunk| chunk.map_err(actix_web::error::ErrorInternalServerError));
     Ok(HttpResponse::Ok()
-        .content_type(format.content_type())
+        .content_type(super::common::download_type(
+            &request,
+            format.content_type(),
+        ))
         .insert_header((
             "Content-Disposition",
             format!(

@@ -4,44 +4,111 @@ use actix_web::{get, post, web, HttpResponse};
 use docsieve_actors::store::{
     new_id, DocumentRecord, JobPayload, JobTarget, NewJob, ProcessPayload,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
-use crate::api::queue;
+use crate::api::{queue, vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query};
 
-fn document_view(record: &DocumentRecord) -> Value {
+/// A document: an uploaded file or a storage connector's object, with its latest job and execution.
+#[derive(Serialize, ToSchema)]
+pub struct DocumentView {
+    pub id: i64,
+    /// The same as `id`.
+    pub document_id: i64,
+    pub filename: String,
+    pub mime: String,
+    /// The format it was read as (`pdf`, `docx`, `csv`, ...).
+    pub format: String,
+    /// Size in bytes.
+    pub size: i64,
+    pub sha256: String,
+    #[schema(value_type = vocab::DocumentSource)]
+    pub source: String,
+    /// The connector it came from (connector documents).
+    pub connector_id: Option<i64>,
+    /// Its key in the connector's bucket (connector documents).
+    pub source_key: Option<String>,
+    /// The object's ETag when it was fetched (connector documents).
+    pub source_etag: Option<String>,
+    pub created_at: String,
+    pub latest_job: Option<DocumentJob>,
+    pub latest_execution: Option<DocumentExecution>,
+}
+
+/// A document's latest job.
+#[derive(Serialize, ToSchema)]
+pub struct DocumentJob {
+    pub job_id: String,
+    #[schema(value_type = vocab::JobStatus)]
+    pub status: String,
+    pub created_at: String,
+}
+
+/// A document's latest execution.
+#[derive(Serialize, ToSchema)]
+pub struct DocumentExecution {
+    pub execution_id: i64,
+    #[schema(value_type = vocab::ExecutionStatus)]
+    pub status: String,
+    pub masked: bool,
+    pub created_at: String,
+}
+
+fn document_view(record: &DocumentRecord) -> DocumentView {
     let document = &record.document;
-    json!({
-        "id": document.id,
-        "document_id": document.id,
-        "filename": document.filename,
-        "mime": document.mime,
-        "format": document.format,
-        "size": document.size_bytes,
-        "sha256": document.sha256,
-        "source": document.source,
-        "connector_id": document.connector_id,
-        "source_key": document.source_key,
-        "source_etag": document.source_etag,
-        "created_at": rfc3339(document.created_at),
-        "latest_job": record.latest_job.as_ref().map(|job| json!({
-            "job_id": job.id,
-            "status": job.status,
-            "created_at": rfc3339(job.created_at),
-        })),
-        "latest_execution": record.latest_execution.as_ref().map(|execution| json!({
-            "execution_id": execution.id,
-            "status": execution.status,
-            "masked": execution.masked,
-            "created_at": rfc3339(execution.created_at),
-        })),
-    })
+    DocumentView {
+        id: document.id,
+        document_id: document.id,
+        filename: document.filename.clone(),
+        mime: document.mime.clone(),
+        format: document.format.clone(),
+        size: document.size_bytes,
+        sha256: document.sha256.clone(),
+        source: document.source.clone(),
+        connector_id: document.connector_id,
+        source_key: document.source_key.clone(),
+        source_etag: document.source_etag.clone(),
+        created_at: rfc3339(document.created_at),
+        latest_job: record.latest_job.as_ref().map(|job| DocumentJob {
+            job_id: job.id.clone(),
+            status: job.status.clone(),
+            created_at: rfc3339(job.created_at),
+        }),
+        latest_execution: record
+            .latest_execution
+            .as_ref()
+            .map(|execution| DocumentExecution {
+                execution_id: execution.id,
+                status: execution.status.clone(),
+                masked: execution.masked,
+                created_at: rfc3339(execution.created_at),
+            }),
+    }
+}
+
+/// The body of `POST /v1/documents/{document_id}/reprocess` (optional: no body, `{}`, or this).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ReprocessRequest {
+    /// Mask the new execution's result (default true).
+    pub masked: Option<bool>,
+}
+
+/// A job queued for one document.
+#[derive(Serialize, ToSchema)]
+pub struct QueuedJob {
+    pub job_id: String,
+    #[schema(value_type = vocab::JobStatus)]
+    pub status: &'static str,
+    pub document_id: i64,
 }
 
 fn not_found(document_id: i64) -> ApiError {
@@ -52,13 +119,13 @@ fn not_found(document_id: i64) -> ApiError {
 }
 
 /// The tenant's documents, newest first.
-#[utoipa::path(get, path = "/v1/documents", tag = "processing",
+#[utoipa::path(get, path = "/v1/documents", operation_id = "list_documents", tag = "processing",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [document], page, page_size, total}`; a document has id, filename, mime, format, size, sha256, source (upload|connector), connector_id, source_key, source_etag (connector documents), created_at, latest_job, latest_execution"),
+        (status = 200, description = "One page of documents, newest first", body = Envelope<Page<DocumentView>>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),
@@ -82,10 +149,10 @@ pub async fn list(
 }
 
 /// One document with its latest job and execution.
-#[utoipa::path(get, path = "/v1/documents/{document_id}", tag = "processing",
+#[utoipa::path(get, path = "/v1/documents/{document_id}", operation_id = "get_document", tag = "processing",
     params(("document_id" = i64, Path, description = "Document id")),
     responses(
-        (status = 200, description = "The document"),
+        (status = 200, description = "The document", body = Envelope<DocumentView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -103,7 +170,9 @@ pub async fn detail(
         .document(auth.tenant_id, document_id)
         .await?
         .ok_or_else(|| not_found(document_id))?;
-    Ok(HttpResponse::Ok().json(json!({"data": document_view(&record)})))
+    Ok(HttpResponse::Ok().json(Envelope {
+        data: document_view(&record),
+    }))
 }
 
 /// `masked` from the optional reprocess body (`{}` or empty: the default, true).
@@ -131,11 +200,11 @@ fn reprocess_masked(body: &[u8]) -> Result<bool, ApiError> {
 
 /// Queues the stored original again (optionally with a different `masked`). Documents that came
 /// from a storage connector are not stored locally: 400 `reprocess_not_local`.
-#[utoipa::path(post, path = "/v1/documents/{document_id}/reprocess", tag = "processing",
+#[utoipa::path(post, path = "/v1/documents/{document_id}/reprocess", operation_id = "reprocess_document", tag = "processing",
     params(("document_id" = i64, Path, description = "Document id")),
-    request_body(content_type = "application/json", description = "Optional ReprocessRequest: `{}` or `{\"masked\": false}` (default masked true)"),
+    request_body(content = ReprocessRequest, content_type = "application/json", description = "Optional: `{}` or `{\"masked\": false}` (default masked true)"),
     responses(
-        (status = 202, description = "`{job_id, status: queued, document_id}`"),
+        (status = 202, description = "The job that reads the document again", body = Envelope<QueuedJob>),
         (status = 400, description = "reprocess_not_local", body = crate::error::ErrorBody),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody),
@@ -191,11 +260,13 @@ pub async fn reprocess(
         ),
     )
     .await;
-    Ok(HttpResponse::Accepted().json(json!({"data": {
-        "job_id": job_id,
-        "status": "queued",
-        "document_id": document_id,
-    }})))
+    Ok(HttpResponse::Accepted().json(Envelope {
+        data: QueuedJob {
+            job_id,
+            status: "queued",
+            document_id,
+        },
+    }))
 }
 
 /// This resource's routes.

@@ -3,44 +3,91 @@
 
 use actix_web::{get, web, HttpResponse};
 use docsieve_actors::store::entities::execution;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::api::common::{meta_of, page_request, rfc3339};
+use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query};
 
-pub fn execution_view(execution: &execution::Model) -> Value {
+/// One processing run of a document.
+#[derive(Serialize, ToSchema)]
+pub struct ExecutionView {
+    pub execution_id: i64,
+    /// The same as `execution_id`.
+    pub id: i64,
+    pub document_id: i64,
+    pub job_id: Option<String>,
+    #[schema(value_type = vocab::ExecutionStatus)]
+    pub status: String,
+    /// Whether the stored result was masked.
+    pub masked: bool,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub created_at: String,
+    /// Set when the LLM cross-validation disagreed with the deterministic fields.
+    pub cross_validation_flag: bool,
+    /// `A` to `F`.
+    #[schema(value_type = Option<String>)]
+    pub quality_grade: Value,
+    #[schema(value_type = Option<u64>)]
+    pub pii_count: Value,
+    /// ISO 639-1 code, or `und`.
+    #[schema(value_type = Option<String>)]
+    pub detected_language: Value,
+    /// What the run recorded: masked, filename, format, mime, pages, bytes, pii_type_summary
+    /// (type -> count), pii_count, pii_findings_count, detected_language, language, quality,
+    /// fields, engine versions, attempt, worker.
+    #[schema(value_type = Object)]
+    pub result_meta: Value,
+}
+
+/// An execution with its result.
+#[derive(Serialize, ToSchema)]
+pub struct ExecutionDetail {
+    #[serde(flatten)]
+    pub execution: ExecutionView,
+    /// The result: `{document, pii: {findings, pii_type_summary, pii_count}}`, masked when the run
+    /// was; null when it is no longer stored.
+    #[schema(value_type = Option<Object>)]
+    pub result: Value,
+}
+
+pub fn execution_view(execution: &execution::Model) -> ExecutionView {
     let meta = meta_of(execution);
-    json!({
-        "execution_id": execution.id,
-        "id": execution.id,
-        "document_id": execution.document_id,
-        "job_id": execution.job_id,
-        "status": execution.status,
-        "masked": execution.masked,
-        "started_at": rfc3339(execution.started_at),
-        "finished_at": execution.finished_at.map(rfc3339),
-        "duration_ms": execution.duration_ms,
-        "created_at": rfc3339(execution.created_at),
-        "cross_validation_flag": execution.cross_validation_flag,
-        "quality_grade": meta["quality"]["grade"],
-        "pii_count": meta["pii_count"],
-        "detected_language": meta["detected_language"],
-        "result_meta": meta,
-    })
+    ExecutionView {
+        execution_id: execution.id,
+        id: execution.id,
+        document_id: execution.document_id,
+        job_id: execution.job_id.clone(),
+        status: execution.status.clone(),
+        masked: execution.masked,
+        started_at: rfc3339(execution.started_at),
+        finished_at: execution.finished_at.map(rfc3339),
+        duration_ms: execution.duration_ms,
+        created_at: rfc3339(execution.created_at),
+        cross_validation_flag: execution.cross_validation_flag,
+        quality_grade: meta["quality"]["grade"].clone(),
+        pii_count: meta["pii_count"].clone(),
+        detected_language: meta["detected_language"].clone(),
+        result_meta: meta,
+    }
 }
 
 /// The tenant's executions, newest first.
-#[utoipa::path(get, path = "/v1/executions", tag = "processing",
+#[utoipa::path(get, path = "/v1/executions", operation_id = "list_executions", tag = "processing",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [execution], page, page_size, total}`; each has execution_id, document_id, job_id, status, started_at, finished_at, duration_ms, masked, result_meta {pii_type_summary, pii_count, detected_language, quality, engine, ...}"),
+        (status = 200, description = "One page of executions, newest first", body = Envelope<Page<ExecutionView>>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),
@@ -64,10 +111,10 @@ pub async fn list(
 }
 
 /// One execution with its result document (`result`: `{document, pii}`).
-#[utoipa::path(get, path = "/v1/executions/{execution_id}", tag = "processing",
+#[utoipa::path(get, path = "/v1/executions/{execution_id}", operation_id = "get_execution", tag = "processing",
     params(("execution_id" = i64, Path, description = "Execution id")),
     responses(
-        (status = 200, description = "The execution plus `result` {document, pii {findings, pii_type_summary, pii_count}}"),
+        (status = 200, description = "The execution with its result", body = Envelope<ExecutionDetail>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -85,7 +132,7 @@ pub async fn detail(
         .execution(auth.tenant_id, execution_id)
         .await?
         .ok_or_else(|| not_found(execution_id))?;
-    let mut view = execution_view(&execution);
+    let view = execution_view(&execution);
     let result = match &execution.result_blob_key {
         Some(key) => match state.blobs.get(key).await {
             Ok(bytes) => serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
@@ -94,8 +141,12 @@ pub async fn detail(
         },
         None => Value::Null,
     };
-    view["result"] = result;
-    Ok(HttpResponse::Ok().json(json!({"data": view})))
+    Ok(HttpResponse::Ok().json(Envelope {
+        data: ExecutionDetail {
+            execution: view,
+            result,
+        },
+    }))
 }
 
 /// 404 `execution_not_found`.

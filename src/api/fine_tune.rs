@@ -113,12 +113,24 @@ fn text_field(
     }
 }
 
+/// The body of `POST /v1/fine-tune`.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct CreateFineTuneRequest {
+    /// A ready dataset of this account.
+    pub dataset_id: String,
+    /// The provider's base model id.
+    pub model: String,
+    /// Up to 64 characters, labelling the resulting model.
+    pub suffix: Option<String>,
+}
+
 /// Starts fine-tuning `model` on a ready dataset. The dataset's rows become the provider's chat
 /// JSONL (rows with `messages` as they are, others through `fine_tune.*_template`), the whole file
 /// is re-scanned for personal data (a finding fails the job: nothing unmasked leaves), uploaded, and
 /// the provider's job is followed until it ends.
-#[utoipa::path(post, path = "/v1/fine-tune", tag = "fine-tune",
-    request_body(content_type = "application/json", description = "`{dataset_id, model, suffix?}`: `model` is the provider's base model id; `suffix` (up to 64 characters) labels the resulting model"),
+#[utoipa::path(post, path = "/v1/fine-tune", operation_id = "create_fine_tune_job", tag = "fine-tune",
+    request_body(content = CreateFineTuneRequest, content_type = "application/json", description = "`{dataset_id, model, suffix?}`: `model` is the provider's base model id; `suffix` (up to 64 characters) labels the resulting model"),
     responses(
         (status = 202, body = Envelope<FineTuneCreated>),
         (status = 401, body = crate::error::ErrorBody),
@@ -216,7 +228,7 @@ pub async fn create(
 }
 
 /// The caller's fine-tune jobs, newest first.
-#[utoipa::path(get, path = "/v1/fine-tune", tag = "fine-tune",
+#[utoipa::path(get, path = "/v1/fine-tune", operation_id = "list_fine_tune_jobs", tag = "fine-tune",
     params(
         ("page" = Option<u64>, Query, description = "From 1 (default 1)"),
         ("page_size" = Option<u64>, Query, description = "1 to 100 (default 20)")
@@ -243,7 +255,7 @@ pub async fn list(
 }
 
 /// One fine-tune job: status, provider job id, resulting model, error, times.
-#[utoipa::path(get, path = "/v1/fine-tune/{job_id}", tag = "fine-tune",
+#[utoipa::path(get, path = "/v1/fine-tune/{job_id}", operation_id = "get_fine_tune_job", tag = "fine-tune",
     params(("job_id" = String, Path, description = "Fine-tune job id")),
     responses(
         (status = 200, body = Envelope<FineTuneView>),

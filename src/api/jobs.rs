@@ -6,10 +6,13 @@ use std::collections::HashMap;
 use actix_web::{get, web, HttpResponse};
 use docsieve_actors::store::entities::{execution, job};
 use docsieve_actors::store::JobKind;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::api::common::{meta_of, page_request, rfc3339};
+use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
@@ -21,57 +24,129 @@ pub const JOB_TYPES: [&str; 2] = [
     JobKind::DatasetBuild.as_str(),
 ];
 
-pub fn job_view(job: &job::Model, execution: Option<&execution::Model>) -> Value {
-    let mut view = json!({
-        "job_id": job.id,
-        "job_type": job.job_type,
-        "status": job.status,
-        "document_id": job.document_id,
-        "dataset_id": job.dataset_id,
-        "execution_id": job.execution_id,
-        "attempts": job.attempts,
-        "max_attempts": job.max_attempts,
-        "created_at": rfc3339(job.created_at),
-        "started_at": job.started_at.map(rfc3339),
-        "finished_at": job.finished_at.map(rfc3339),
-        "updated_at": rfc3339(job.updated_at),
-        "masked": serde_json::from_str::<Value>(&job.payload).ok().and_then(|p| p.get("masked").cloned()),
-    });
-    match job.status.as_str() {
-        "failed" => {
-            view["error"] = json!({
-                "code": job.error_code.clone().unwrap_or_else(|| "failed".to_string()),
-                "message": job.error_message.clone().unwrap_or_default(),
-            });
-        }
-        "queued" | "running" if job.error_code.is_some() => {
-            // A previous attempt's problem, while the job waits for or runs its next attempt.
-            view["last_error"] = json!({
-                "code": job.error_code,
-                "message": job.error_message,
-            });
-        }
-        _ => {}
+/// A job's error: `code` is a stable code, `message` says what happened.
+#[derive(Serialize, ToSchema)]
+pub struct JobError {
+    pub code: String,
+    pub message: String,
+}
+
+/// A job: its state and attempts; when it failed, its error; when it completed, what it found.
+#[derive(Serialize, ToSchema)]
+pub struct JobView {
+    pub job_id: String,
+    #[schema(value_type = vocab::JobType)]
+    pub job_type: String,
+    #[schema(value_type = vocab::JobStatus)]
+    pub status: String,
+    pub document_id: Option<i64>,
+    pub dataset_id: Option<String>,
+    pub execution_id: Option<i64>,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub updated_at: String,
+    /// Whether the result is masked (data_process jobs).
+    #[schema(value_type = Option<bool>)]
+    pub masked: Value,
+    /// Why it failed (status `failed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<JobError>,
+    /// A previous attempt's problem, while the job waits for or runs its next attempt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<JobError>,
+    /// The result's quality grade, `A` to `F` (completed data_process jobs, as the keys below).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub quality_grade: Option<Value>,
+    /// `{grade, score, signals}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub quality: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<u64>)]
+    pub pii_count: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<u64>)]
+    pub pii_findings_count: Option<Value>,
+    /// Personal-data type -> count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<HashMap<String, u64>>)]
+    pub pii_type_summary: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub detected_language: Option<Value>,
+    /// The fields extracted from structured documents (e-invoices, e-mails...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub fields: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<i64>,
+}
+
+pub fn job_view(job: &job::Model, execution: Option<&execution::Model>) -> JobView {
+    let error = || JobError {
+        code: job
+            .error_code
+            .clone()
+            .unwrap_or_else(|| "failed".to_string()),
+        message: job.error_message.clone().unwrap_or_default(),
+    };
+    let completed = match (execution, job.status.as_str()) {
+        (Some(execution), "completed") => Some((meta_of(execution), execution.duration_ms)),
+        _ => None,
+    };
+    let meta = |key: &str| completed.as_ref().map(|(meta, _)| meta[key].clone());
+    JobView {
+        job_id: job.id.clone(),
+        job_type: job.job_type.clone(),
+        status: job.status.clone(),
+        document_id: job.document_id,
+        dataset_id: job.dataset_id.clone(),
+        execution_id: job.execution_id,
+        attempts: job.attempts,
+        max_attempts: job.max_attempts,
+        created_at: rfc3339(job.created_at),
+        started_at: job.started_at.map(rfc3339),
+        finished_at: job.finished_at.map(rfc3339),
+        updated_at: rfc3339(job.updated_at),
+        masked: serde_json::from_str::<Value>(&job.payload)
+            .ok()
+            .and_then(|p| p.get("masked").cloned())
+            .unwrap_or(Value::Null),
+        error: (job.status == "failed").then(error),
+        last_error: (matches!(job.status.as_str(), "queued" | "running")
+            && job.error_code.is_some())
+        .then(error),
+        quality_grade: completed
+            .as_ref()
+            .map(|(meta, _)| meta["quality"]["grade"].clone()),
+        quality: meta("quality"),
+        pii_count: meta("pii_count"),
+        pii_findings_count: meta("pii_findings_count"),
+        pii_type_summary: meta("pii_type_summary"),
+        detected_language: meta("detected_language"),
+        fields: meta("fields"),
+        duration_ms: completed.as_ref().and_then(|(_, duration)| *duration),
     }
-    if let (Some(execution), "completed") = (execution, job.status.as_str()) {
-        let meta = meta_of(execution);
-        view["quality_grade"] = meta["quality"]["grade"].clone();
-        view["quality"] = meta["quality"].clone();
-        view["pii_count"] = meta["pii_count"].clone();
-        view["pii_findings_count"] = meta["pii_findings_count"].clone();
-        view["pii_type_summary"] = meta["pii_type_summary"].clone();
-        view["detected_language"] = meta["detected_language"].clone();
-        view["fields"] = meta["fields"].clone();
-        view["duration_ms"] = execution.duration_ms.into();
-    }
-    view
+}
+
+/// The jobs that have run longer or waited longer than the thresholds.
+#[derive(Serialize, ToSchema)]
+pub struct StuckJobs {
+    pub total: usize,
+    pub items: Vec<JobView>,
+    pub running_threshold_minutes: i64,
+    pub queued_threshold_minutes: i64,
 }
 
 async fn views(
     state: &AppState,
     tenant_id: i64,
     jobs: &[job::Model],
-) -> Result<Vec<Value>, ApiError> {
+) -> Result<Vec<JobView>, ApiError> {
     let ids = jobs.iter().filter_map(|j| j.execution_id).collect();
     let executions: HashMap<i64, execution::Model> = state
         .store
@@ -87,14 +162,14 @@ async fn views(
 }
 
 /// The tenant's jobs, newest first, optionally of one type.
-#[utoipa::path(get, path = "/v1/jobs", tag = "processing",
+#[utoipa::path(get, path = "/v1/jobs", operation_id = "list_jobs", tag = "processing",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)"),
-        ("job_type" = Option<String>, Query, description = "`data_process` or `dataset_build`")
+        ("job_type" = Option<vocab::JobType>, Query, description = "Only jobs of this type")
     ),
     responses(
-        (status = 200, description = "`{items: [job], page, page_size, total}`"),
+        (status = 200, description = "One page of jobs, newest first", body = Envelope<Page<JobView>>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),
@@ -123,13 +198,13 @@ pub async fn list(
 
 /// Jobs running longer than `running_threshold_minutes` or queued longer than
 /// `queued_threshold_minutes` (at most 500, oldest first).
-#[utoipa::path(get, path = "/v1/jobs/stuck", tag = "processing",
+#[utoipa::path(get, path = "/v1/jobs/stuck", operation_id = "list_stuck_jobs", tag = "processing",
     params(
         ("running_threshold_minutes" = Option<i64>, Query, description = "1 to 1440 (default 15)"),
         ("queued_threshold_minutes" = Option<i64>, Query, description = "1 to 1440 (default 30)")
     ),
     responses(
-        (status = 200, description = "`{items: [job], total, running_threshold_minutes, queued_threshold_minutes}`"),
+        (status = 200, description = "The stuck jobs, oldest first", body = Envelope<StuckJobs>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),
@@ -155,19 +230,21 @@ pub async fn stuck(
         )
         .await?;
     let items = views(&state, auth.tenant_id, &jobs).await?;
-    Ok(HttpResponse::Ok().json(json!({"data": {
-        "total": items.len(),
-        "items": items,
-        "running_threshold_minutes": running,
-        "queued_threshold_minutes": queued,
-    }})))
+    Ok(HttpResponse::Ok().json(Envelope {
+        data: StuckJobs {
+            total: items.len(),
+            items,
+            running_threshold_minutes: running,
+            queued_threshold_minutes: queued,
+        },
+    }))
 }
 
 /// One job.
-#[utoipa::path(get, path = "/v1/jobs/{job_id}", tag = "processing",
+#[utoipa::path(get, path = "/v1/jobs/{job_id}", operation_id = "get_job", tag = "processing",
     params(("job_id" = String, Path, description = "Job id (string)")),
     responses(
-        (status = 200, description = "job_id, job_type, status, attempts, timestamps; `error {code, message}` when failed; when completed quality_grade, quality, pii_count, pii_findings_count, detected_language, document_id, execution_id, fields"),
+        (status = 200, description = "The job", body = Envelope<JobView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)
     ),
@@ -196,8 +273,8 @@ pub async fn detail(
     let view = views(&state, auth.tenant_id, std::slice::from_ref(&job))
         .await?
         .pop()
-        .unwrap_or_default();
-    Ok(HttpResponse::Ok().json(json!({"data": view})))
+        .ok_or_else(not_found)?;
+    Ok(HttpResponse::Ok().json(Envelope { data: view }))
 }
 
 /// This resource's routes.

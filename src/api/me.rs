@@ -26,7 +26,7 @@ pub struct Me {
 }
 
 /// The caller: user, current tenant, role and plan.
-#[utoipa::path(get, path = "/v1/me", tag = "account", responses((status = 200, body = Envelope<Me>), (status = 401, body = crate::error::ErrorBody)),
+#[utoipa::path(get, path = "/v1/me", operation_id = "get_me", tag = "account", responses((status = 200, body = Envelope<Me>), (status = 401, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[get("/v1/me")]
 pub async fn me(
@@ -108,7 +108,7 @@ impl From<ApiKeyRecord> for ApiKeyView {
 
 /// Creates an API key for the caller's tenant (verified, active accounts only). Send it as
 /// `X-API-KEY`.
-#[utoipa::path(post, path = "/v1/me/api-keys", tag = "account", request_body(content = CreateApiKeyRequest, description = "Optional; may be empty"),
+#[utoipa::path(post, path = "/v1/me/api-keys", operation_id = "create_api_key", tag = "account", request_body(content = CreateApiKeyRequest, description = "Optional; may be empty"),
     responses((status = 201, body = Envelope<CreatedApiKey>), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[post("/v1/me/api-keys")]
@@ -203,7 +203,7 @@ pub async fn create_api_key(
 }
 
 /// The tenant's API keys, without their secrets.
-#[utoipa::path(get, path = "/v1/me/api-keys", tag = "account",
+#[utoipa::path(get, path = "/v1/me/api-keys", operation_id = "list_api_keys", tag = "account",
     params(("page" = Option<u64>, Query), ("page_size" = Option<u64>, Query)),
     responses((status = 200, body = Envelope<Page<ApiKeyView>>), (status = 401, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
@@ -222,7 +222,7 @@ pub async fn list_api_keys(
 }
 
 /// Revokes one of the tenant's API keys.
-#[utoipa::path(delete, path = "/v1/me/api-keys/{id}", tag = "account",
+#[utoipa::path(delete, path = "/v1/me/api-keys/{id}", operation_id = "revoke_api_key", tag = "account",
     params(("id" = i64, Path)),
     responses((status = 200, body = Envelope<ApiKeyView>), (status = 404, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]

@@ -23,6 +23,7 @@ pub mod team;
 pub mod testing;
 pub mod uploads;
 pub mod usage;
+pub mod vocab;
 pub mod webhooks;
 
 use actix_web::{web, HttpRequest};
@@ -59,6 +60,21 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
 #[derive(Serialize, ToSchema)]
 pub struct Envelope<T> {
     pub data: T,
+}
+
+/// `{"data": {...}}` of a report whose keys the route's description lists (administrative and
+/// compliance reports): an object, typed no further.
+#[derive(Serialize, ToSchema)]
+pub struct ReportEnvelope {
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+/// The body of the quality routes: the execution to analyse.
+#[derive(serde::Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ExecutionRef {
+    pub execution_id: i64,
 }
 
 /// One page of a list: `{"items": [...], "page": 1, "page_size": 20, "total": 123}`.
@@ -144,7 +160,7 @@ impl Modify for SecuritySchemes {
     info(
         title = "docsieve",
         description = "Privacy-aware document processing and dataset export service. Errors: 422 bodies are `{\"detail\": [{\"loc\", \"msg\", \"type\"}]}`; every other error is `{\"detail\": \"message\", \"code\": \"stable_code\"}`. 429 and 503 carry Retry-After; a 402 `insufficient_credits` also carries `balance` and `required`.",
-        license(name = "Apache-2.0")
+        license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
     modifiers(&SecuritySchemes),
     components(schemas(
@@ -152,7 +168,21 @@ impl Modify for SecuritySchemes {
         crate::error::ValidationErrorBody,
         crate::error::LocItem,
         openapi::FileUpload,
-        openapi::AsyncUpload
+        openapi::AsyncUpload,
+        vocab::JobStatus,
+        vocab::JobType,
+        vocab::SubmissionStatus,
+        vocab::ExecutionStatus,
+        vocab::DocumentSource,
+        vocab::DatasetStatus,
+        vocab::ExportFormat,
+        vocab::DeliveryStatus,
+        vocab::WebhookEvent,
+        vocab::RecordFormat,
+        vocab::AuditFormat,
+        vocab::ConnectorType,
+        vocab::RunTrigger,
+        vocab::RunStatus
     )),
     tags(
         (name = "system", description = "Health, metrics and the OpenAPI document"),

@@ -9,7 +9,9 @@
 
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::SecurityRequirement;
-use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Response, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Response, ResponseBuilder, Schema};
+
+use crate::error::ErrorCode;
 
 fn error_response(description: &str, schema: &str) -> RefOr<Response> {
     RefOr::T(
@@ -33,11 +35,41 @@ fn add(operation: &mut Operation, status: &str, description: &str, schema: &str)
         .or_insert_with(|| error_response(description, schema));
 }
 
+/// Files and other non-JSON answers as what they are: `text/plain` a string, everything else (an
+/// export, a ZIP, CSV or Markdown to save) bytes, `format: binary`, whatever the route declared.
+fn binary_answers(operation: &mut Operation) {
+    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type};
+    for (status, response) in operation.responses.responses.iter_mut() {
+        let RefOr::T(response) = response else {
+            continue;
+        };
+        if !status.starts_with('2') {
+            continue;
+        }
+        for (media_type, content) in response.content.iter_mut() {
+            if media_type.contains("json") && !media_type.contains("ndjson") {
+                continue;
+            }
+            let schema = ObjectBuilder::new().schema_type(SchemaType::new(Type::String));
+            let schema = match media_type.starts_with("text/plain") {
+                true => schema,
+                false => schema.format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary))),
+            };
+            content.schema = Some(RefOr::T(schema.into()));
+        }
+    }
+}
+
 fn complete_operation(operation: &mut Operation, secured_by_default: bool) {
+    binary_answers(operation);
     let secured = match &operation.security {
         Some(requirements) => !requirements.is_empty(),
         None => secured_by_default,
     };
+    if !secured {
+        // Public: `security: []` says so to generators and Swagger UI (no lock, no credentials sent).
+        operation.security = Some(Vec::new());
+    }
     let has_parameters = operation
         .parameters
         .as_ref()
@@ -104,8 +136,216 @@ fn scope_operation(operation: &mut Operation, method: &str, path: &str) {
     }
 }
 
-/// Adds the shared answers to every operation of `openapi`, and the scope each needs of an API key.
-pub fn complete(mut openapi: OpenApi) -> OpenApi {
+/// The error code an example of `status` on `path` shows: one the response's description names,
+/// else the missing resource of a 404 (from the path's last parameter), else the status's usual one.
+fn example_code(status: u16, path: &str, description: &str) -> Option<ErrorCode> {
+    let fits = |code: &ErrorCode| code.statuses().contains(&status);
+    let named = ErrorCode::ALL.iter().copied().filter(fits).find(|code| {
+        description
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|word| word == code.as_str())
+    });
+    if named.is_some() {
+        return named;
+    }
+    if status == 404 {
+        let missing = path
+            .rsplit('/')
+            .find_map(|segment| segment.strip_prefix('{')?.strip_suffix("_id}"))
+            .map(|resource| format!("{resource}_not_found"));
+        if let Some(code) = missing.as_deref().and_then(ErrorCode::named) {
+            return Some(code);
+        }
+    }
+    let usual = match status {
+        400 => ErrorCode::InvalidToken,
+        401 if path.starts_with("/system/") => ErrorCode::InternalTokenMissing,
+        401 => ErrorCode::NotAuthenticated,
+        402 => ErrorCode::InsufficientCredits,
+        403 if path.starts_with("/system/") => ErrorCode::InternalTokenInvalid,
+        403 => ErrorCode::Forbidden,
+        404 => ErrorCode::RouteNotFound,
+        405 => ErrorCode::MethodNotAllowed,
+        409 => ErrorCode::ConcurrentChange,
+        413 => ErrorCode::PayloadTooLarge,
+        415 => ErrorCode::UnsupportedMediaType,
+        429 => ErrorCode::QueueFull,
+        500 => ErrorCode::InternalError,
+        502 => ErrorCode::LlmBadResponse,
+        503 => ErrorCode::Overloaded,
+        _ => return None,
+    };
+    Some(usual)
+}
+
+/// Gives every `{detail, code}` answer of an operation an example whose code fits its status and
+/// route (a schema's example would show one code for every status).
+fn exemplify_errors(operation: &mut Operation, path: &str) {
+    for (status, response) in operation.responses.responses.iter_mut() {
+        let (Ok(status), RefOr::T(response)) = (status.parse::<u16>(), response) else {
+            continue;
+        };
+        if status < 400 || status == 422 {
+            continue;
+        }
+        let Some(code) = example_code(status, path, &response.description) else {
+            continue;
+        };
+        for content in response.content.values_mut() {
+            if content.example.is_none() && content.examples.is_empty() {
+                let mut example =
+                    serde_json::json!({"detail": code.meaning(), "code": code.as_str()});
+                if code == ErrorCode::InsufficientCredits {
+                    example["balance"] = 0.into();
+                    example["required"] = 1.into();
+                }
+                content.example = Some(example);
+            }
+        }
+    }
+}
+
+/// A schema written out with its keys sorted, to compare two schemas whatever their keys' order.
+fn canonical(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Object(map) => {
+            let sorted: std::collections::BTreeMap<&String, String> =
+                map.iter().map(|(k, v)| (k, canonical(v))).collect();
+            let parts: Vec<String> = sorted
+                .into_iter()
+                .map(|(k, v)| format!("{}:{v}", serde_json::Value::from(k.as_str())))
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        serde_json::Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", parts.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+type Named = std::collections::HashMap<String, String>;
+
+/// An object with properties, or a composition (`oneOf`, `allOf`, `anyOf`): what is worth a name
+/// (not a plain string or number, which many fields share).
+fn is_composite(schema: &Schema) -> bool {
+    match schema {
+        Schema::Object(object) => !object.properties.is_empty(),
+        Schema::OneOf(_) | Schema::AllOf(_) | Schema::AnyOf(_) => true,
+        _ => false,
+    }
+}
+
+/// `schema` itself when it is an inline copy of a named object schema, as a `$ref` to that name;
+/// else the same walk below it.
+fn refer(schema: &mut RefOr<Schema>, named: &Named) {
+    let RefOr::T(inner) = schema else {
+        return;
+    };
+    if is_composite(inner) {
+        {
+            let name = serde_json::to_value(&*inner)
+                .ok()
+                .and_then(|value| named.get(&canonical(&value)));
+            if let Some(name) = name {
+                *schema = RefOr::Ref(Ref::from_schema_name(name.clone()));
+                return;
+            }
+        }
+    }
+    refer_below(inner, named);
+}
+
+/// The walk of [`refer`] below `schema` (never `schema` itself).
+fn refer_below(schema: &mut Schema, named: &Named) {
+    use utoipa::openapi::schema::{AdditionalProperties, ArrayItems};
+    match schema {
+        Schema::Object(object) => {
+            for property in object.properties.values_mut() {
+                refer(property, named);
+            }
+            if let Some(AdditionalProperties::RefOr(inner)) =
+                object.additional_properties.as_deref_mut()
+            {
+                refer(inner, named);
+            }
+        }
+        Schema::Array(array) => {
+            if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                refer(items, named);
+            }
+        }
+        Schema::OneOf(one_of) => one_of.items.iter_mut().for_each(|s| refer(s, named)),
+        Schema::AllOf(all_of) => all_of.items.iter_mut().for_each(|s| refer(s, named)),
+        Schema::AnyOf(any_of) => any_of.items.iter_mut().for_each(|s| refer(s, named)),
+        _ => {}
+    }
+}
+
+/// Generic envelopes (`Envelope<Page<DocumentView>>`) are written with their data inline: each
+/// inline copy of a named object schema becomes a `$ref` to it, so that generators make one type
+/// per resource (not one per envelope) and the named schemas are the ones clients see.
+fn refer_to_named_schemas(openapi: &mut OpenApi) {
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    let named: Named = components
+        .schemas
+        .iter()
+        .filter_map(|(name, schema)| match schema {
+            RefOr::T(inner) if is_composite(inner) => {
+                let value = serde_json::to_value(schema).ok()?;
+                Some((canonical(&value), name.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    for schema in components.schemas.values_mut() {
+        if let RefOr::T(schema) = schema {
+            refer_below(schema, &named);
+        }
+    }
+    for item in openapi.paths.paths.values_mut() {
+        for operation in [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+            &mut item.head,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let responses = operation.responses.responses.values_mut();
+            let answers = responses.filter_map(|response| match response {
+                RefOr::T(response) => Some(response.content.values_mut()),
+                RefOr::Ref(_) => None,
+            });
+            let bodies = operation
+                .request_body
+                .as_mut()
+                .map(|body| body.content.values_mut());
+            for content in answers.flatten().chain(bodies.into_iter().flatten()) {
+                if let Some(schema) = content.schema.as_mut() {
+                    refer(schema, &named);
+                }
+            }
+        }
+    }
+}
+
+/// Adds the shared answers to every operation of `openapi`, the scope each needs of an API key, an
+/// example per error answer, and the server the document describes (`mail.public_base_url`, the
+/// address users reach).
+pub fn complete(mut openapi: OpenApi, public_base_url: &str) -> OpenApi {
+    openapi.servers = Some(vec![utoipa::openapi::server::ServerBuilder::new()
+        .url(public_base_url.trim_end_matches('/'))
+        .description(Some(
+            "This deployment (configuration: mail.public_base_url)",
+        ))
+        .build()]);
     let secured_by_default = openapi
         .security
         .as_ref()
@@ -124,9 +364,11 @@ pub fn complete(mut openapi: OpenApi) -> OpenApi {
             if let Some(operation) = operation {
                 complete_operation(operation, secured_by_default);
                 scope_operation(operation, method, path);
+                exemplify_errors(operation, path);
             }
         }
     }
+    refer_to_named_schemas(&mut openapi);
     openapi
 }
 
@@ -170,7 +412,7 @@ mod tests {
             .path("/a", PathItem::new(HttpMethod::Post, secured))
             .path("/b", PathItem::new(HttpMethod::Get, open))
             .build();
-        let openapi = complete(OpenApiBuilder::new().paths(paths).build());
+        let openapi = complete(OpenApiBuilder::new().paths(paths).build(), "http://x/");
         let statuses = |path: &str, post: bool| -> Vec<String> {
             let item = &openapi.paths.paths[path];
             let operation = if post { &item.post } else { &item.get };

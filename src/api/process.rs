@@ -228,11 +228,11 @@ pub(crate) fn process_error(error: ProcessError) -> ApiError {
 
 /// Extracts the uploaded file and returns the document model with its personal-data findings;
 /// `masked=true` masks every text-bearing part.
-#[utoipa::path(post, path = "/v1/data-process/preview", tag = "processing",
+#[utoipa::path(post, path = "/v1/data-process/preview", operation_id = "preview_document", tag = "processing",
     params(("masked" = Option<bool>, Query, description = "Mask personal data in every part (default false)")),
     request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
-        (status = 200, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`. Generic XML's leaf elements and attributes come as `key_value` elements `name: value`; keys (before ':' or '=', in any case) label the values after them; URL-encoded values are decoded and read as `key: value`; a key that says nothing (`value`, `text`) is labelled by its record; a PostgreSQL dump's COPY column list heads its rows, an SQL INSERT's values are read under its column list or its table's CREATE TABLE, and a JSON array of rows under its object's `columns` (names, or objects with a `name`) or its first row of names; a table whose cells ';' or '|' separate inside prose (an e-mail body's pasted list, a Markdown table) is read under its header line; JSON, JSON Lines and SQL files are text, never CSV. Privacy fails closed: a value whose checksum holds is masked even when its layout is odd (an IBAN length its country does not use, a Turkish reserve digit other than 0, a card issuer the table lacks), with its confidence lowered one step; a value right behind its own label that validates as the label's type takes that type (`PESEL: 02122401358` is a `national_id_pl`)"),
+        (status = 200, body = super::Envelope<PreviewBody>, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`. Generic XML's leaf elements and attributes come as `key_value` elements `name: value`; keys (before ':' or '=', in any case) label the values after them; URL-encoded values are decoded and read as `key: value`; a key that says nothing (`value`, `text`) is labelled by its record; a PostgreSQL dump's COPY column list heads its rows, an SQL INSERT's values are read under its column list or its table's CREATE TABLE, and a JSON array of rows under its object's `columns` (names, or objects with a `name`) or its first row of names; a table whose cells ';' or '|' separate inside prose (an e-mail body's pasted list, a Markdown table) is read under its header line; JSON, JSON Lines and SQL files are text, never CSV. Privacy fails closed: a value whose checksum holds is masked even when its layout is odd (an IBAN length its country does not use, a Turkish reserve digit other than 0, a card issuer the table lacks), with its confidence lowered one step; a value right behind its own label that validates as the label's type takes that type (`PESEL: 02122401358` is a `national_id_pl`)"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 402, description = "Too few credits left (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 413, body = crate::error::ErrorBody),
@@ -297,18 +297,28 @@ pub async fn preview(
 }
 
 /// The document model with the preview's own keys beside its fields.
-#[derive(serde::Serialize)]
-struct PreviewBody<'a> {
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[schema(as = PreviewResult)]
+pub struct PreviewBody<'a> {
     #[serde(flatten)]
+    #[schema(value_type = docsieve_actors::extractor_pool::model::Document)]
     document: &'a docsieve_actors::extractor_pool::model::Document,
+    /// Whether every text-bearing part was masked.
     masked: bool,
+    /// ISO 639-1 code, or `und`.
+    #[schema(value_type = String)]
     detected_language: &'a str,
     pii: PreviewPii<'a>,
 }
 
-#[derive(serde::Serialize)]
-struct PreviewPii<'a> {
+/// The personal data found.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[schema(as = PiiReport)]
+pub struct PreviewPii<'a> {
+    #[schema(value_type = Vec<docsieve_actors::pii_masker::Finding>)]
     findings: &'a [docsieve_actors::pii_masker::Finding],
+    /// Personal-data type -> count.
+    #[schema(value_type = std::collections::BTreeMap<String, u64>)]
     pii_type_summary: &'a std::collections::BTreeMap<String, u64>,
     pii_count: u64,
 }
@@ -331,11 +341,11 @@ fn download_name(filename: &str, extension: &str) -> String {
 
 /// Extracts the uploaded file and returns it as CSV: table rows for tabular input (with a `sheet`
 /// column when there are several sheets), otherwise one row per element (`index, page, type, text`).
-#[utoipa::path(post, path = "/v1/data-process/export/csv", tag = "processing",
+#[utoipa::path(post, path = "/v1/data-process/export/csv", operation_id = "export_csv", tag = "processing",
     params(("masked" = Option<bool>, Query, description = "Mask personal data (default false)")),
     request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
-        (status = 200, content_type = "text/csv", description = "RFC 4180 CSV, UTF-8, as an attachment"),
+        (status = 200, content_type = "text/csv", body = String, description = "RFC 4180 CSV, UTF-8, as an attachment"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 402, description = "Too few credits left (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 413, body = crate::error::ErrorBody),

@@ -6,54 +6,120 @@ use actix_web::{delete, get, post, web, HttpResponse};
 use docsieve_actors::connector::sync::{run_sync, Trigger};
 use docsieve_actors::cron::Schedule;
 use docsieve_actors::store::{NewSchedule, ScheduleError, ScheduleRecord, SyncRunRecord};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
 use crate::api::connectors::{found, problem};
+use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query};
 
-fn schedule_view(schedule: &ScheduleRecord, now: chrono::DateTime<chrono::Utc>) -> Value {
+/// A connector's schedule: a cron expression (UTC) on which its bucket is synced.
+#[derive(Serialize, ToSchema)]
+pub struct ScheduleView {
+    pub id: i64,
+    pub connector_id: i64,
+    pub name: Option<String>,
+    /// Five fields: minute hour day-of-month month day-of-week, UTC.
+    pub cron: String,
+    /// Overrides the connector's prefix for this schedule's syncs.
+    pub prefix: Option<String>,
+    pub enabled: bool,
+    pub next_run_at: Option<String>,
+    pub last_run_at: Option<String>,
+    pub created_at: String,
+}
+
+/// The body of `POST /v1/connectors/{connector_id}/schedules`.
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct CreateScheduleRequest {
+    /// Five fields: minute hour day-of-month month day-of-week, UTC.
+    pub cron: String,
+    pub prefix: Option<String>,
+    pub name: Option<String>,
+}
+
+/// One sync of a connector: what it listed, queued, skipped and rejected.
+#[derive(Serialize, ToSchema)]
+pub struct RunView {
+    pub id: i64,
+    pub schedule_id: Option<i64>,
+    pub connector_id: i64,
+    #[schema(value_type = vocab::RunTrigger)]
+    pub trigger: String,
+    #[schema(value_type = vocab::RunStatus)]
+    pub status: String,
+    pub prefix: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub listed: i64,
+    pub queued: i64,
+    pub skipped: i64,
+    pub rejected: i64,
+    pub job_ids: Vec<String>,
+    /// Why it failed (status `failed`).
+    pub error: Option<RunError>,
+}
+
+/// A sync's failure: a stable `code` and what happened.
+#[derive(Serialize, ToSchema)]
+pub struct RunError {
+    pub code: String,
+    pub message: Option<String>,
+}
+
+/// A sync started by hand, with the jobs it queued.
+#[derive(Serialize, ToSchema)]
+pub struct TriggeredSync {
+    pub sync_id: i64,
+    pub job_ids: Vec<String>,
+    pub run: RunView,
+}
+
+fn schedule_view(schedule: &ScheduleRecord, now: chrono::DateTime<chrono::Utc>) -> ScheduleView {
     let next = Schedule::parse(&schedule.cron)
         .ok()
         .and_then(|cron| cron.next_after(now));
-    json!({
-        "id": schedule.id,
-        "connector_id": schedule.connector_id,
-        "name": schedule.name,
-        "cron": schedule.cron,
-        "prefix": schedule.prefix,
-        "enabled": schedule.enabled,
-        "next_run_at": next.map(rfc3339),
-        "last_run_at": schedule.last_run_at.map(rfc3339),
-        "created_at": rfc3339(schedule.created_at),
-    })
+    ScheduleView {
+        id: schedule.id,
+        connector_id: schedule.connector_id,
+        name: schedule.name.clone(),
+        cron: schedule.cron.clone(),
+        prefix: schedule.prefix.clone(),
+        enabled: schedule.enabled,
+        next_run_at: next.map(rfc3339),
+        last_run_at: schedule.last_run_at.map(rfc3339),
+        created_at: rfc3339(schedule.created_at),
+    }
 }
 
-fn run_view(run: &SyncRunRecord) -> Value {
-    json!({
-        "id": run.id,
-        "schedule_id": run.schedule_id,
-        "connector_id": run.connector_id,
-        "trigger": run.trigger,
-        "status": run.status,
-        "prefix": run.prefix,
-        "started_at": rfc3339(run.started_at),
-        "finished_at": run.finished_at.map(rfc3339),
-        "listed": run.listed,
-        "queued": run.queued,
-        "skipped": run.skipped,
-        "rejected": run.rejected,
-        "job_ids": run.job_ids,
-        "error": run.error_code.as_ref().map(|code| json!({
-            "code": code,
-            "message": run.error_message,
-        })),
-    })
+fn run_view(run: &SyncRunRecord) -> RunView {
+    RunView {
+        id: run.id,
+        schedule_id: run.schedule_id,
+        connector_id: run.connector_id,
+        trigger: run.trigger.clone(),
+        status: run.status.clone(),
+        prefix: run.prefix.clone(),
+        started_at: rfc3339(run.started_at),
+        finished_at: run.finished_at.map(rfc3339),
+        listed: run.listed,
+        queued: run.queued,
+        skipped: run.skipped,
+        rejected: run.rejected,
+        job_ids: run.job_ids.clone(),
+        error: run.error_code.as_ref().map(|code| RunError {
+            code: code.clone(),
+            message: run.error_message.clone(),
+        }),
+    }
 }
 
 fn not_found(schedule_id: i64) -> ApiError {
@@ -95,11 +161,11 @@ fn optional_text(
 }
 
 /// Creates a schedule: `{cron, prefix?, name?}`.
-#[utoipa::path(post, path = "/v1/connectors/{connector_id}/schedules", tag = "connectors",
+#[utoipa::path(post, path = "/v1/connectors/{connector_id}/schedules", operation_id = "create_schedule", tag = "connectors",
     params(("connector_id" = i64, Path, description = "Connector id")),
-    request_body(content_type = "application/json", description = "`{cron, prefix?, name?}`: cron is 5 fields (minute hour day-of-month month day-of-week), UTC; prefix overrides the connector's for this schedule's syncs"),
+    request_body(content = CreateScheduleRequest, content_type = "application/json", description = "`{cron, prefix?, name?}`: cron is 5 fields (minute hour day-of-month month day-of-week), UTC; prefix overrides the connector's for this schedule's syncs"),
     responses(
-        (status = 201, description = "The schedule, with `next_run_at`"),
+        (status = 201, description = "The schedule, with `next_run_at`", body = Envelope<ScheduleView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, description = "`plan_required`: the plan in force has no schedules (trial)", body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found`", body = crate::error::ErrorBody),
@@ -215,18 +281,20 @@ pub async fn create(
         ),
     )
     .await;
-    Ok(HttpResponse::Created().json(json!({"data": schedule_view(&schedule, now)})))
+    Ok(HttpResponse::Created().json(Envelope {
+        data: schedule_view(&schedule, now),
+    }))
 }
 
 /// The connector's schedules, newest first.
-#[utoipa::path(get, path = "/v1/connectors/{connector_id}/schedules", tag = "connectors",
+#[utoipa::path(get, path = "/v1/connectors/{connector_id}/schedules", operation_id = "list_schedules", tag = "connectors",
     params(
         ("connector_id" = i64, Path, description = "Connector id"),
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [schedule], page, page_size, total}`"),
+        (status = 200, description = "One page of schedules, newest first", body = Envelope<Page<ScheduleView>>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found`", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -271,13 +339,13 @@ async fn schedule_of(
 }
 
 /// One schedule.
-#[utoipa::path(get, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}", tag = "connectors",
+#[utoipa::path(get, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}", operation_id = "get_schedule", tag = "connectors",
     params(
         ("connector_id" = i64, Path, description = "Connector id"),
         ("schedule_id" = i64, Path, description = "Schedule id")
     ),
     responses(
-        (status = 200, description = "The schedule"),
+        (status = 200, description = "The schedule", body = Envelope<ScheduleView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found` or `schedule_not_found`", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -290,11 +358,13 @@ pub async fn detail(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let schedule = schedule_of(&state, &auth, &path).await?;
-    Ok(HttpResponse::Ok().json(json!({"data": schedule_view(&schedule, state.clock.now())})))
+    Ok(HttpResponse::Ok().json(Envelope {
+        data: schedule_view(&schedule, state.clock.now()),
+    }))
 }
 
 /// Deletes a schedule and the record of its syncs (what they queued stays).
-#[utoipa::path(delete, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}", tag = "connectors",
+#[utoipa::path(delete, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}", operation_id = "delete_schedule", tag = "connectors",
     params(
         ("connector_id" = i64, Path, description = "Connector id"),
         ("schedule_id" = i64, Path, description = "Schedule id")
@@ -328,13 +398,13 @@ pub async fn remove(
 }
 
 /// Runs the schedule's sync now and answers when it has queued what it found.
-#[utoipa::path(post, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}/trigger", tag = "connectors",
+#[utoipa::path(post, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}/trigger", operation_id = "trigger_schedule", tag = "connectors",
     params(
         ("connector_id" = i64, Path, description = "Connector id"),
         ("schedule_id" = i64, Path, description = "Schedule id")
     ),
     responses(
-        (status = 202, description = "`{sync_id, job_ids, run}`: the sync's record (listed, queued, skipped, rejected, error) and the jobs it queued"),
+        (status = 202, body = Envelope<TriggeredSync>, description = "`{sync_id, job_ids, run}`: the sync's record (listed, queued, skipped, rejected, error) and the jobs it queued"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found` or `schedule_not_found`", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
@@ -365,15 +435,17 @@ pub async fn trigger(
         ),
     )
     .await;
-    Ok(HttpResponse::Accepted().json(json!({"data": {
-        "sync_id": run.id,
-        "job_ids": run.job_ids,
-        "run": run_view(&run),
-    }})))
+    Ok(HttpResponse::Accepted().json(Envelope {
+        data: TriggeredSync {
+            sync_id: run.id,
+            job_ids: run.job_ids.clone(),
+            run: run_view(&run),
+        },
+    }))
 }
 
 /// The schedule's past syncs, newest first.
-#[utoipa::path(get, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}/runs", tag = "connectors",
+#[utoipa::path(get, path = "/v1/connectors/{connector_id}/schedules/{schedule_id}/runs", operation_id = "list_schedule_runs", tag = "connectors",
     params(
         ("connector_id" = i64, Path, description = "Connector id"),
         ("schedule_id" = i64, Path, description = "Schedule id"),
@@ -381,7 +453,7 @@ pub async fn trigger(
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [run], page, page_size, total}`; a run has trigger (cron|manual), status (running|succeeded|failed), started_at, finished_at, listed, queued, skipped, rejected, job_ids, error {code, message}"),
+        (status = 200, body = Envelope<Page<RunView>>, description = "One page of runs; a run has trigger (cron|manual), status (running|succeeded|failed), started_at, finished_at, listed, queued, skipped, rejected, job_ids, error {code, message}"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "`connector_not_found` or `schedule_not_found`", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)

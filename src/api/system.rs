@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use actix_web::{get, route, web, HttpResponse};
+use actix_web::{get, head, web, HttpResponse};
 use docsieve_actors::metric_names;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -65,13 +65,31 @@ pub struct HealthReport {
 
 /// Liveness and dependency report. Always 200 while the process serves; read `status`.
 #[utoipa::path(
-    method(get, head),
-    path = "/system/health",
+    get,
+    path = "/system/health", operation_id = "get_health",
     tag = "system",
     responses((status = 200, description = "Health report", body = Envelope<HealthReport>))
 )]
-#[route("/system/health", method = "GET", method = "HEAD")]
+#[get("/system/health")]
 pub async fn health(state: web::Data<AppState>) -> web::Json<Envelope<HealthReport>> {
+    envelope(report(&state).await)
+}
+
+/// The same check as `GET /system/health`, answered with its status and headers only (for load
+/// balancers that probe with HEAD).
+#[utoipa::path(
+    head,
+    path = "/system/health", operation_id = "head_health",
+    tag = "system",
+    responses((status = 200, description = "The process serves (the report's headers, no body)"))
+)]
+#[head("/system/health")]
+pub async fn health_head(state: web::Data<AppState>) -> HttpResponse {
+    let _ = report(&state).await;
+    HttpResponse::Ok().content_type("application/json").finish()
+}
+
+async fn report(state: &AppState) -> HealthReport {
     let (database, cache, blobs, llm, actors) = futures_util::join!(
         state.store.ping(),
         state.cache.ping(),
@@ -92,9 +110,13 @@ pub async fn health(state: web::Data<AppState>) -> web::Json<Envelope<HealthRepo
             error: None,
         }
     } else {
-        let health = ComponentHealth::from_result(state.cache.kind(), cache);
-        metrics::gauge!(metric_names::REDIS_UP).set(if health.status == "ok" { 1.0 } else { 0.0 });
-        health
+        let component = ComponentHealth::from_result(state.cache.kind(), cache);
+        metrics::gauge!(metric_names::REDIS_UP).set(if component.status == "ok" {
+            1.0
+        } else {
+            0.0
+        });
+        component
     };
     let blob_storage = ComponentHealth::from_result(state.blobs.location(), blobs);
     let actors_ok = actors.iter().all(|(_, actor)| actor.status.status == "ok");
@@ -112,7 +134,7 @@ pub async fn health(state: web::Data<AppState>) -> web::Json<Envelope<HealthRepo
             )
         })
         .collect();
-    envelope(HealthReport {
+    HealthReport {
         status: if healthy { "ok" } else { "degraded" },
         version: env!("CARGO_PKG_VERSION"),
         uptime_seconds: state.started_at.elapsed().as_secs(),
@@ -121,13 +143,13 @@ pub async fn health(state: web::Data<AppState>) -> web::Json<Envelope<HealthRepo
         blob_storage,
         llm,
         actors,
-    })
+    }
 }
 
 /// Prometheus text exposition of every `docsieve_*` metric.
 #[utoipa::path(
     get,
-    path = "/metrics",
+    path = "/metrics", operation_id = "get_metrics",
     tag = "system",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain; version=0.0.4"))
 )]
@@ -142,5 +164,7 @@ pub async fn metrics_endpoint(state: web::Data<AppState>) -> HttpResponse {
 
 /// This resource's routes.
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(health).service(metrics_endpoint);
+    cfg.service(health)
+        .service(health_head)
+        .service(metrics_endpoint);
 }

@@ -72,7 +72,7 @@ pub struct Removed {
 }
 
 /// Invites an address to the caller's tenant (owner or admin). The link expires after 7 days.
-#[utoipa::path(post, path = "/v1/team/invite", tag = "team", request_body = InviteRequest,
+#[utoipa::path(post, path = "/v1/team/invite", operation_id = "invite_member", tag = "team", request_body = InviteRequest,
     responses((status = 201, body = Envelope<Invitation>), (status = 403, body = crate::error::ErrorBody), (status = 422, body = crate::error::ValidationErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[post("/v1/team/invite")]
@@ -137,7 +137,7 @@ pub async fn invite(
 /// Accepts an invitation for the signed-in user, whose email must be the invited one. The inviting
 /// tenant becomes the user's current tenant: refresh the session (POST /v1/auth/refresh) to get an
 /// access token for it.
-#[utoipa::path(post, path = "/v1/team/accept", tag = "team", request_body = AcceptRequest,
+#[utoipa::path(post, path = "/v1/team/accept", operation_id = "accept_invitation", tag = "team", request_body = AcceptRequest,
     responses((status = 200, body = Envelope<Joined>), (status = 400, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[post("/v1/team/accept")]
@@ -206,7 +206,7 @@ pub async fn accept(
 }
 
 /// Members of the caller's tenant.
-#[utoipa::path(get, path = "/v1/team/members", tag = "team",
+#[utoipa::path(get, path = "/v1/team/members", operation_id = "list_members", tag = "team",
     params(("page" = Option<u64>, Query), ("page_size" = Option<u64>, Query)),
     responses((status = 200, body = Envelope<Page<Member>>)),
     security(("api_key" = []), ("bearer" = [])))]
@@ -225,7 +225,7 @@ pub async fn members(
 }
 
 /// Removes a member (owner or admin; only an owner removes an owner; the last owner stays).
-#[utoipa::path(delete, path = "/v1/team/members/{user_id}", tag = "team",
+#[utoipa::path(delete, path = "/v1/team/members/{user_id}", operation_id = "remove_member", tag = "team",
     params(("user_id" = i64, Path)),
     responses((status = 200, body = Envelope<Removed>), (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]

@@ -21,7 +21,7 @@ pub struct PanicInjected {
 /// Makes the named actor panic inside its message handler; supervision restarts it.
 #[utoipa::path(
     post,
-    path = "/system/testing/actors/{actor}/panic",
+    path = "/system/testing/actors/{actor}/panic", operation_id = "inject_actor_panic",
     tag = "testing",
     params(("actor" = String, Path, description = "Actor name, e.g. pii_masker")),
     responses((status = 202, body = Envelope<PanicInjected>), (status = 404, body = crate::error::ErrorBody)),
@@ -57,7 +57,7 @@ pub struct ClockOffset {
 /// Moves the service clock forward by `seconds` (time-based rules are tested without sleeping).
 #[utoipa::path(
     post,
-    path = "/system/testing/clock/advance",
+    path = "/system/testing/clock/advance", operation_id = "advance_clock",
     tag = "testing",
     params(("seconds" = i64, Query, description = "Seconds to move forward, 1 to 31536000")),
     responses((status = 200, body = Envelope<ClockOffset>), (status = 422, body = crate::error::ValidationErrorBody)),

@@ -21,7 +21,7 @@ use serde_json::json;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
-use crate::api::queue;
+use crate::api::{queue, vocab, Envelope};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
@@ -38,12 +38,29 @@ pub struct Rejected {
     pub reason: String,
 }
 
-/// An accepted file: its document and job.
+/// An accepted file or object: its document and job.
 #[derive(Serialize, Debug, utoipa::ToSchema)]
 pub struct Accepted {
+    /// The object's full key in the bucket (source mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     pub filename: String,
     pub document_id: i64,
     pub job_id: String,
+}
+
+/// What an asynchronous upload queued and refused. `status` is `queued` when at least one
+/// document was queued, `rejected` when every one was refused (nothing runs).
+#[derive(Serialize, Debug, utoipa::ToSchema)]
+pub struct Submission<'a> {
+    #[schema(value_type = Vec<String>)]
+    pub job_ids: &'a [&'a str],
+    #[schema(value_type = vocab::SubmissionStatus)]
+    pub status: &'static str,
+    #[schema(value_type = Vec<Rejected>)]
+    pub rejected: &'a [Rejected],
+    #[schema(value_type = Vec<Accepted>)]
+    pub accepted: &'a [Accepted],
 }
 
 fn reject(filename: &str, code: &str, reason: impl Into<String>) -> Rejected {
@@ -183,12 +200,12 @@ fn one_mode_error(message: &str) -> ApiError {
 
 /// Queues documents for processing: multipart `files` (one or more), or `source` `{connector_id,
 /// keys}` as a form field holding JSON or as the JSON body. Exactly one mode per request.
-#[utoipa::path(post, path = "/v1/data-process/async", tag = "processing",
+#[utoipa::path(post, path = "/v1/data-process/async", operation_id = "submit_async", tag = "processing",
     params(("masked" = Option<bool>, Query, description = "Store masked results (default true)")),
     request_body(content_type = "multipart/form-data", content = super::openapi::AsyncUpload,
         description = "Form fields `files` (repeatable) or `source` (JSON {connector_id, keys}); or a JSON body {\"source\": {...}}"),
     responses(
-        (status = 202, description = "`{job_ids, status: queued, rejected: [{filename|key, code, reason}], accepted: [{filename, key?, document_id, job_id}]}`. A key is rejected with object_not_found, file_too_large, unsupported_format, empty_file, duplicate_key, too_many_files, or the connector's failure (bad_credentials, bucket_not_found, permission_denied, unreachable, timeout, target_refused)"),
+        (status = 202, body = Envelope<Submission>, description = "What was queued and what was refused, and why. A file or key is rejected with object_not_found, file_too_large, unsupported_format, empty_document, duplicate_key, too_many_files, or the connector's failure (bad_credentials, bucket_not_found, permission_denied, unreachable, timeout, target_refused)"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, description = "The connector does not exist", body = crate::error::ErrorBody),
         (status = 413, body = crate::error::ErrorBody),
@@ -346,20 +363,17 @@ async fn submit_source(
             return Err(error);
         }
     };
-    let accepted: Vec<serde_json::Value> = keys
+    let accepted: Vec<Accepted> = keys
         .iter()
         .zip(&queued)
-        .map(|(key, job)| {
-            json!({
-                "key": key,
-                "filename": ingest::object_name(key),
-                "document_id": job.document_id.unwrap_or_default(),
-                "job_id": job.job_id,
-            })
+        .map(|(key, job)| Accepted {
+            key: Some(key.clone()),
+            filename: ingest::object_name(key).to_string(),
+            document_id: job.document_id.unwrap_or_default(),
+            job_id: job.job_id.clone(),
         })
         .collect();
     let job_ids: Vec<&str> = queued.iter().map(|job| job.job_id.as_str()).collect();
-    let accepted = serde_json::Value::Array(accepted);
     answer(
         state,
         auth,
@@ -374,12 +388,12 @@ async fn submit_source(
 async fn answer(
     state: &AppState,
     auth: &Authenticated,
-    (accepted, rejected, job_ids): (&serde_json::Value, &[Rejected], &[&str]),
+    (accepted, rejected, job_ids): (&[Accepted], &[Rejected], &[&str]),
     masked: bool,
     connector_id: Option<i64>,
 ) -> Result<HttpResponse, ApiError> {
     let mut details = json!({
-        "accepted": accepted.as_array().map_or(0, Vec::len),
+        "accepted": accepted.len(),
         "rejected": rejected.len(),
         "rejected_codes": rejected.iter().map(|r| r.code.as_str()).collect::<Vec<_>>(),
         "job_ids": job_ids,
@@ -389,12 +403,18 @@ async fn answer(
         details["connector_id"] = json!(connector_id);
     }
     accounts::audit(state, auth.audit("upload", None, details)).await;
-    Ok(HttpResponse::Accepted().json(json!({"data": {
-        "job_ids": job_ids,
-        "status": "queued",
-        "rejected": rejected,
-        "accepted": accepted,
-    }})))
+    Ok(HttpResponse::Accepted().json(Envelope {
+        data: Submission {
+            job_ids,
+            status: if accepted.is_empty() {
+                "rejected"
+            } else {
+                "queued"
+            },
+            rejected,
+            accepted,
+        },
+    }))
 }
 
 async fn submit_files(
@@ -473,13 +493,13 @@ async fn submit_files(
         .into_iter()
         .zip(queued)
         .map(|(filename, job)| Accepted {
+            key: None,
             filename,
             document_id: job.document_id.unwrap_or_default(),
             job_id: job.job_id,
         })
         .collect();
     let job_ids: Vec<&str> = accepted.iter().map(|a| a.job_id.as_str()).collect();
-    let accepted = json!(accepted);
     answer(state, auth, (&accepted, &rejected, &job_ids), masked, None).await
 }
 

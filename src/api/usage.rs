@@ -53,7 +53,8 @@ pub struct Usage {
     pub bytes_processed: i64,
 }
 
-#[utoipa::path(get, path = "/v1/usage", tag = "account",
+/// The caller's plan, credits left in the open billing period, and what was processed in it.
+#[utoipa::path(get, path = "/v1/usage", operation_id = "get_usage", tag = "account",
     responses((status = 200, body = Envelope<Usage>), (status = 401, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[get("/v1/usage")]

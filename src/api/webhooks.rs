@@ -6,11 +6,14 @@ use docsieve_actors::dataset_exporter::ExportFormat;
 use docsieve_actors::egress;
 use docsieve_actors::store::entities::webhook;
 use docsieve_actors::webhook_sender::{signing, WAKE_CHANNEL};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
 use crate::api::common::{page_request, rfc3339};
+use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ValidationDetail};
 use crate::state::AppState;
@@ -18,15 +21,106 @@ use crate::validation::{path_id, Pagination, Query};
 
 pub const EVENTS: &[&str] = &["job.completed", "job.failed", "dataset.ready"];
 
-fn webhook_view(hook: &webhook::Model) -> Value {
-    json!({
-        "id": hook.id,
-        "url": hook.url,
-        "events": serde_json::from_str::<Value>(&hook.events).unwrap_or_default(),
-        "auto_export": hook.auto_export.as_deref().and_then(|a| serde_json::from_str::<Value>(a).ok()),
-        "active": hook.active,
-        "created_at": rfc3339(hook.created_at),
-    })
+/// A webhook: where events are sent (its secret is shown once, when it is created).
+#[derive(Serialize, ToSchema)]
+pub struct WebhookView {
+    pub id: i64,
+    pub url: String,
+    #[schema(value_type = Vec<vocab::WebhookEvent>)]
+    pub events: Value,
+    /// `{connector_id, format, prefix}`: on `dataset.ready`, the dataset is also written to this
+    /// connector's bucket.
+    #[schema(value_type = Option<AutoExport>)]
+    pub auto_export: Option<Value>,
+    pub active: bool,
+    pub created_at: String,
+    /// The signing secret (only in the answer that created the webhook).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    /// Whether docsieve generated the secret (only in the answer that created the webhook).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret_generated: Option<bool>,
+}
+
+/// A dataset written to a connector's bucket when it is ready.
+#[derive(Deserialize, Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct AutoExport {
+    pub connector_id: i64,
+    #[schema(value_type = vocab::ExportFormat)]
+    pub format: String,
+    /// Folder in the bucket (default `docsieve/`).
+    pub prefix: Option<String>,
+}
+
+/// The body of `POST /v1/webhooks`.
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct CreateWebhookRequest {
+    /// `https://` (or `http://`), without credentials; private addresses are refused unless the
+    /// operator allows them.
+    pub url: String,
+    #[schema(value_type = Vec<vocab::WebhookEvent>)]
+    pub events: Vec<String>,
+    /// The signing secret; generated when absent.
+    pub secret: Option<String>,
+    pub auto_export: Option<AutoExport>,
+}
+
+/// One delivery of an event, with its attempts.
+#[derive(Serialize, ToSchema)]
+pub struct DeliveryView {
+    pub id: i64,
+    /// The same as `id`.
+    pub delivery_id: i64,
+    #[schema(value_type = vocab::WebhookEvent)]
+    pub event: String,
+    #[schema(value_type = vocab::DeliveryStatus)]
+    pub status: String,
+    pub succeeded: bool,
+    pub attempt_count: usize,
+    pub attempts: Vec<DeliveryAttempt>,
+    /// When the next attempt is due (pending deliveries).
+    pub next_attempt_at: Option<String>,
+    /// The JSON body sent.
+    #[schema(value_type = Object)]
+    pub payload: Value,
+    pub created_at: String,
+}
+
+/// One attempt of a delivery.
+#[derive(Serialize, ToSchema)]
+pub struct DeliveryAttempt {
+    pub attempt: i32,
+    /// The receiver's HTTP status (none when it could not be reached).
+    pub status_code: Option<i32>,
+    pub error: Option<String>,
+    pub duration_ms: i64,
+    pub at: String,
+}
+
+/// A delivery queued again.
+#[derive(Serialize, ToSchema)]
+pub struct Redelivery {
+    pub delivery_id: i64,
+    #[schema(value_type = vocab::DeliveryStatus)]
+    pub status: &'static str,
+}
+
+fn webhook_view(hook: &webhook::Model) -> WebhookView {
+    WebhookView {
+        id: hook.id,
+        url: hook.url.clone(),
+        events: serde_json::from_str::<Value>(&hook.events).unwrap_or_default(),
+        auto_export: hook
+            .auto_export
+            .as_deref()
+            .and_then(|a| serde_json::from_str::<Value>(a).ok()),
+        active: hook.active,
+        created_at: rfc3339(hook.created_at),
+        secret: None,
+        secret_generated: None,
+    }
 }
 
 fn not_found(webhook_id: i64) -> ApiError {
@@ -113,10 +207,10 @@ async fn auto_export(
 }
 
 /// Registers a webhook. Without `secret` one is generated; the secret is returned only in this answer.
-#[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks",
-    request_body(content_type = "application/json", description = "`{url, events, secret?, auto_export?}`; events ⊆ {job.completed, job.failed, dataset.ready}; auto_export {connector_id, format, prefix?}"),
+#[utoipa::path(post, path = "/v1/webhooks", operation_id = "create_webhook", tag = "webhooks",
+    request_body(content = CreateWebhookRequest, content_type = "application/json"),
     responses(
-        (status = 201, description = "The webhook with `secret` (shown once)"),
+        (status = 201, description = "The webhook with `secret` (shown once)", body = Envelope<WebhookView>),
         (status = 401, body = crate::error::ErrorBody),
         (status = 422, description = "Bad URL (scheme, credentials, private address), events or auto_export", body = crate::error::ValidationErrorBody)
     ),
@@ -230,19 +324,21 @@ pub async fn create(
         ),
     )
     .await;
-    let mut view = webhook_view(&hook);
-    view["secret"] = secret.into();
-    view["secret_generated"] = generated.into();
-    Ok(HttpResponse::Created().json(json!({"data": view})))
+    let view = WebhookView {
+        secret: Some(secret),
+        secret_generated: Some(generated),
+        ..webhook_view(&hook)
+    };
+    Ok(HttpResponse::Created().json(Envelope { data: view }))
 }
 
 /// The tenant's webhooks (without secrets).
-#[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks",
+#[utoipa::path(get, path = "/v1/webhooks", operation_id = "list_webhooks", tag = "webhooks",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
-    responses((status = 200, description = "`{items: [webhook], page, page_size, total}`"), (status = 422, body = crate::error::ValidationErrorBody)),
+    responses((status = 200, description = "One page of webhooks", body = Envelope<Page<WebhookView>>), (status = 422, body = crate::error::ValidationErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[get("/v1/webhooks")]
 pub async fn list(
@@ -263,9 +359,9 @@ pub async fn list(
 }
 
 /// One webhook (without its secret).
-#[utoipa::path(get, path = "/v1/webhooks/{webhook_id}", tag = "webhooks",
+#[utoipa::path(get, path = "/v1/webhooks/{webhook_id}", operation_id = "get_webhook", tag = "webhooks",
     params(("webhook_id" = i64, Path, description = "Webhook id")),
-    responses((status = 200, description = "The webhook"), (status = 404, body = crate::error::ErrorBody)),
+    responses((status = 200, description = "The webhook", body = Envelope<WebhookView>), (status = 404, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[get("/v1/webhooks/{webhook_id}")]
 pub async fn detail(
@@ -279,11 +375,13 @@ pub async fn detail(
         .webhook(auth.tenant_id, webhook_id)
         .await?
         .ok_or_else(|| not_found(webhook_id))?;
-    Ok(HttpResponse::Ok().json(json!({"data": webhook_view(&hook)})))
+    Ok(HttpResponse::Ok().json(Envelope {
+        data: webhook_view(&hook),
+    }))
 }
 
 /// Deletes the webhook and its delivery log.
-#[utoipa::path(delete, path = "/v1/webhooks/{webhook_id}", tag = "webhooks",
+#[utoipa::path(delete, path = "/v1/webhooks/{webhook_id}", operation_id = "delete_webhook", tag = "webhooks",
     params(("webhook_id" = i64, Path, description = "Webhook id")),
     responses((status = 204, description = "Deleted"), (status = 404, body = crate::error::ErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
@@ -310,14 +408,14 @@ pub async fn remove(
 
 /// The delivery log: each event with every attempt (status code or error, duration, time) and whether
 /// it finally succeeded.
-#[utoipa::path(get, path = "/v1/webhooks/{webhook_id}/deliveries", tag = "webhooks",
+#[utoipa::path(get, path = "/v1/webhooks/{webhook_id}/deliveries", operation_id = "list_webhook_deliveries", tag = "webhooks",
     params(
         ("webhook_id" = i64, Path, description = "Webhook id"),
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
     ),
     responses(
-        (status = 200, description = "`{items: [{id, event, status, succeeded, attempts: [{attempt, status_code, error, duration_ms, at}], payload, created_at}], ...}`"),
+        (status = 200, description = "One page of deliveries, newest first", body = Envelope<Page<DeliveryView>>),
         (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)
     ),
@@ -340,40 +438,46 @@ pub async fn deliveries(
         .store
         .deliveries_page(auth.tenant_id, webhook_id, page_request(pagination))
         .await?;
-    let items: Vec<Value> = records
+    let items: Vec<DeliveryView> = records
         .iter()
         .map(|record| {
             let delivery = &record.delivery;
-            json!({
-                "id": delivery.id,
-                "delivery_id": delivery.id,
-                "event": delivery.event,
-                "status": delivery.status,
-                "succeeded": delivery.status == "delivered",
-                "attempt_count": record.attempts.len(),
-                "attempts": record.attempts.iter().map(|a| json!({
-                    "attempt": a.attempt,
-                    "status_code": a.status_code,
-                    "error": a.error,
-                    "duration_ms": a.duration_ms,
-                    "at": rfc3339(a.created_at),
-                })).collect::<Vec<_>>(),
-                "next_attempt_at": (delivery.status == "pending").then(|| delivery.next_attempt_at.map(rfc3339)).flatten(),
-                "payload": serde_json::from_str::<Value>(&delivery.payload).unwrap_or_default(),
-                "created_at": rfc3339(delivery.created_at),
-            })
+            DeliveryView {
+                id: delivery.id,
+                delivery_id: delivery.id,
+                event: delivery.event.clone(),
+                status: delivery.status.clone(),
+                succeeded: delivery.status == "delivered",
+                attempt_count: record.attempts.len(),
+                attempts: record
+                    .attempts
+                    .iter()
+                    .map(|a| DeliveryAttempt {
+                        attempt: a.attempt,
+                        status_code: a.status_code,
+                        error: a.error.clone(),
+                        duration_ms: a.duration_ms,
+                        at: rfc3339(a.created_at),
+                    })
+                    .collect(),
+                next_attempt_at: (delivery.status == "pending")
+                    .then(|| delivery.next_attempt_at.map(rfc3339))
+                    .flatten(),
+                payload: serde_json::from_str::<Value>(&delivery.payload).unwrap_or_default(),
+                created_at: rfc3339(delivery.created_at),
+            }
         })
         .collect();
     Ok(crate::api::page_response(items, pagination, total))
 }
 
 /// Sends a logged event again (a new delivery with the same body).
-#[utoipa::path(post, path = "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", tag = "webhooks",
+#[utoipa::path(post, path = "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", operation_id = "redeliver_webhook_delivery", tag = "webhooks",
     params(
         ("webhook_id" = i64, Path, description = "Webhook id"),
         ("delivery_id" = i64, Path, description = "Delivery id")
     ),
-    responses((status = 202, description = "`{delivery_id, status: pending}`"), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ValidationErrorBody)),
+    responses((status = 202, description = "The new delivery, pending", body = Envelope<Redelivery>), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ValidationErrorBody)),
     security(("api_key" = []), ("bearer" = [])))]
 #[post("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver")]
 pub async fn redeliver(
@@ -395,7 +499,12 @@ pub async fn redeliver(
             )
         })?;
     crate::api::queue::wake(&state, WAKE_CHANNEL).await;
-    Ok(HttpResponse::Accepted().json(json!({"data": {"delivery_id": copy, "status": "pending"}})))
+    Ok(HttpResponse::Accepted().json(Envelope {
+        data: Redelivery {
+            delivery_id: copy,
+            status: "pending",
+        },
+    }))
 }
 
 /// This resource's routes.

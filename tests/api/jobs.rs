@@ -505,7 +505,7 @@ async fn processing_routes_validate_their_input() {
         .iter()
         .map(|r| r["code"].as_str().expect("code"))
         .collect();
-    assert_eq!(codes, ["empty_file", "unsupported_format"]);
+    assert_eq!(codes, ["empty_document", "unsupported_format"]);
     let (status, body) = alice
         .upload(
             &server,

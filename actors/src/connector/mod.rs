@@ -49,16 +49,22 @@ pub struct ConnectorServices {
 }
 
 /// The outcome of `POST /v1/connectors/{id}/test`.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
+#[schema(as = ConnectionTest)]
 pub enum TestOutcome {
+    /// The bucket answered: `ok` is true.
     Ok {
         ok: bool,
         objects_seen: usize,
         latency_ms: u64,
     },
+    /// The provider refused or could not be reached: `ok` is false, `code` says why
+    /// (`bad_credentials`, `bucket_not_found`, `permission_denied`, `unreachable`, `timeout`,
+    /// `provider_error`, `target_refused`).
     Failed {
         ok: bool,
+        #[schema(value_type = String)]
         code: &'static str,
         message: String,
     },

@@ -39,7 +39,11 @@ pub fn admit(name: &str, bytes: &[u8]) -> Result<(&'static str, &'static str), R
     }
     match sniff(bytes) {
         Ok((format, _)) => Ok((format.name(), format.mime())),
-        Err(ExtractError::Empty) => Err(Refusal::new("empty_file", "the file is empty")),
+        // The same code as a preview of an empty file: one name per condition.
+        Err(ExtractError::Empty) => Err(Refusal::new(
+            ExtractError::Empty.code(),
+            "the file is empty",
+        )),
         Err(error) => Err(Refusal::new(error.code(), error.to_string())),
     }
 }
@@ -54,7 +58,7 @@ mod tests {
             admit("setup.EXE", b"hello").unwrap_err().code,
             "unsupported_format"
         );
-        assert_eq!(admit("a.txt", b"").unwrap_err().code, "empty_file");
+        assert_eq!(admit("a.txt", b"").unwrap_err().code, "empty_document");
         assert_eq!(admit("notes", b"plain words here").unwrap().0, "txt");
     }
 }

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// What a document is made of, in reading order.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = ExtractedDocument)]
 pub struct Document {
     /// All text in reading order (elements joined by blank lines).
     pub text: String,
@@ -104,7 +105,7 @@ impl Document {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ElementKind {
     Title,
@@ -120,7 +121,7 @@ pub enum ElementKind {
     ImageText,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Element {
     #[serde(rename = "type")]
     pub kind: ElementKind,
@@ -148,7 +149,7 @@ impl Element {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Table {
     /// Sheet or table name, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -185,7 +186,8 @@ impl Table {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = DocumentMetadata)]
 pub struct Metadata {
     pub format: String,
     pub mime: String,
@@ -204,13 +206,14 @@ pub struct Metadata {
     pub created: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Attachment {
     pub filename: String,
     pub mime: String,
     pub bytes: u64,
     /// The extracted attachment, when it could be read.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(no_recursion)]
     pub document: Option<Box<Document>>,
     /// Why it could not be read (e.g. `encrypted_document`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{Document, ElementKind};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = QualitySignals)]
 pub struct Signals {
     pub characters: usize,
     pub pages: u32,
@@ -32,14 +33,14 @@ pub struct Signals {
     pub table_consistency: f64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Quality {
     pub grade: String,
     pub score: f64,
     pub signals: Signals,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Language {
     /// ISO 639-1 code, or `und` when it cannot be told.
     pub code: String,

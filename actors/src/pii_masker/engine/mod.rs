@@ -214,7 +214,7 @@ impl Policy {
 
 /// One detected value. Offsets refer to the input text; the value itself is never stored. Written out
 /// (JSON), never read back: the detector's name is the engine's own (no allocation per finding).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Finding {
     #[serde(rename = "type")]
     pub pii_type: PiiType,
@@ -223,6 +223,8 @@ pub struct Finding {
     pub char_start: usize,
     pub char_end: usize,
     pub confidence: f32,
+    /// The detector that found it (`checksum`, `regex`, `label`, `gazetteer`, ...).
+    #[schema(value_type = String)]
     pub detector: &'static str,
 }
 

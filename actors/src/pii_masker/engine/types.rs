@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 macro_rules! pii_types {
     ($($variant:ident => $name:literal, $placeholder:literal, $tier:literal;)*) => {
         /// One personal-data type.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
         #[serde(rename_all = "snake_case")]
         pub enum PiiType {
             $($variant,)*
