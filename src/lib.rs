@@ -16,6 +16,7 @@ pub mod http;
 pub mod llm;
 pub mod mail;
 pub mod oss_metrics;
+pub mod pages;
 pub mod quality;
 pub mod startup;
 pub mod state;

@@ -108,6 +108,27 @@ impl Mailer {
     }
 }
 
+/// The mail's text as 7-bit when it can be (ASCII without NUL, lines within RFC 5322's limit of 998
+/// characters; lettre's own choice keeps 7-bit for lines of 76 at most): quoted-printable would cut
+/// the link's line with a soft break and write its `=` as `=3D`, so that a reader who shows the raw
+/// mail, or copies the link out of it, gets a broken link. Otherwise lettre's choice.
+fn body(text: &str) -> lettre::message::Body {
+    use lettre::message::header::ContentTransferEncoding;
+    let plain = text.is_ascii()
+        && !text.contains('\0')
+        && !text.contains('\r')
+        && text.lines().all(|line| line.len() <= 998);
+    if plain {
+        let crlf = text.replace('\n', "\r\n");
+        lettre::message::Body::dangerous_pre_encoded(
+            crlf.into_bytes(),
+            ContentTransferEncoding::SevenBit,
+        )
+    } else {
+        lettre::message::Body::new(text.to_string())
+    }
+}
+
 impl Worker {
     fn build(&self, mail: &Mail) -> Result<Message, String> {
         let to: Mailbox = mail
@@ -120,7 +141,7 @@ impl Worker {
             .message_id(None)
             .subject(mail.subject.clone())
             .header(ContentType::TEXT_PLAIN)
-            .body(mail.text.clone())
+            .body(body(&mail.text))
             .map_err(|error| error.to_string())
     }
 

@@ -313,7 +313,13 @@ fn app(
     let openapi = api::openapi::complete(openapi, &state.settings.mail.public_base_url);
     let routes = RouteTable::from_openapi(
         &openapi,
-        &[("/openapi.json", &["GET"]), ("/docs/{file}", &["GET"])],
+        &[
+            ("/openapi.json", &["GET"]),
+            ("/docs/{file}", &["GET"]),
+            (crate::pages::PATHS[0], &["GET"]),
+            (crate::pages::PATHS[1], &["GET"]),
+            (crate::pages::PATHS[2], &["GET"]),
+        ],
     );
     app.app_data(web::Data::new(state.clone()))
         .app_data(web::Data::new(routes))
@@ -327,6 +333,7 @@ fn app(
         .app_data(web::PayloadConfig::new(limit))
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi))
         .route("/docs", web::get().to(docs_redirect))
+        .configure(crate::pages::configure)
         .default_service(web::to(api::fallback))
         .wrap(from_fn(crate::http::observe))
 }

@@ -692,3 +692,57 @@ async fn unverified_accounts_cannot_use_the_api() {
         (403, Some("email_not_verified"))
     );
 }
+
+#[tokio::test]
+async fn the_pages_the_mails_link_to_are_served_and_act_only_when_asked() {
+    let server = TestServer::start().await;
+    for (path, call) in [
+        ("/verify-email", "/v1/auth/verify-email"),
+        ("/reset-password", "/v1/auth/reset-password"),
+        ("/accept-invitation", "/v1/team/accept"),
+    ] {
+        let page = server
+            .get(&format!("{path}?token={}", "a".repeat(64)))
+            .await;
+        assert_eq!(page.status(), 200, "{path}");
+        let headers = page.headers().clone();
+        assert!(
+            headers["content-type"]
+                .to_str()
+                .unwrap_or("")
+                .starts_with("text/html"),
+            "{path}"
+        );
+        let policy = headers["content-security-policy"].to_str().unwrap_or("");
+        assert!(policy.contains("connect-src 'self'"), "{policy}");
+        let html = page.text().await.expect("html");
+        // A form that posts the token to the API when the person asks, with labelled fields.
+        assert!(
+            html.contains("<form") && html.contains(call),
+            "{path}: {html}"
+        );
+        assert!(
+            html.matches("<input").count() == html.matches("<label").count(),
+            "{html}"
+        );
+        // A GET alone uses nothing up: the page is a form, the API call is the person's.
+        let (status, body) = server
+            .post_json("/v1/auth/verify-email", json!({"token": "a".repeat(64)}))
+            .await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (400, Some("invalid_token")),
+            "{body}"
+        );
+        let (status, body) = json_of(
+            server
+                .client
+                .post(server.url(path))
+                .send()
+                .await
+                .expect("POST"),
+        )
+        .await;
+        assert_eq!(status, 405, "{path}: {body}");
+    }
+}

@@ -8,6 +8,7 @@ mod support;
 mod accounts;
 mod billing;
 mod cli_mask;
+mod client_journey;
 mod compliance;
 mod config_cli;
 mod connectors;

@@ -8,23 +8,11 @@
 //! every token) and `POST /v1/auth/logout` (it would end the session the run uses).
 
 use crate::jobs::tenant;
-use crate::support::{ServerOptions, TestServer, INTERNAL_TOKEN};
-
-fn schemathesis_installed() -> bool {
-    std::process::Command::new("st")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success())
-}
+use crate::support::{tool_present, ServerOptions, TestServer, INTERNAL_TOKEN};
 
 #[tokio::test]
 async fn schemathesis_finds_the_openapi_document_truthful() {
-    if !schemathesis_installed() {
-        assert!(
-            !std::env::var("CI").is_ok_and(|value| value == "true"),
-            "schemathesis is not installed (pip install schemathesis); CI must run this test"
-        );
-        eprintln!("skipping: schemathesis is not installed (pip install schemathesis)");
+    if !tool_present("st", "pip install schemathesis") {
         return;
     }
     // Fine-tuning on, towards a port where nothing listens: the routes answer as configured (jobs

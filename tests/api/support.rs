@@ -582,3 +582,21 @@ impl Drop for SmtpSink {
         let _ = self.child.wait();
     }
 }
+
+/// Whether the command-line tool `program` answers `--version`: when it does not, false outside CI
+/// (the caller skips its test), and a failure in CI, which must run every test (`install` says how
+/// to get it).
+pub fn tool_present(program: &str, install: &str) -> bool {
+    let present = std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !present {
+        assert!(
+            !std::env::var("CI").is_ok_and(|value| value == "true"),
+            "{program} is not installed ({install}); CI must run this test"
+        );
+        eprintln!("skipping: {program} is not installed ({install})");
+    }
+    present
+}
