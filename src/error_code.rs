@@ -1,6 +1,6 @@
 //! Every stable error code the HTTP API answers with: its statuses and what it means. A code is a
-//! variant here or it does not exist; the OpenAPI document (`ErrorCode` schema) and the README's error
-//! table are made from this table (the README's is checked against it by a test).
+//! variant here or it does not exist; the OpenAPI document (`ErrorCode` schema) and the error table of
+//! docs/errors.md are made from this table (the page's is checked against it by a test).
 //!
 //! Codes appear as `code` in `{"detail", "code"}` bodies, and as the `type` of a 422's detail where a
 //! document could not be read (`empty_document`, `masking_refused`, ...).
@@ -221,13 +221,13 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_table_is_the_enum() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-            .expect("README.md");
+    fn the_documented_table_is_the_enum() {
+        let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/errors.md"))
+            .expect("docs/errors.md");
         let table = markdown_table();
         assert!(
-            readme.contains(&table),
-            "README.md's error table differs from src/error_code.rs; it should read:\n{table}"
+            page.contains(&table),
+            "docs/errors.md's error table differs from src/error_code.rs; it should read:\n{table}"
         );
     }
 

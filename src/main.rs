@@ -10,7 +10,7 @@ use docsieve::telemetry;
 
 /// jemalloc instead of glibc's malloc: under 32 concurrent 50 KB previews glibc's allocator (its arenas,
 /// `malloc_consolidate` on every large request) took a tenth of the server's CPU; with jemalloc a preview
-/// costs 9 % less CPU, p50 and p99 fall by 4 ms and RSS by 15 MB (see docs/performance-log.md).
+/// costs 9 % less CPU, p50 and p99 fall by 4 ms and RSS by 15 MB (see docs/performance.md).
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
