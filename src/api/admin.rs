@@ -383,9 +383,11 @@ pub async fn quality_pii_precision(
     }))
 }
 
-/// PII precision over the latest completed executions (those with a precision run count), per
-/// detector: `executions`, `masked`, `expected`, `over_masking_ratio`, `flagged`, `unverified`, worst
-/// ratio first; and the cross-validations among them (`executions`, `flagged`, `mean_delta`).
+/// PII precision over the latest completed executions, per detector: what every execution in range
+/// masked (`executions` that masked any, `masked` in all), and where a precision run verified it
+/// (`analysed` executions, their `analysed_masked`, the `expected` of the second opinion,
+/// `over_masking_ratio`, `flagged`; `unverified` where it could not), worst ratio first; and the
+/// cross-validations among them (`executions`, `flagged`, `mean_delta`).
 #[utoipa::path(
     get,
     path = "/system/admin/quality/pii-precision/report", operation_id = "get_pii_precision_report",
@@ -395,7 +397,7 @@ pub async fn quality_pii_precision(
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 2000, description = "The latest completed executions considered; default 500")
     ),
     responses(
-        (status = 200, body = super::ReportEnvelope, description = "`{tenant_id, limit, executions, analysed, threshold, detectors [{detector, executions, masked, expected, over_masking_ratio, flagged, unverified}], cross_validation {executions, flagged, mean_delta}}`"),
+        (status = 200, body = super::ReportEnvelope, description = "`{tenant_id, limit, executions, analysed, threshold, detectors [{detector, executions, masked, analysed, analysed_masked, expected, over_masking_ratio, flagged, unverified}], cross_validation {executions, flagged, mean_delta}}`"),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)

@@ -335,8 +335,13 @@ pub async fn pii_precision(state: &AppState, execution_id: i64) -> Result<Value,
 pub fn report(metas: &[Value]) -> Value {
     #[derive(Default)]
     struct Sum {
+        /// Executions in range that masked at least one value of the type, and how many in all.
         executions: u64,
         masked: u64,
+        /// Of those, the executions whose precision run verified the detector, their masked
+        /// values and what the second opinion expected.
+        analysed: u64,
+        analysed_masked: u64,
         expected: u64,
         flagged: u64,
         unverified: u64,
@@ -344,6 +349,17 @@ pub fn report(metas: &[Value]) -> Value {
     let mut sums: BTreeMap<String, Sum> = BTreeMap::new();
     let (mut analysed, mut validated, mut validation_flags, mut deltas) = (0, 0, 0, 0.0);
     for meta in metas {
+        // Every execution counts what it masked, analysed or not.
+        if let Some(summary) = meta["pii_type_summary"].as_object() {
+            for (name, count) in summary {
+                let count = count.as_u64().unwrap_or(0);
+                if count > 0 {
+                    let sum = sums.entry(name.clone()).or_default();
+                    sum.executions += 1;
+                    sum.masked += count;
+                }
+            }
+        }
         if let Some(detectors) = meta["pii_precision"]["detectors"].as_array() {
             analysed += 1;
             for line in detectors {
@@ -353,8 +369,8 @@ pub fn report(metas: &[Value]) -> Value {
                 let sum = sums.entry(name.to_string()).or_default();
                 match (line["masked"].as_u64(), line["expected"].as_u64()) {
                     (Some(masked), Some(expected)) => {
-                        sum.executions += 1;
-                        sum.masked += masked;
+                        sum.analysed += 1;
+                        sum.analysed_masked += masked;
                         sum.expected += expected.min(masked);
                         sum.flagged += u64::from(line["flag"] == true);
                     }
@@ -371,17 +387,20 @@ pub fn report(metas: &[Value]) -> Value {
     let mut detectors: Vec<Value> = sums
         .into_iter()
         .map(|(name, sum)| {
-            let ratio = (sum.masked > 0)
-                .then(|| (sum.masked - sum.expected) as f64 / sum.masked as f64)
+            let ratio = (sum.analysed_masked > 0)
+                .then(|| (sum.analysed_masked - sum.expected) as f64 / sum.analysed_masked as f64)
                 .map(|ratio| (ratio * 10_000.0).round() / 10_000.0);
             json!({"detector": name, "executions": sum.executions, "masked": sum.masked,
-                "expected": sum.expected, "over_masking_ratio": ratio, "flagged": sum.flagged,
-                "unverified": sum.unverified})
+                "analysed": sum.analysed, "analysed_masked": sum.analysed_masked,
+                "expected": (sum.analysed > 0).then_some(sum.expected),
+                "over_masking_ratio": ratio, "flagged": sum.flagged, "unverified": sum.unverified})
         })
         .collect();
     detectors.sort_by(|a, b| {
         let ratio = |v: &Value| v["over_masking_ratio"].as_f64().unwrap_or(-1.0);
-        ratio(b).total_cmp(&ratio(a))
+        ratio(b)
+            .total_cmp(&ratio(a))
+            .then_with(|| b["masked"].as_u64().cmp(&a["masked"].as_u64()))
     });
     json!({
         "executions": metas.len(),

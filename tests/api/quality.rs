@@ -487,6 +487,27 @@ async fn pii_precision_flags_an_over_masking_detector_and_the_report_aggregates_
     let (_, body) = report(&server, "").await;
     assert_eq!(body["data"]["executions"], 3, "every tenant's: {body}");
     assert_eq!(body["data"]["analysed"], 2);
+    // An execution no precision run has seen still shows what it masked, per detector, with
+    // nothing expected.
+    let (_, body) = report(&server, &format!("?tenant_id={}", bob.tenant_id)).await;
+    let data = &body["data"];
+    assert_eq!(
+        (data["executions"].as_u64(), data["analysed"].as_u64()),
+        (Some(1), Some(0)),
+        "{data}"
+    );
+    let lines = data["detectors"].as_array().expect("detectors");
+    assert!(!lines.is_empty(), "{data}");
+    for line in lines {
+        assert!(
+            line["masked"].as_u64() > Some(0) && line["executions"] == 1,
+            "{line}"
+        );
+        assert!(
+            line["expected"].is_null() && line["analysed"] == 0,
+            "{line}"
+        );
+    }
     for query in ["?limit=0", "?limit=2001", "?tenant_id=x"] {
         let (status, body) = report(&server, query).await;
         assert_eq!(status, 422, "{query}: {body}");
