@@ -527,9 +527,75 @@ pub struct FineTuneSettings {
     pub system_template: String,
     pub user_template: String,
     pub assistant_template: String,
+    /// A row the three templates above make nothing of (a plain document: no extracted fields) is
+    /// mapped by these instead, so that a dataset of letters or reports trains too: by default the
+    /// model learns to write such a document, placeholders included. Not used when the request
+    /// gives templates of its own. Both empty: such rows are left out.
+    #[serde(default = "default_plain_system_template")]
+    pub plain_system_template: String,
+    #[serde(default = "default_plain_user_template")]
+    pub plain_user_template: String,
+    #[serde(default = "default_plain_assistant_template")]
+    pub plain_assistant_template: String,
+}
+
+fn default_plain_system_template() -> String {
+    String::new()
+}
+
+fn default_plain_user_template() -> String {
+    "Write the {format} document {filename}.".to_string()
+}
+
+fn default_plain_assistant_template() -> String {
+    "{text}".to_string()
 }
 
 impl FineTuneSettings {
+    /// The templates a job uses: its own (`templates`, JSON with any of `system`, `user`, `assistant`;
+    /// the configured ones fill the rest, and plain documents get no fallback), or the configured
+    /// ones with the plain-document fallback.
+    pub fn templates(
+        &self,
+        own: Option<&str>,
+    ) -> Result<crate::fine_tuner::training::Template, String> {
+        use crate::fine_tuner::training::Template;
+        let configured = Template {
+            system: self.system_template.clone(),
+            user: self.user_template.clone(),
+            assistant: self.assistant_template.clone(),
+            plain: None,
+        };
+        let Some(own) = own else {
+            let plain = Template {
+                system: self.plain_system_template.clone(),
+                user: self.plain_user_template.clone(),
+                assistant: self.plain_assistant_template.clone(),
+                plain: None,
+            };
+            let usable = !plain.user.trim().is_empty() && !plain.assistant.trim().is_empty();
+            return Ok(Template {
+                plain: usable.then(|| Box::new(plain)),
+                ..configured
+            });
+        };
+        let given: serde_json::Value =
+            serde_json::from_str(own).map_err(|error| format!("templates: {error}"))?;
+        let pick = |key: &str, default: &String| -> Result<String, String> {
+            match &given[key] {
+                serde_json::Value::Null => Ok(default.clone()),
+                serde_json::Value::String(text) => Ok(text.clone()),
+                _ => Err(format!("templates.{key} must be a string")),
+            }
+        };
+        Ok(Template {
+            system: pick("system", &configured.system)?,
+            user: pick("user", &configured.user)?,
+            assistant: pick("assistant", &configured.assistant)?,
+            plain: None,
+        })
+    }
+
     pub fn enabled(&self) -> bool {
         !self.provider_url.is_empty()
     }

@@ -140,3 +140,35 @@ pub fn index(table: &str, columns: &[&str], unique: bool) -> IndexCreateStatemen
     }
     statement.to_owned()
 }
+
+/// Adds `column` to `table` (a migration's `up` that adds one column).
+pub async fn add_column(
+    manager: &SchemaManager<'_>,
+    table: &str,
+    mut column: ColumnDef,
+) -> Result<(), DbErr> {
+    manager
+        .alter_table(
+            Table::alter()
+                .table(name(table))
+                .add_column(&mut column)
+                .to_owned(),
+        )
+        .await
+}
+
+/// Drops `column` from `table` (the `down` of [`add_column`]).
+pub async fn drop_column(
+    manager: &SchemaManager<'_>,
+    table: &str,
+    column: &str,
+) -> Result<(), DbErr> {
+    manager
+        .alter_table(
+            Table::alter()
+                .table(name(table))
+                .drop_column(name(column))
+                .to_owned(),
+        )
+        .await
+}

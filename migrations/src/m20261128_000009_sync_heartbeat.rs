@@ -16,24 +16,10 @@ impl MigrationName for Migration {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(name("sync_runs"))
-                    .add_column(timestamp_null("heartbeat_at"))
-                    .to_owned(),
-            )
-            .await
+        add_column(manager, "sync_runs", timestamp_null("heartbeat_at")).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(name("sync_runs"))
-                    .drop_column(name("heartbeat_at"))
-                    .to_owned(),
-            )
-            .await
+        drop_column(manager, "sync_runs", "heartbeat_at").await
     }
 }

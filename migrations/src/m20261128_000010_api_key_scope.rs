@@ -16,24 +16,11 @@ impl MigrationName for Migration {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(name("api_keys"))
-                    .add_column(string("scope").default("admin"))
-                    .to_owned(),
-            )
-            .await
+        let mut scope = string("scope");
+        add_column(manager, "api_keys", scope.default("admin").to_owned()).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(name("api_keys"))
-                    .drop_column(name("scope"))
-                    .to_owned(),
-            )
-            .await
+        drop_column(manager, "api_keys", "scope").await
     }
 }

@@ -123,6 +123,142 @@ pub struct CreateFineTuneRequest {
     pub model: String,
     /// Up to 64 characters, labelling the resulting model.
     pub suffix: Option<String>,
+    /// How a dataset row without `messages` becomes a chat example, for this job: any of the three
+    /// (the configured ones fill the rest). Without it, the configured templates, and for a plain
+    /// document (no extracted fields) the configured plain-document templates.
+    pub templates: Option<FineTuneTemplates>,
+}
+
+/// A job's own message templates: `{column}` stands for the row's column (`text`, `filename`,
+/// `format`, `language`, `quality_grade`, `fields` and `tables` as JSON); each up to 4,000 characters.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct FineTuneTemplates {
+    /// The system message; empty: none.
+    pub system: Option<String>,
+    pub user: Option<String>,
+    pub assistant: Option<String>,
+}
+
+/// `templates` of the body as the job stores them (JSON), or the problems found.
+fn templates_field(body: &Value, details: &mut Vec<ValidationDetail>) -> Option<String> {
+    let given = match body.get("templates") {
+        None | Some(Value::Null) => return None,
+        Some(Value::Object(given)) => given,
+        Some(_) => {
+            details.push(ValidationDetail::new(
+                "body",
+                "templates",
+                "templates must be an object with any of system, user, assistant",
+                "dict_type",
+            ));
+            return None;
+        }
+    };
+    let before = details.len();
+    for (key, value) in given {
+        let location = format!("templates.{key}");
+        match (key.as_str(), value) {
+            ("system" | "user" | "assistant", Value::String(text))
+                if text.chars().count() > 4000 =>
+            {
+                details.push(ValidationDetail::new(
+                    "body",
+                    &location,
+                    "at most 4,000 characters",
+                    "string_too_long",
+                ));
+            }
+            ("user" | "assistant", Value::String(text)) if text.trim().is_empty() => {
+                details.push(ValidationDetail::new(
+                    "body",
+                    &location,
+                    "must not be empty",
+                    "string_too_short",
+                ));
+            }
+            ("system" | "user" | "assistant", Value::String(_)) => {}
+            ("system" | "user" | "assistant", _) => {
+                details.push(ValidationDetail::new(
+                    "body",
+                    &location,
+                    "must be a string",
+                    "string_type",
+                ));
+            }
+            _ => details.push(ValidationDetail::new(
+                "body",
+                &location,
+                "not a template (system, user, assistant)",
+                "extra_forbidden",
+            )),
+        }
+    }
+    (details.len() == before).then(|| Value::Object(given.clone()).to_string())
+}
+
+/// Whether the dataset's rows make at least one training example under `template`, read from the
+/// start of its rows file and stopped at the first that does (a 422 now, not a job that fails
+/// later): `Err` names why not.
+async fn check_rows(
+    state: &AppState,
+    dataset: &docsieve_actors::store::entities::dataset::Model,
+    template: &docsieve_actors::fine_tuner::training::Template,
+) -> Result<(), ApiError> {
+    use docsieve_actors::fine_tuner::training::{row_use, RowUse};
+    use futures_util::StreamExt;
+    let schema: Value = dataset
+        .schema_json
+        .as_deref()
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or_default();
+    // A dataset without a rows file fails in the job, as before (`dataset_unavailable`).
+    let Some(key) = schema["rows_blob_key"].as_str() else {
+        return Ok(());
+    };
+    let mut stream = state.blobs.stream(key).await?;
+    let mut pending: Vec<u8> = Vec::new();
+    let verdict = |line: &[u8]| -> Option<RowUse> {
+        let row: Value = serde_json::from_slice(line).ok()?;
+        match row_use(&row, template) {
+            RowUse::Nothing => None,
+            decided => Some(decided),
+        }
+    };
+    let mut decided = None;
+    'read: while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|error| ApiError::internal(&error))?;
+        pending.extend_from_slice(&chunk);
+        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            decided = verdict(&line);
+            if decided.is_some() {
+                break 'read;
+            }
+        }
+    }
+    if decided.is_none() && !pending.is_empty() {
+        decided = verdict(&pending);
+    }
+    let problem = |message: String, kind: &str| {
+        ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "dataset_id",
+            message,
+            kind,
+        )])
+    };
+    match decided {
+        Some(RowUse::Example) => Ok(()),
+        Some(RowUse::Unmasked) => Err(problem(
+            docsieve_actors::fine_tuner::training::TrainingError::Unmasked { rows: 1 }.to_string(),
+            "value_error.dataset_not_masked",
+        )),
+        _ => Err(problem(
+            docsieve_actors::fine_tuner::training::TrainingError::Empty.to_string(),
+            "value_error.empty_training_file",
+        )),
+    }
 }
 
 /// Starts fine-tuning `model` on a ready dataset. The dataset's rows become the provider's chat
@@ -137,7 +273,7 @@ pub struct CreateFineTuneRequest {
         (status = 403, description = "The plan in force is below pro (`plan_required`)", body = crate::error::ErrorBody),
         (status = 404, description = "Unknown dataset (`dataset_not_found`)", body = crate::error::ErrorBody),
         (status = 409, description = "The dataset is not ready (`dataset_not_ready`)", body = crate::error::ErrorBody),
-        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 422, description = "A bad body, or a dataset that would give no training example (`type` `value_error.empty_training_file`: no row makes a chat example under the templates; `value_error.dataset_not_masked`: rows of unmasked executions), named on `dataset_id`", body = crate::error::ValidationErrorBody),
         (status = 503, description = "Fine-tuning is off (`fine_tune_unavailable`)", body = crate::error::ErrorBody)
     ),
     security(("api_key" = []), ("bearer" = [])))]
@@ -152,6 +288,7 @@ pub async fn create(
     let dataset_id = text_field(&body, "dataset_id", 64, true, &mut details);
     let model = text_field(&body, "model", 200, true, &mut details);
     let suffix = text_field(&body, "suffix", 64, false, &mut details);
+    let templates = templates_field(&body, &mut details);
     let (Some(dataset_id), Some(model)) = (dataset_id, model) else {
         return Err(ApiError::validation(details));
     };
@@ -193,6 +330,19 @@ pub async fn create(
             ),
         ));
     }
+    let template = state
+        .settings
+        .fine_tune
+        .templates(templates.as_deref())
+        .map_err(|message| {
+            ApiError::validation(vec![ValidationDetail::new(
+                "body",
+                "templates",
+                message,
+                "value_error",
+            )])
+        })?;
+    check_rows(&state, &dataset, &template).await?;
     let job = state
         .store
         .create_fine_tune_job(
@@ -203,6 +353,7 @@ pub async fn create(
                 model: model.clone(),
                 suffix,
                 requested_by: super::queue::requested_by(&auth),
+                templates,
             },
             state.clock.now(),
         )

@@ -399,12 +399,26 @@ fn planted_values() -> Vec<String> {
 
 /// A ready dataset of the corpus documents, processed masked (or not).
 async fn dataset(server: &TestServer, who: &Tenant, masked: bool) -> String {
-    let form = DOCUMENTS
+    let files = DOCUMENTS
         .iter()
-        .fold(reqwest::multipart::Form::new(), |form, (name, path)| {
+        .map(|(name, path)| (name.to_string(), corpus(path)))
+        .collect();
+    dataset_of_files(server, who, masked, files).await
+}
+
+/// Uploads `files`, waits for their executions, and makes a ready dataset of them.
+async fn dataset_of_files(
+    server: &TestServer,
+    who: &Tenant,
+    masked: bool,
+    files: Vec<(String, Vec<u8>)>,
+) -> String {
+    let form = files
+        .into_iter()
+        .fold(reqwest::multipart::Form::new(), |form, (name, bytes)| {
             form.part(
                 "files",
-                reqwest::multipart::Part::bytes(corpus(path)).file_name(name.to_string()),
+                reqwest::multipart::Part::bytes(bytes).file_name(name),
             )
         });
     let (status, body) = who
@@ -632,24 +646,22 @@ async fn a_fine_tune_job_runs_through_the_provider_on_masked_data_only() {
     let (status, _) = bob.get(&server, &format!("/v1/fine-tune/{job}")).await;
     assert_eq!(status, 404, "another tenant's job is not found");
 
-    // An unmasked dataset never leaves: the job fails before any upload.
+    // An unmasked dataset never leaves: refused at once, no job.
     let raw = dataset(&server, &alice, false).await;
-    let (status, created) = fine_tune(
+    let (status, refused) = fine_tune(
         &server,
         &alice,
         json!({"dataset_id": raw, "model": "gpt-4o-mini"}),
     )
     .await;
-    assert_eq!(status, 202, "{created}");
-    let refused = wait_status(
-        &server,
-        &alice,
-        created["data"]["job_id"].as_str().expect("id"),
-        &["failed", "succeeded"],
-    )
-    .await;
-    assert_eq!(refused["status"], "failed", "{refused}");
-    assert_eq!(refused["error"]["code"], "dataset_not_masked", "{refused}");
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["detail"][0]["loc"][1], "dataset_id", "{refused}");
+    assert_eq!(
+        refused["detail"][0]["type"], "value_error.dataset_not_masked",
+        "{refused}"
+    );
+    let (_, list) = alice.get(&server, "/v1/fine-tune").await;
+    assert_eq!(list["data"]["total"], 1, "no job for it: {list}");
     provider.with(|state| {
         assert_eq!(state.files.len(), 1, "nothing more was uploaded");
         assert!(state.leaks.is_empty(), "{:?}", state.leaks);
@@ -659,6 +671,133 @@ async fn a_fine_tune_job_runs_through_the_provider_on_masked_data_only() {
         metrics.contains("docsieve_fine_tune_jobs_total{status=\"succeeded\"} 1"),
         "{metrics}"
     );
+}
+
+#[tokio::test]
+async fn plain_documents_train_by_default_and_a_dataset_that_cannot_is_refused_at_once() {
+    let provider = Provider::start(planted_values()).await;
+    let server = TestServer::start_with(server_options(&provider)).await;
+    let alice = tenant(&server, "alice-ft-plain@example.com").await;
+    pro(&server, &alice).await;
+    let letter = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/customer-letter.txt"),
+    )
+    .expect("the sample letter");
+    let letters = dataset_of_files(
+        &server,
+        &alice,
+        true,
+        vec![("letter.txt".to_string(), letter)],
+    )
+    .await;
+
+    // Templates that make nothing of a plain letter (it has no extracted fields): 422 at once.
+    let (status, body) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": letters, "model": "m", "templates": {"assistant": "{fields}"}}),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["detail"][0]["loc"][1], "dataset_id", "{body}");
+    assert_eq!(
+        body["detail"][0]["type"], "value_error.empty_training_file",
+        "{body}"
+    );
+    assert!(
+        body["detail"][0]["msg"]
+            .as_str()
+            .unwrap_or("")
+            .contains("templates"),
+        "{body}"
+    );
+    for bad in [
+        json!({"nope": "x"}),
+        json!({"user": ""}),
+        json!({"user": 3}),
+        json!("{text}"),
+    ] {
+        let (status, body) = fine_tune(
+            &server,
+            &alice,
+            json!({"dataset_id": letters, "model": "m", "templates": bad}),
+        )
+        .await;
+        assert_eq!(status, 422, "{bad}: {body}");
+        assert!(
+            body["detail"][0]["loc"][1]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("templates"),
+            "{body}"
+        );
+    }
+
+    // The documented default for plain documents: the model learns to write the letter.
+    let (status, created) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": letters, "model": "m"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{created}");
+    let job = created["data"]["job_id"].as_str().expect("id").to_string();
+    let done = wait_status(&server, &alice, &job, &["succeeded", "failed"]).await;
+    assert_eq!(
+        (done["status"].as_str(), done["training_rows"].as_i64()),
+        (Some("succeeded"), Some(1)),
+        "{done}"
+    );
+
+    // Templates of the request's own are used as given.
+    let (status, created) = fine_tune(
+        &server,
+        &alice,
+        json!({"dataset_id": letters, "model": "m2", "templates": {"system": "", "user": "Summarise {filename}.", "assistant": "{text}"}}),
+    )
+    .await;
+    assert_eq!(status, 202, "{created}");
+    let job2 = created["data"]["job_id"].as_str().expect("id").to_string();
+    let done = wait_status(&server, &alice, &job2, &["succeeded", "failed"]).await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    provider.with(|state| {
+        assert!(state.leaks.is_empty(), "{:?}", state.leaks);
+        let users: Vec<String> = state
+            .files
+            .iter()
+            .map(|(_, _, content)| {
+                let line: Value = serde_json::from_slice(
+                    content.split(|b| *b == b'\n').next().unwrap_or_default(),
+                )
+                .expect("a JSONL line");
+                let roles: Vec<&str> = line["messages"]
+                    .as_array()
+                    .expect("messages")
+                    .iter()
+                    .map(|m| m["role"].as_str().unwrap_or(""))
+                    .collect();
+                assert_eq!(roles, ["user", "assistant"], "{line}");
+                assert!(
+                    line["messages"][1]["content"]
+                        .as_str()
+                        .unwrap_or("")
+                        .contains("[MASKED_NATIONAL_ID_TR]"),
+                    "{line}"
+                );
+                line["messages"][0]["content"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            users,
+            [
+                "Write the txt document letter.txt.",
+                "Summarise letter.txt."
+            ]
+        );
+    });
 }
 
 #[tokio::test]

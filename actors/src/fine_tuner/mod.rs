@@ -29,7 +29,7 @@ use crate::runtime::{Cell, Logic, Outcome, Request};
 use crate::settings::FineTuneSettings;
 use crate::store::{FineTuneRecord, FineTuneStep, Store, ALL_STATES};
 use provider::{our_status, Provider, ProviderError};
-use training::{Template, TrainingError};
+use training::TrainingError;
 
 /// The wake-up channel: a job was created.
 pub const WAKE_CHANNEL: &str = "fine_tune";
@@ -440,11 +440,10 @@ impl Worker {
             cleanup([&rows_path, &out_path]);
             return Err(("dataset_unavailable".to_string(), error.to_string()));
         }
-        let template = Template {
-            system: services.settings.system_template.clone(),
-            user: services.settings.user_template.clone(),
-            assistant: services.settings.assistant_template.clone(),
-        };
+        let template = services
+            .settings
+            .templates(job.templates.as_deref())
+            .map_err(|message| ("training_file_failed".to_string(), message))?;
         let (rows_in, out_in) = (rows_path.clone(), out_path.clone());
         let written = tokio::task::spawn_blocking(move || {
             training::write_training_file(&rows_in, &out_in, &template)

@@ -16,11 +16,35 @@ use serde_json::{json, Value};
 use crate::pii_masker::engine::{detect, Policy};
 
 /// The three message templates of a row without `messages`; `{column}` stands for the row's column.
+/// `plain`: the templates of a row these make nothing of (a plain document), if any.
 #[derive(Clone, Debug)]
 pub struct Template {
     pub system: String,
     pub user: String,
     pub assistant: String,
+    pub plain: Option<Box<Template>>,
+}
+
+/// What one dataset row gives the training file, before the re-scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowUse {
+    /// A row of an unmasked execution: the whole file is refused.
+    Unmasked,
+    /// A chat example.
+    Example,
+    /// Nothing: every templated message came out empty; the row is left out.
+    Nothing,
+}
+
+/// What `row` gives the training file under `template`.
+pub fn row_use(row: &Value, template: &Template) -> RowUse {
+    if row["masked"] == Value::Bool(false) {
+        RowUse::Unmasked
+    } else if messages(row, template).is_some() {
+        RowUse::Example
+    } else {
+        RowUse::Nothing
+    }
 }
 
 /// What was written.
@@ -41,7 +65,7 @@ pub enum TrainingError {
         types: BTreeMap<String, u64>,
     },
     #[error(
-        "no row of the dataset makes a training example (every templated message came out empty)"
+        "no row of the dataset makes a training example (every templated message came out empty): give templates that use the rows' columns (text, filename, format, language, quality_grade, fields, tables)"
     )]
     Empty,
     #[error("a dataset row is not valid JSON: {0}")]
@@ -123,7 +147,10 @@ fn messages(row: &Value, template: &Template) -> Option<Vec<Value>> {
     let user = render(&template.user, row);
     let assistant = render(&template.assistant, row);
     if says_nothing(&user) || says_nothing(&assistant) {
-        return None;
+        return template
+            .plain
+            .as_deref()
+            .and_then(|plain| messages(row, plain));
     }
     let mut list = Vec::with_capacity(3);
     let system = render(&template.system, row);
@@ -220,6 +247,7 @@ mod tests {
             system: "Extract the fields.".to_string(),
             user: "{text}".to_string(),
             assistant: "{fields}".to_string(),
+            plain: None,
         }
     }
 
@@ -281,5 +309,31 @@ mod tests {
         assert_eq!(result, Err(TrainingError::Unmasked { rows: 1 }));
         let (result, _) = run(&[json!({"masked": true, "text": "", "fields": {}})]);
         assert_eq!(result, Err(TrainingError::Empty));
+    }
+
+    #[test]
+    fn a_plain_document_trains_through_the_fallback_and_its_use_is_told_up_front() {
+        let plain = Template {
+            system: String::new(),
+            user: "Write the {format} document {filename}.".to_string(),
+            assistant: "{text}".to_string(),
+            plain: None,
+        };
+        let with_fallback = Template {
+            plain: Some(Box::new(plain)),
+            ..template()
+        };
+        let letter = json!({"masked": true, "text": "Sayın [MASKED_PERSON_NAME],", "fields": {},
+            "format": "txt", "filename": "letter.txt"});
+        assert_eq!(row_use(&letter, &template()), RowUse::Nothing);
+        assert_eq!(row_use(&letter, &with_fallback), RowUse::Example);
+        assert_eq!(
+            row_use(&json!({"masked": false}), &with_fallback),
+            RowUse::Unmasked
+        );
+        let messages = messages(&letter, &with_fallback).expect("an example");
+        assert_eq!(messages.len(), 2, "no system message: {messages:?}");
+        assert_eq!(messages[0]["content"], "Write the txt document letter.txt.");
+        assert_eq!(messages[1]["content"], "Sayın [MASKED_PERSON_NAME],");
     }
 }

@@ -40,6 +40,8 @@ pub struct FineTuneRecord {
     pub attempts: i32,
     pub next_action_at: DateTime<Utc>,
     pub requested_by: Option<String>,
+    /// The job's own message templates (JSON `{"system", "user", "assistant"}`), if it was given any.
+    pub templates: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
@@ -47,7 +49,7 @@ pub struct FineTuneRecord {
 
 const COLUMNS: &str = "id, tenant_id, dataset_id, model, suffix, status, training_file_id, provider_job_id, \
      fine_tuned_model, training_rows, error_code, error_message, attempts, next_action_at, requested_by, \
-     created_at, updated_at, finished_at";
+     templates, created_at, updated_at, finished_at";
 
 fn record_from(row: &QueryResult) -> Result<FineTuneRecord, StoreError> {
     Ok(FineTuneRecord {
@@ -66,6 +68,7 @@ fn record_from(row: &QueryResult) -> Result<FineTuneRecord, StoreError> {
         attempts: row.try_get("", "attempts")?,
         next_action_at: row.try_get("", "next_action_at")?,
         requested_by: row.try_get("", "requested_by")?,
+        templates: row.try_get("", "templates")?,
         created_at: row.try_get("", "created_at")?,
         updated_at: row.try_get("", "updated_at")?,
         finished_at: row.try_get("", "finished_at")?,
@@ -80,6 +83,8 @@ pub struct NewFineTune {
     pub model: String,
     pub suffix: Option<String>,
     pub requested_by: RequestedBy,
+    /// Message templates of its own (JSON), or None for the configured ones.
+    pub templates: Option<String>,
 }
 
 /// What one step of the fine_tuner found: the job's new state. `None` fields keep their value.
@@ -111,8 +116,8 @@ impl Store {
             .query_one(self.statement(
                 &format!(
                     "INSERT INTO fine_tune_jobs (id, tenant_id, dataset_id, model, suffix, status, training_rows, \
-                     attempts, next_action_at, requested_by, created_at, updated_at) \
-                     VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?) RETURNING {COLUMNS}"
+                     attempts, next_action_at, requested_by, templates, created_at, updated_at) \
+                     VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
                 ),
                 vec![
                     job.id.into(),
@@ -122,6 +127,7 @@ impl Store {
                     job.suffix.into(),
                     now.into(),
                     requested_by.into(),
+                    job.templates.into(),
                     now.into(),
                     now.into(),
                 ],
