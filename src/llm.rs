@@ -18,6 +18,7 @@ use crate::config::LlmSettings;
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct LlmStatus {
     /// `disabled` (no `llm.url`), `ok` or `unreachable`.
+    #[schema(value_type = crate::api::vocab::LlmState)]
     pub status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -338,6 +338,17 @@ fn app(
         .wrap(from_fn(crate::http::observe))
 }
 
+/// The base URL of the address the server listens on, for `mail.public_base_url` left empty: an
+/// unspecified address (`0.0.0.0`, `::`) is reached on this machine as the loopback one.
+fn listening_base_url(address: SocketAddr) -> String {
+    let ip = match address.ip() {
+        ip if ip.is_unspecified() && ip.is_ipv4() => std::net::Ipv4Addr::LOCALHOST.into(),
+        ip if ip.is_unspecified() => std::net::Ipv6Addr::LOCALHOST.into(),
+        ip => ip,
+    };
+    format!("http://{}", SocketAddr::new(ip, address.port()))
+}
+
 impl Application {
     pub async fn build(
         mut settings: Settings,
@@ -357,6 +368,9 @@ impl Application {
         let listener = TcpListener::bind(settings.bind_address()?)
             .with_context(|| format!("binding server.bind {}", settings.server.bind))?;
         let address = listener.local_addr()?;
+        if settings.mail.public_base_url.is_empty() {
+            settings.mail.public_base_url = listening_base_url(address);
+        }
         // Sized from the machine at load when it was 0.
         let workers = settings.server.workers.max(1);
         metrics::gauge!(metric_names::HTTP_WORKERS).set(workers as f64);
@@ -437,5 +451,23 @@ async fn wait_for_signal() -> &'static str {
     {
         let _ = tokio::signal::ctrl_c().await;
         "SIGINT"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listening_base_url;
+
+    #[test]
+    fn an_empty_public_base_url_is_the_listening_address() {
+        let cases = [
+            ("127.0.0.1:8080", "http://127.0.0.1:8080"),
+            ("0.0.0.0:9000", "http://127.0.0.1:9000"),
+            ("[::]:9000", "http://[::1]:9000"),
+            ("10.1.2.3:80", "http://10.1.2.3:80"),
+        ];
+        for (address, base) in cases {
+            assert_eq!(listening_base_url(address.parse().unwrap()), base);
+        }
     }
 }

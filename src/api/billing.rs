@@ -82,8 +82,10 @@ pub struct PeriodView {
     pub id: i64,
     pub tenant_id: i64,
     /// The plan the period was opened on (its credits, and what the tenant may do during it).
+    #[schema(value_type = crate::api::vocab::Plan)]
     pub plan: String,
     /// `open` or `closed`.
+    #[schema(value_type = crate::api::vocab::PeriodStatus)]
     pub status: String,
     pub starts_at: String,
     pub ends_at: String,
@@ -242,13 +244,16 @@ pub async fn cycle(
 #[derive(Deserialize, ToSchema)]
 pub struct PlanRequest {
     /// `trial`, `starter`, `pro` or `enterprise`.
+    #[schema(value_type = crate::api::vocab::Plan)]
     pub plan: String,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct PlanChange {
     pub tenant_id: i64,
+    #[schema(value_type = crate::api::vocab::Plan)]
     pub plan: String,
+    #[schema(value_type = crate::api::vocab::Plan)]
     pub previous_plan: String,
     /// When the new plan takes effect: the end of the open period, or null when the tenant has none
     /// (its next period, opened by the cycle or open-period, is on the new plan).

@@ -36,6 +36,7 @@ pub struct FineTuneView {
     /// `queued` (accepted), `uploading` (training file being built and sent), `validating` (the
     /// provider checks the file or waits to start), `running`, then `succeeded`, `failed` or
     /// `cancelled`.
+    #[schema(value_type = crate::api::vocab::FineTuneStatus)]
     pub status: String,
     /// The provider's job id, once created.
     pub provider_job_id: Option<String>,
@@ -82,6 +83,7 @@ impl From<FineTuneRecord> for FineTuneView {
 pub struct FineTuneCreated {
     pub job_id: String,
     /// `queued`.
+    #[schema(value_type = crate::api::vocab::FineTuneStatus)]
     pub status: String,
 }
 

@@ -20,7 +20,9 @@ pub struct Me {
     pub user_id: i64,
     pub email: String,
     pub tenant_id: i64,
+    #[schema(value_type = crate::api::vocab::Role)]
     pub role: String,
+    #[schema(value_type = crate::api::vocab::Plan)]
     pub plan: String,
     pub tenant_status: String,
 }

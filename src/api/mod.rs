@@ -159,7 +159,7 @@ impl Modify for SecuritySchemes {
 #[openapi(
     info(
         title = "docsieve",
-        description = "Privacy-aware document processing and dataset export service. Errors: 422 bodies are `{\"detail\": [{\"loc\", \"msg\", \"type\"}]}`; every other error is `{\"detail\": \"message\", \"code\": \"stable_code\"}`. 429 and 503 carry Retry-After; a 402 `insufficient_credits` also carries `balance` and `required`.",
+        description = "Privacy-aware document processing and dataset export service. Errors: 422 bodies are `{\"detail\": [{\"loc\", \"msg\", \"type\"}]}`; every other error is `{\"detail\": \"message\", \"code\": \"stable_code\"}`. 429 and 503 carry Retry-After; a 402 `insufficient_credits` also carries `balance` and `required`. Error codes are an open set: a code keeps its meaning, later versions add codes, and a client should treat a code it does not know by the answer's HTTP status. Successful JSON answers are `{\"data\": ...}`; lists are pages (`items`, `page`, `page_size`, `total`).",
         license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
     modifiers(&SecuritySchemes),
@@ -182,7 +182,15 @@ impl Modify for SecuritySchemes {
         vocab::AuditFormat,
         vocab::ConnectorType,
         vocab::RunTrigger,
-        vocab::RunStatus
+        vocab::RunStatus,
+        vocab::Role,
+        vocab::InviteRole,
+        vocab::Plan,
+        vocab::PeriodStatus,
+        vocab::FineTuneStatus,
+        vocab::HealthStatus,
+        vocab::ComponentStatus,
+        vocab::LlmState
     )),
     tags(
         (name = "system", description = "Health, metrics and the OpenAPI document"),

@@ -386,11 +386,14 @@ pub struct FileUpload {
 #[allow(dead_code)]
 pub struct AsyncUpload {
     /// The documents, one part each (repeat the field).
-    #[schema(value_type = Option<Vec<String>>, format = Binary)]
-    pub files: Option<Vec<Vec<u8>>>,
+    // Optional, never null: a nullable array is not seen as one by some generators (orval), which
+    // then append the whole array as one part instead of repeating it.
+    #[schema(value_type = Vec<String>, format = Binary, required = false)]
+    pub files: Vec<Vec<u8>>,
     /// Instead of files: JSON text `{"connector_id": 1, "keys": ["in/a.pdf"]}`: objects of a storage
     /// connector, by their full keys in the bucket; each is read, checked and queued like a file.
-    pub source: Option<String>,
+    #[schema(required = false)]
+    pub source: String,
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::state::AppState;
 #[derive(Serialize, ToSchema)]
 pub struct ComponentHealth {
     /// `ok`, `error`, or `disabled` (Redis when `redis.url` is empty).
+    #[schema(value_type = crate::api::vocab::ComponentStatus)]
     pub status: &'static str,
     /// `sqlite`/`postgres`, `redis`/`in-process`, or the blob location.
     pub kind: String,
@@ -50,6 +51,7 @@ impl ComponentHealth {
 #[derive(Serialize, ToSchema)]
 pub struct HealthReport {
     /// `ok` when every component is ok (or disabled), `degraded` otherwise.
+    #[schema(value_type = crate::api::vocab::HealthStatus)]
     pub status: &'static str,
     pub version: &'static str,
     pub uptime_seconds: u64,

@@ -21,6 +21,7 @@ const INVITABLE_ROLES: &[&str] = &["admin", "member"];
 pub struct InviteRequest {
     pub email: String,
     /// `member` or `admin`.
+    #[schema(value_type = crate::api::vocab::InviteRole)]
     pub role: String,
 }
 
@@ -29,6 +30,7 @@ pub struct Invitation {
     pub id: i64,
     pub tenant_id: i64,
     pub email: String,
+    #[schema(value_type = crate::api::vocab::InviteRole)]
     pub role: String,
     pub expires_at: DateTime<Utc>,
 }
@@ -41,6 +43,7 @@ pub struct AcceptRequest {
 #[derive(Serialize, ToSchema)]
 pub struct Joined {
     pub tenant_id: i64,
+    #[schema(value_type = crate::api::vocab::Role)]
     pub role: String,
     /// What to do next.
     pub message: &'static str,
@@ -50,6 +53,7 @@ pub struct Joined {
 pub struct Member {
     pub user_id: i64,
     pub email: String,
+    #[schema(value_type = crate::api::vocab::Role)]
     pub role: String,
     pub joined_at: DateTime<Utc>,
 }

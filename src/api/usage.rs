@@ -41,6 +41,7 @@ pub struct Credits {
 pub struct Usage {
     pub tenant_id: i64,
     /// The plan in force: the open period's.
+    #[schema(value_type = crate::api::vocab::Plan)]
     pub plan: String,
     /// The plan the next period opens on, when it differs (a plan change waiting for it).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -58,10 +58,50 @@ vocabularies! {
     RecordFormat = ["json", "markdown"];
     /// The audit log's file format.
     AuditFormat = ["jsonl", "csv"];
+    /// A member's role in a team: owners and admins invite and remove; only an owner removes an owner.
+    Role = ["owner", "admin", "member"];
+    /// The roles an invitation may grant (ownership is not handed out by mail).
+    InviteRole = ["admin", "member"];
+    /// A plan: what a tenant may do and the credits each billing period grants.
+    Plan = ["trial", "starter", "pro", "enterprise"];
+    /// A billing period's state.
+    PeriodStatus = ["open", "closed"];
+    /// A fine-tune job's state: `queued`, `uploading` (the training file being built and sent),
+    /// `validating` (the provider checks it or waits for a slot), `running`, then `succeeded`,
+    /// `failed` or `cancelled`.
+    FineTuneStatus = ["queued", "uploading", "validating", "running", "succeeded", "failed", "cancelled"];
+    /// The service's state: `ok` when every component is ok (or disabled), `degraded` otherwise.
+    HealthStatus = ["ok", "degraded"];
+    /// One dependency's state (`disabled`: Redis when `redis.url` is empty).
+    ComponentStatus = ["ok", "error", "disabled"];
+    /// The LLM's state: `disabled` (no `llm.url`), `ok` or `unreachable`.
+    LlmState = ["disabled", "ok", "unreachable"];
     /// A storage connector's kind.
     ConnectorType = ["s3", "azure_blob", "gcs"];
     /// How a schedule's run started.
     RunTrigger = ["cron", "manual"];
     /// A schedule run's state.
     RunStatus = ["running", "succeeded", "failed"];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where a list has a source of its own in the code, the schema's list is that one.
+    #[test]
+    fn the_lists_are_the_code_s() {
+        use docsieve_actors::dataset_exporter::FORMAT_NAMES;
+        use docsieve_actors::settings::Plan as Plans;
+        use docsieve_actors::store::JobKind;
+        let kinds: Vec<&str> = JobKind::ALL.iter().map(|kind| kind.as_str()).collect();
+        assert_eq!(JobType::VALUES, kinds);
+        let plans: Vec<&str> = Plans::ALL.iter().map(|plan| plan.as_str()).collect();
+        assert_eq!(Plan::VALUES, plans);
+        // `hf` is another name of `arrow`, accepted but not listed.
+        assert_eq!(ExportFormat::VALUES, &FORMAT_NAMES[..7]);
+        assert_eq!(WebhookEvent::VALUES, crate::api::webhooks::EVENTS);
+        assert_eq!(FineTuneStatus::VALUES, docsieve_actors::store::ALL_STATES);
+        assert_eq!(crate::api::jobs::JOB_TYPES, JobType::VALUES);
+    }
 }

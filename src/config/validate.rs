@@ -112,11 +112,6 @@ impl Settings {
             &self.mail.public_base_url,
             &["http", "https"],
         )?;
-        if self.mail.public_base_url.is_empty() {
-            return Err(invalid(
-                "mail.public_base_url must not be empty".to_string(),
-            ));
-        }
         check_url("llm.url", &self.llm.url, &["http", "https"])?;
         if !self.llm.url.is_empty() && self.llm.model.trim().is_empty() {
             return Err(invalid(

@@ -349,16 +349,31 @@ pub fn report(metas: &[Value]) -> Value {
     let mut sums: BTreeMap<String, Sum> = BTreeMap::new();
     let (mut analysed, mut validated, mut validation_flags, mut deltas) = (0, 0, 0, 0.0);
     for meta in metas {
-        // Every execution counts what it masked, analysed or not.
-        if let Some(summary) = meta["pii_type_summary"].as_object() {
-            for (name, count) in summary {
-                let count = count.as_u64().unwrap_or(0);
-                if count > 0 {
-                    let sum = sums.entry(name.clone()).or_default();
-                    sum.executions += 1;
-                    sum.masked += count;
-                }
+        // Every execution counts what it masked, analysed or not: its summary, or where that lacks a
+        // detector its precision run's own count.
+        let mut masked: BTreeMap<String, u64> = meta["pii_type_summary"]
+            .as_object()
+            .map(|summary| {
+                summary
+                    .iter()
+                    .map(|(name, count)| (name.clone(), count.as_u64().unwrap_or(0)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for line in meta["pii_precision"]["detectors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(name), Some(count)) = (line["detector"].as_str(), line["masked"].as_u64())
+            {
+                masked.entry(name.to_string()).or_insert(count);
             }
+        }
+        for (name, count) in masked.into_iter().filter(|(_, count)| *count > 0) {
+            let sum = sums.entry(name).or_default();
+            sum.executions += 1;
+            sum.masked += count;
         }
         if let Some(detectors) = meta["pii_precision"]["detectors"].as_array() {
             analysed += 1;
@@ -503,10 +518,27 @@ mod tests {
         assert_eq!(names["flagged"], 1);
         let iban = &report["detectors"][1];
         assert_eq!(
-            (iban["executions"].as_u64(), iban["unverified"].as_u64()),
-            (Some(1), Some(1))
+            (
+                iban["executions"].as_u64(),
+                iban["analysed"].as_u64(),
+                iban["unverified"].as_u64()
+            ),
+            (Some(2), Some(1), Some(1))
         );
         assert_eq!(report["cross_validation"]["flagged"], 1);
         assert_eq!(report["cross_validation"]["mean_delta"], 0.3);
+        // The execution no precision run saw still counts what it masked; nothing is expected of it.
+        let email = report["detectors"]
+            .as_array()
+            .and_then(|lines| lines.iter().find(|line| line["detector"] == "email"))
+            .expect("the unanalysed execution's detector");
+        assert_eq!(
+            (email["executions"].as_u64(), email["masked"].as_u64()),
+            (Some(1), Some(1))
+        );
+        assert!(
+            email["expected"].is_null() && email["analysed"] == 0,
+            "{email}"
+        );
     }
 }

@@ -240,10 +240,11 @@ async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
     .await;
     let pid = server.pid();
     let who = tenant(&server, "slow-document@example.com").await;
-    // One scanned image: about three seconds of OCR in one call to Tesseract, with no page boundary
-    // at which the worker's own clock could stop it first (a multi-page TIFF is checked between
-    // pages, and a slow machine decoding it past the second answered that way instead of the kill).
-    let scan = crate::jobs::corpus("image/english-and-korean.png");
+    // One large scanned image: many seconds of OCR in one call to Tesseract on any machine, with no
+    // page boundary at which the worker's own clock could stop it first (a multi-page TIFF is
+    // checked between pages: a slow machine decoding one past the second answered that way instead
+    // of the kill; a small PNG was read within the second on a fast one).
+    let scan = tiled_png(&crate::jobs::corpus("image/english-and-korean.png"), 3);
     let before = docsieve_actors::procfs::children(pid);
     let (status, body) = preview(&server, &who, "scan.png", scan).await;
     assert_eq!(status, 413, "{body}");
@@ -270,6 +271,34 @@ async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
         metrics.contains("docsieve_extraction_worker_timeouts_total 1"),
         "{metrics}"
     );
+}
+
+/// The PNG `source` repeated `n` times across and down, as one RGBA image.
+fn tiled_png(source: &[u8], n: usize) -> Vec<u8> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(source));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let frame = reader.next_frame(&mut pixels).expect("its pixels");
+    let (width, height) = (frame.width as usize, frame.height as usize);
+    let channels = frame.line_size / width;
+    let mut tiled = vec![0u8; width * n * height * n * channels];
+    for y in 0..height * n {
+        let row = &pixels[(y % height) * frame.line_size..][..frame.line_size];
+        for x in 0..n {
+            let start = (y * width * n + x * width) * channels;
+            tiled[start..start + frame.line_size].copy_from_slice(row);
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, (width * n) as u32, (height * n) as u32);
+    encoder.set_color(frame.color_type);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header().expect("a header");
+    writer.write_image_data(&tiled).expect("the pixels");
+    writer.finish().expect("the end");
+    out
 }
 
 /// A multipart body whose file name holds `name`, raw (reqwest would escape it).
