@@ -234,17 +234,19 @@ async fn a_preview_too_large_to_answer_is_refused_with_a_pointer_to_the_async_pa
 
 #[tokio::test]
 async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
+    // One large scanned image: many seconds of OCR in one call to Tesseract on any machine, with no
+    // page boundary at which the worker's own clock could stop it first (a multi-page TIFF is
+    // checked between pages: a slow machine decoding one past the second answered that way instead
+    // of the kill; a small PNG was read within the second on a fast one). Made before the server
+    // starts: encoding it takes seconds in a debug build on a busy machine.
+    let scan = tiled_png(&crate::jobs::corpus("image/english-and-korean.png"), 3);
     let server = TestServer::start_with(
         ServerOptions::default().env("DOCSIEVE__EXTRACTION__LIMITS__MAX_SECONDS", "1"),
     )
     .await;
     let pid = server.pid();
     let who = tenant(&server, "slow-document@example.com").await;
-    // One large scanned image: many seconds of OCR in one call to Tesseract on any machine, with no
-    // page boundary at which the worker's own clock could stop it first (a multi-page TIFF is
-    // checked between pages: a slow machine decoding one past the second answered that way instead
-    // of the kill; a small PNG was read within the second on a fast one).
-    let scan = tiled_png(&crate::jobs::corpus("image/english-and-korean.png"), 3);
+    std::fs::write("/tmp/test-scan.png", &scan).unwrap();
     let before = docsieve_actors::procfs::children(pid);
     let (status, body) = preview(&server, &who, "scan.png", scan).await;
     assert_eq!(status, 413, "{body}");

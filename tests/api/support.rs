@@ -180,6 +180,10 @@ impl TestServer {
             client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(Duration::from_secs(60))
+                // The server closes a connection idle for 5 s (actix's keep-alive): one pooled for
+                // longer may be closed already, and a POST that writes its body into it fails with a
+                // broken pipe, not retried (a test that spent seconds between two calls saw it).
+                .pool_idle_timeout(Duration::from_secs(2))
                 .build()
                 .expect("http client"),
             data_dir,
