@@ -7,8 +7,13 @@ mod automaton;
 pub mod checksum;
 mod context;
 mod lexicon;
+// Test support: generators of values, layouts and business text, and the planted corpora built from
+// them. Compiled for the unit tests, and for benches and integration tests through the crate's
+// `test-support` feature (its own dev-dependency turns it on); never into the service.
+#[cfg(any(test, feature = "test-support"))]
 pub mod planted;
 mod scan;
+#[cfg(any(test, feature = "test-support"))]
 pub mod synthetic;
 pub mod text;
 mod types;
