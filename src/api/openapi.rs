@@ -5,7 +5,7 @@
 //! answer 401; one with a path or query parameter or a body can answer 422 (the extractors validate
 //! before the handler runs); one with a body can answer 413 (`server.max_request_bytes`, checked before
 //! the body is read) and 415 (a body of the wrong media type). What a handler adds (404, 409, 429, 503,
-//! ...) stays in its own `#[utoipa::path]`.
+//! ...) stays in its own path annotation.
 
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::SecurityRequirement;

@@ -14,9 +14,6 @@ use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, ValidJson};
 
-/// Roles an invitation may grant. Ownership is not handed out by mail.
-const INVITABLE_ROLES: &[&str] = &["admin", "member"];
-
 #[derive(Deserialize, ToSchema)]
 pub struct InviteRequest {
     pub email: String,
@@ -91,7 +88,7 @@ pub async fn invite(
     let email = accounts::normalize_email(&body.email)
         .map_err(|detail| problems.push(detail))
         .ok();
-    if !INVITABLE_ROLES.contains(&body.role.as_str()) {
+    if !super::vocab::InviteRole::VALUES.contains(&body.role.as_str()) {
         problems.push(ValidationDetail::new(
             "body",
             "role",

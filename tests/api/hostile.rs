@@ -246,7 +246,6 @@ async fn a_document_over_its_time_limit_is_stopped_with_its_worker() {
     .await;
     let pid = server.pid();
     let who = tenant(&server, "slow-document@example.com").await;
-    std::fs::write("/tmp/test-scan.png", &scan).unwrap();
     let before = docsieve_actors::procfs::children(pid);
     let (status, body) = preview(&server, &who, "scan.png", scan).await;
     assert_eq!(status, 413, "{body}");
