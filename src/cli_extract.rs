@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use docsieve_actors::extractor_pool::extract_document;
-use docsieve_actors::extractor_pool::limits::Limits;
+use docsieve_actors::extractor_pool::Limits;
 
 #[derive(clap::Args)]
 pub struct ExtractArgs {

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use docsieve_actors::extractor_pool::limits::Limits;
+use docsieve_actors::extractor_pool::Limits;
 use docsieve_actors::extractor_pool::{extract_document, sniff, Format};
 use docsieve_actors::pii_masker::{mask_text, summarize, Finding, PiiType, Policy, TypeSet};
 use serde::Serialize;

@@ -61,10 +61,10 @@ fn extract_worker(args: WorkerArgs) -> ExitCode {
         format: args.log_format,
         level: "warn".to_string(),
     });
-    let options = docsieve_actors::extractor_pool::worker::WorkerOptions {
+    let options = docsieve_actors::extractor_pool::WorkerOptions {
         memory_mb: args.memory_mb,
     };
-    match docsieve_actors::extractor_pool::worker::serve(&options) {
+    match docsieve_actors::extractor_pool::serve_worker(&options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!(%error, "the extraction worker stops");

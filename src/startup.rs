@@ -22,8 +22,8 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::api::{self, ApiDoc, RouteTable};
 use crate::config::Settings;
 use crate::error::{ApiError, ErrorCode, ValidationDetail};
-use crate::llm::Llm;
 use crate::state::AppState;
+use docsieve_actors::llm::Llm;
 
 pub struct Application {
     server: actix_web::dev::Server,
@@ -50,7 +50,7 @@ pub fn store_settings(settings: &Settings) -> StoreSettings {
 /// `extraction.isolation = "thread"`.
 fn worker_command(
     settings: &Settings,
-) -> anyhow::Result<Option<docsieve_actors::extractor_pool::isolation::WorkerCommand>> {
+) -> anyhow::Result<Option<docsieve_actors::extractor_pool::WorkerCommand>> {
     if settings.extraction.isolation != "process" {
         return Ok(None);
     }
@@ -62,14 +62,12 @@ fn worker_command(
         "--log-format".to_string(),
         settings.log.format.clone(),
     ];
-    Ok(Some(
-        docsieve_actors::extractor_pool::isolation::WorkerCommand {
-            program,
-            args,
-            max_documents: settings.extraction.worker_max_documents,
-            preview_workers: settings.extraction.preview_workers,
-        },
-    ))
+    Ok(Some(docsieve_actors::extractor_pool::WorkerCommand {
+        program,
+        args,
+        max_documents: settings.extraction.worker_max_documents,
+        preview_workers: settings.extraction.preview_workers,
+    }))
 }
 
 /// Reads the JWT secret kept in the data dir, creating it (owner-only) on first start.
@@ -220,7 +218,7 @@ fn connector_services(
     blobs: &Blobs,
     cache: &Arc<dyn docsieve_actors::cache::Cache>,
     clock: &Clock,
-    secrets: &docsieve_actors::webhook_sender::signing::SecretBox,
+    secrets: &docsieve_actors::secrets::SecretBox,
 ) -> docsieve_actors::connector::ConnectorServices {
     docsieve_actors::connector::ConnectorServices {
         store: store.clone(),
@@ -258,9 +256,8 @@ async fn open_state(
     let llm = Llm::new(&settings.llm).context("configuring the LLM client (llm.url)")?;
     let mailer = crate::mail::Mailer::start(&settings.mail, &settings.storage.data_dir)
         .context("configuring mail delivery (mail.smtp_url, mail.from)")?;
-    let secrets = docsieve_actors::webhook_sender::signing::SecretBox::from_server_secret(
-        &settings.auth.jwt_secret,
-    );
+    let secrets =
+        docsieve_actors::secrets::SecretBox::from_server_secret(&settings.auth.jwt_secret);
     let connectors = connector_services(&settings, &store, &blobs, &cache, &clock, &secrets);
     let services = actor_services(&settings, &connectors)?;
     let actors = ActorSystem::start_with(&settings.actors, Some(services));
@@ -361,10 +358,8 @@ impl Application {
             )
         })?;
         ensure_jwt_secret(&mut settings)?;
-        docsieve_actors::pii_masker::detectors::phone::configure_regions(
-            &settings.pii.phone_regions,
-        )
-        .map_err(anyhow::Error::msg)?;
+        docsieve_actors::pii_masker::configure_phone_regions(&settings.pii.phone_regions)
+            .map_err(anyhow::Error::msg)?;
         let listener = TcpListener::bind(settings.bind_address()?)
             .with_context(|| format!("binding server.bind {}", settings.server.bind))?;
         let address = listener.local_addr()?;

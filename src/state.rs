@@ -11,8 +11,8 @@ use docsieve_actors::system::ActorHandles;
 use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::config::Settings;
-use crate::llm::Llm;
 use crate::mail::Mailer;
+use docsieve_actors::llm::Llm;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -28,6 +28,6 @@ pub struct AppState {
     /// What connector work needs (source-mode uploads, triggered syncs, connection tests).
     pub connectors: docsieve_actors::connector::ConnectorServices,
     /// Encrypts webhook secrets at rest.
-    pub secrets: docsieve_actors::webhook_sender::signing::SecretBox,
+    pub secrets: docsieve_actors::secrets::SecretBox,
     pub started_at: Instant,
 }

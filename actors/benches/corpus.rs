@@ -6,7 +6,7 @@
 //! Then the same for the world corpus (`planted::world`: phones of 33 regions, names of 17 locales
 //! behind 49 labels, every id layout), by region, locale and layout; `WORLD_DOCUMENTS` sets its size.
 
-use docsieve_actors::pii_masker::engine::{
+use docsieve_actors::pii_masker::{
     planted::{corpus, world},
     Policy,
 };

@@ -10,7 +10,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use docsieve_actors::blob::Blobs;
 use docsieve_actors::clock::Clock;
-use docsieve_actors::dataset_exporter::formats::ExportFormat;
+use docsieve_actors::dataset_exporter::ExportFormat;
 use docsieve_actors::dataset_exporter::{build_rows, export_format, ExportServices};
 use docsieve_actors::settings::{DatasetsSettings, PlansSettings};
 use docsieve_actors::store::{

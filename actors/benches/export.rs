@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use docsieve_actors::dataset_exporter::formats::{write_export, write_rows, ExportFormat};
-use docsieve_actors::dataset_exporter::rows::DatasetRow;
+use docsieve_actors::dataset_exporter::DatasetRow;
+use docsieve_actors::dataset_exporter::{write_export, write_rows, ExportFormat};
 
 #[path = "common/mod.rs"]
 mod common;

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use docsieve_actors::extractor_pool::engine::extract;
-use docsieve_actors::extractor_pool::limits::Limits;
-use docsieve_actors::extractor_pool::model::ElementKind;
+use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Limits;
+use docsieve_actors::model::ElementKind;
 
 fn main() {
     if std::env::var_os("OMP_THREAD_LIMIT").is_none() {

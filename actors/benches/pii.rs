@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use docsieve_actors::pii_masker::engine::{self, synthetic, text::CLASS, Policy};
+use docsieve_actors::pii_masker::{self as engine, synthetic, Policy, CLASS};
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -135,7 +135,7 @@ fn own_text(path: &str, size: usize, runs: usize, policy: &Policy) {
 
 /// Times detect + mask + leak re-scan on `text` and prints it, with the findings by type.
 fn time_mask(text: &str, runs: usize, policy: &Policy, yardstick: f64) {
-    let (elapsed, masked) = time(runs, || engine::mask(text, policy));
+    let (elapsed, masked) = time(runs, || engine::mask_text(text, policy));
     match masked {
         Ok(masked) => {
             println!(

@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use docsieve_actors::extractor_pool::engine::extract;
-use docsieve_actors::extractor_pool::limits::Limits;
-use docsieve_actors::pii_masker::document::mask_document;
-use docsieve_actors::pii_masker::engine::Policy;
+use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Limits;
+use docsieve_actors::pii_masker::mask_document;
+use docsieve_actors::pii_masker::Policy;
 
 fn main() {
     let path = std::env::args()

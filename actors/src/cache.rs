@@ -55,6 +55,13 @@ pub trait Cache: Send + Sync {
     async fn ping(&self) -> Result<Duration, CacheError>;
 }
 
+/// The wake-up channel of queued jobs (the job routers listen).
+pub const JOBS_WAKE: &str = "jobs";
+/// The wake-up channel of new webhook outbox rows (the webhook senders listen).
+pub const WEBHOOKS_WAKE: &str = "webhooks";
+/// The wake-up channel of new fine-tune jobs (the fine-tuners listen).
+pub const FINE_TUNE_WAKE: &str = "fine_tune";
+
 /// Calls `wake` for every wake-up of `channel` (and after missed ones) until the cache goes away.
 pub async fn on_wake(
     mut wakeups: broadcast::Receiver<String>,

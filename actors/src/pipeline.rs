@@ -2,12 +2,13 @@
 //! detected (and masked when asked) on the masker pool. The preview, the CSV export and the job worker
 //! all go through [`process`], so that the two calls, their replies and the refusal message exist once.
 
-use crate::extractor_pool::error::ExtractError;
-use crate::extractor_pool::limits::Limits;
-use crate::extractor_pool::model::Document;
+use crate::error_code::{ErrorCode, RecordCode};
+use crate::extractor_pool::ExtractError;
+use crate::extractor_pool::Limits;
 use crate::extractor_pool::{Extract, ExtractorPool, Lane};
-use crate::pii_masker::document::MaskedDocument;
-use crate::pii_masker::engine::Policy;
+use crate::model::Document;
+use crate::pii_masker::MaskedDocument;
+use crate::pii_masker::Policy;
 use crate::pii_masker::{MaskDocument, MaskError, PiiMasker};
 use crate::runtime::{ActorError, ActorHandle};
 
@@ -40,11 +41,11 @@ impl ProcessError {
     /// The stable code a client or a job's record shows.
     pub fn code(&self) -> &'static str {
         match self {
-            ProcessError::ExtractorUnavailable(_) => "extractor_unavailable",
-            ProcessError::MaskerUnavailable(_) => "masker_unavailable",
+            ProcessError::ExtractorUnavailable(_) => RecordCode::ExtractorUnavailable.as_str(),
+            ProcessError::MaskerUnavailable(_) => RecordCode::MaskerUnavailable.as_str(),
             ProcessError::Extract(error) => error.code(),
-            ProcessError::Refused => "masking_refused",
-            ProcessError::Masking(_) => "masking_failed",
+            ProcessError::Refused => ErrorCode::MaskingRefused.as_str(),
+            ProcessError::Masking(_) => RecordCode::MaskingFailed.as_str(),
         }
     }
 }

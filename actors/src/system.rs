@@ -49,10 +49,9 @@ impl ActorHandles {
         &self,
         tenant: i64,
         bytes: bytes::Bytes,
-        limits: crate::extractor_pool::limits::Limits,
+        limits: crate::extractor_pool::Limits,
         mask: bool,
-    ) -> Result<Box<crate::pii_masker::document::MaskedDocument>, crate::pipeline::ProcessError>
-    {
+    ) -> Result<Box<crate::pii_masker::MaskedDocument>, crate::pipeline::ProcessError> {
         crate::pipeline::process(
             &self.extractor_pool,
             &self.pii_masker,
@@ -69,11 +68,11 @@ impl ActorHandles {
         &self,
         tenant: i64,
         bytes: bytes::Bytes,
-        limits: crate::extractor_pool::limits::Limits,
+        limits: crate::extractor_pool::Limits,
     ) -> Result<
         (
-            crate::extractor_pool::model::Document,
-            Box<crate::pii_masker::document::MaskedDocument>,
+            crate::model::Document,
+            Box<crate::pii_masker::MaskedDocument>,
         ),
         crate::pipeline::ProcessError,
     > {
@@ -87,7 +86,7 @@ impl ActorHandles {
         &self,
         tenant_id: i64,
         dataset_id: &str,
-        format: crate::dataset_exporter::formats::ExportFormat,
+        format: crate::dataset_exporter::ExportFormat,
     ) -> Result<Result<crate::dataset_exporter::Exported, String>, ActorError> {
         self.dataset_exporter
             .call(crate::dataset_exporter::Export {
@@ -159,7 +158,7 @@ impl ActorHandles {
 /// What the actors need from the rest of the system when they run for real (not in unit tests).
 pub struct Services {
     /// How extraction worker processes start; None: documents are read on threads of this process.
-    pub extraction: Option<crate::extractor_pool::isolation::WorkerCommand>,
+    pub extraction: Option<crate::extractor_pool::WorkerCommand>,
     pub jobs: JobServices,
     pub exports: ExportServices,
     pub webhooks: WebhookServices,
@@ -417,8 +416,8 @@ mod tests {
 
     #[actix::test]
     async fn the_extractor_extracts_on_its_pool_and_enforces_the_time_limit() {
-        use crate::extractor_pool::limits::Limits;
         use crate::extractor_pool::Extract;
+        use crate::extractor_pool::Limits;
         let system = ActorSystem::start(&settings());
         let extractor = system.handles().extractor_pool;
         let document = extractor

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use docsieve_actors::extractor_pool::engine::extract;
-use docsieve_actors::extractor_pool::limits::Limits;
+use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Limits;
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
@@ -38,8 +38,10 @@ fn every_row_of_the_supported_formats_holds() {
             "scanned" => {
                 let document = result.unwrap_or_else(|e| panic!("{path}: {e}"));
                 assert!(
-                    document.elements.iter().any(|e| e.kind
-                        == docsieve_actors::extractor_pool::model::ElementKind::ImageText),
+                    document
+                        .elements
+                        .iter()
+                        .any(|e| e.kind == docsieve_actors::model::ElementKind::ImageText),
                     "{path}: no OCR text"
                 );
                 assert!(
@@ -137,7 +139,7 @@ fn structure_of_office_documents() {
         lists
             .elements
             .iter()
-            .filter(|e| e.kind == docsieve_actors::extractor_pool::model::ElementKind::ListItem)
+            .filter(|e| e.kind == docsieve_actors::model::ElementKind::ListItem)
             .count()
             >= 20
     );

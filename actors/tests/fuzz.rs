@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use docsieve_actors::extractor_pool::engine::extract;
-use docsieve_actors::extractor_pool::limits::Limits;
-use docsieve_actors::pii_masker::document::mask_document;
-use docsieve_actors::pii_masker::engine::Policy;
+use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Limits;
+use docsieve_actors::pii_masker::mask_document;
+use docsieve_actors::pii_masker::Policy;
 
 /// splitmix64: a small, fast, reproducible sequence.
 struct Rng(u64);
@@ -237,7 +237,7 @@ fn readers_and_the_engine_survive_structure_aware_mutations() {
     let (to_test, answers) = mpsc::channel::<String>();
     std::thread::Builder::new()
         .name("fuzz-reader".to_string())
-        .stack_size(docsieve_actors::extractor_pool::worker::STACK_BYTES)
+        .stack_size(docsieve_actors::extractor_pool::STACK_BYTES)
         .spawn(move || {
             while let Ok(input) = cases.recv() {
                 if to_test.send(one_case(input)).is_err() {

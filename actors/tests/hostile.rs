@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use docsieve_actors::extractor_pool::engine::extract;
-use docsieve_actors::extractor_pool::limits::Limits;
+use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Limits;
 use proptest::prelude::*;
 
 fn corpus(path: &str) -> Vec<u8> {

@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use docsieve_actors::extractor_pool::engine::extract;
-use docsieve_actors::extractor_pool::limits::Limits;
-use docsieve_actors::extractor_pool::model::ElementKind;
+use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Limits;
+use docsieve_actors::model::ElementKind;
 
 fn document(name: &str) -> Vec<u8> {
     std::fs::read(

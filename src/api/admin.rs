@@ -3,13 +3,15 @@
 //! Inputs are validated here for every route.
 
 use actix_web::{get, post, web, HttpResponse};
+use docsieve_actors::llm::LlmError;
+use docsieve_actors::quality::{AuditError, Audits};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
 use crate::auth::internal::InternalCaller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode, ErrorKind};
 use crate::state::AppState;
 use crate::validation::{path_id, Query, Violations};
 
@@ -148,7 +150,13 @@ pub async fn tenant_data_export(
             format!("tenant {tenant_id} does not exist"),
         ));
     }
-    let (scratch, size) = crate::data_export::export_tenant(&state, tenant_id)
+    let sources = docsieve_actors::tenant_export::Sources {
+        store: &state.store,
+        blobs: &state.blobs,
+        clock: &state.clock,
+        scratch_dir: &state.settings.storage.data_dir.join("tmp"),
+    };
+    let (scratch, size) = docsieve_actors::tenant_export::export_tenant(&sources, tenant_id)
         .await
         .map_err(|message| ApiError::internal(&std::io::Error::other(message)))?;
     crate::accounts::audit(
@@ -206,25 +214,13 @@ pub async fn oss_metrics_fetch(
     _caller: InternalCaller,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let snapshots = crate::oss_metrics::fetch_all(&state.settings.oss_metrics).await;
     let now = state.clock.now();
-    for snapshot in &snapshots {
-        state
-            .store
-            .record_oss_snapshot(
-                (&snapshot.kind, &snapshot.name),
-                (
-                    snapshot.downloads,
-                    snapshot.stars,
-                    snapshot.forks,
-                    snapshot.open_issues,
-                ),
-                snapshot.latest_version.as_deref(),
-                snapshot.error.as_deref(),
-                now,
-            )
-            .await?;
-    }
+    let snapshots = docsieve_actors::oss_metrics::fetch_and_store(
+        &state.store,
+        &state.settings.oss_metrics,
+        now,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(super::ReportEnvelope {
         data: serde_json::json!({
             "fetched_at": docsieve_actors::clock::rfc3339(now),
@@ -258,49 +254,55 @@ pub async fn oss_metrics(
     violations.finish()?;
     let days: i64 = period.trim_end_matches('d').parse().unwrap_or(30);
     let since = state.clock.now() - chrono::Duration::days(days);
-    let mut rows: Vec<serde_json::Value> = Vec::new();
-    let mut offset = 0;
-    loop {
-        let page = state
-            .store
-            .rows_json(
-                "oss_metric_snapshots",
-                "fetched_at >= ?",
-                vec![since.into()],
-                1000,
-                offset,
-            )
-            .await?;
-        let count = page.len() as u64;
-        rows.extend(page);
-        if count < 1000 {
-            break;
-        }
-        offset += 1000;
-    }
-    let mut by_source: std::collections::BTreeMap<(String, String), Vec<serde_json::Value>> =
-        std::collections::BTreeMap::new();
-    for row in rows {
-        let key = (
-            row["kind"].as_str().unwrap_or_default().to_string(),
-            row["name"].as_str().unwrap_or_default().to_string(),
-        );
-        by_source.entry(key).or_default().push(row);
-    }
-    let sources: Vec<serde_json::Value> = by_source
-        .into_iter()
-        .map(|((kind, name), rows)| {
-            let mut trend = crate::oss_metrics::trend(&rows);
-            trend["kind"] = kind.into();
-            trend["name"] = name.into();
-            trend
-        })
-        .collect();
+    let sources = docsieve_actors::oss_metrics::report(&state.store, since).await?;
     Ok(
         HttpResponse::Ok()
             .json(serde_json::json!({"data": {"period": period, "sources": sources}})),
     )
 }
+/// What the quality audits work with, from the state.
+fn audits(state: &AppState) -> Audits<'_> {
+    Audits {
+        store: &state.store,
+        blobs: &state.blobs,
+        clock: &state.clock,
+        actors: &state.actors,
+        limits: &state.settings.extraction.limits,
+        llm: &state.llm,
+        max_input_chars: state.settings.llm.max_input_chars,
+    }
+}
+
+/// An audit's failure as the API answers it.
+fn audit_error(error: AuditError) -> ApiError {
+    match error {
+        AuditError::ExecutionNotFound(id) => super::executions::not_found(id),
+        not_masked @ AuditError::NotMasked(_) => ApiError::new(
+            ErrorKind::Conflict,
+            ErrorCode::ExecutionNotMasked,
+            not_masked.to_string(),
+        ),
+        not_completed @ AuditError::NotCompleted(_) => ApiError::new(
+            ErrorKind::Conflict,
+            ErrorCode::ExecutionNotCompleted,
+            not_completed.to_string(),
+        ),
+        AuditError::Llm(LlmError::BadResponse(message)) => ApiError::new(
+            ErrorKind::BadGateway,
+            ErrorCode::LlmBadResponse,
+            format!("{message}; the execution is unchanged"),
+        ),
+        llm @ AuditError::Llm(_) => ApiError::new(
+            ErrorKind::Unavailable,
+            ErrorCode::LlmUnavailable,
+            llm.to_string(),
+        ),
+        AuditError::Process(error) => super::process::process_error(error),
+        AuditError::Store(error) => error.into(),
+        AuditError::Blob(error) => error.into(),
+    }
+}
+
 /// The positive `execution_id` of a JSON body.
 fn execution_id(body: &[u8]) -> Result<i64, ApiError> {
     let body: serde_json::Value = crate::validation::json_body(body)?;
@@ -344,7 +346,9 @@ pub async fn quality_cross_validate(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let execution_id = execution_id(&body)?;
-    let outcome = crate::quality::cross_validate(&state, execution_id).await?;
+    let outcome = docsieve_actors::quality::cross_validate(&audits(&state), execution_id)
+        .await
+        .map_err(audit_error)?;
     Ok(HttpResponse::Ok().json(super::ReportEnvelope {
         data: serde_json::to_value(outcome).map_err(|error| ApiError::internal(&error))?,
     }))
@@ -377,7 +381,9 @@ pub async fn quality_pii_precision(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let execution_id = execution_id(&body)?;
-    let outcome = crate::quality::precision::pii_precision(&state, execution_id).await?;
+    let outcome = docsieve_actors::quality::pii_precision(&audits(&state), execution_id)
+        .await
+        .map_err(audit_error)?;
     Ok(HttpResponse::Ok().json(super::ReportEnvelope {
         data: serde_json::to_value(outcome).map_err(|error| ApiError::internal(&error))?,
     }))
@@ -418,7 +424,7 @@ pub async fn quality_pii_precision_report(
         .store
         .latest_completed_metas(tenant_id, limit as u64)
         .await?;
-    let mut report = crate::quality::precision::report(&metas);
+    let mut report = docsieve_actors::quality::precision_report(&metas);
     report["tenant_id"] = tenant_id.into();
     report["limit"] = limit.into();
     Ok(HttpResponse::Ok().json(super::ReportEnvelope { data: report }))

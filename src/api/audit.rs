@@ -3,7 +3,7 @@
 
 use actix_web::{get, web, HttpResponse};
 use chrono::{DateTime, NaiveDate, Utc};
-use docsieve_actors::store::entities::audit_entry;
+use docsieve_actors::store::AuditEntryRecord;
 use futures_util::stream;
 use serde_json::{json, Value};
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -50,7 +50,7 @@ fn parse_time(query: &Query, name: &str, violations: &mut Violations) -> Option<
     None
 }
 
-fn entry_json(entry: &audit_entry::Model) -> Value {
+fn entry_json(entry: &AuditEntryRecord) -> Value {
     json!({
         "id": entry.id,
         "created_at": rfc3339(entry.created_at),
@@ -66,7 +66,7 @@ fn entry_json(entry: &audit_entry::Model) -> Value {
     })
 }
 
-fn csv_bytes(entries: &[audit_entry::Model], header: bool) -> Result<Vec<u8>, csv::Error> {
+fn csv_bytes(entries: &[AuditEntryRecord], header: bool) -> Result<Vec<u8>, csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());

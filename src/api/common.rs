@@ -1,7 +1,7 @@
 //! Helpers that every resource's handlers share: pages of the store, timestamps, stored execution
 //! metadata. (Queuing work lives in [`super::queue`].)
 
-use docsieve_actors::store::entities::execution;
+use docsieve_actors::store::ExecutionRecord;
 use docsieve_actors::store::PageRequest;
 use serde_json::{json, Value};
 
@@ -18,7 +18,7 @@ pub fn page_request(pagination: Pagination) -> PageRequest {
 }
 
 /// An execution's stored `result_meta`, parsed (an empty object if it cannot be).
-pub fn meta_of(execution: &execution::Model) -> Value {
+pub fn meta_of(execution: &ExecutionRecord) -> Value {
     serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| json!({}))
 }
 

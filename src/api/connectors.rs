@@ -141,7 +141,7 @@ async fn check_config(
             };
             match object {
                 Some(object) => {
-                    let steering = docsieve_actors::connector::guard::STEERING_KEY_FIELDS
+                    let steering = docsieve_actors::connector::STEERING_KEY_FIELDS
                         .iter()
                         .find(|key| object.get(**key).is_some());
                     if let Some(key) = steering {
@@ -179,7 +179,7 @@ async fn check_config(
                 }
             }
         };
-        if let Err(reason) = docsieve_actors::connector::guard::check_field(
+        if let Err(reason) = docsieve_actors::connector::check_field(
             connector_type,
             field.name,
             value.as_str().unwrap_or_default(),

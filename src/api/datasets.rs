@@ -4,7 +4,7 @@
 
 use actix_web::{delete, get, post, web, HttpResponse};
 use docsieve_actors::dataset_exporter::{ExportFormat, FORMAT_NAMES};
-use docsieve_actors::store::entities::dataset;
+use docsieve_actors::store::DatasetRecord;
 use docsieve_actors::store::{new_id, BuildPayload, JobPayload, JobTarget, NewJob};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -92,7 +92,7 @@ pub struct QueuedDataset {
 
 async fn dataset_view(
     state: &AppState,
-    dataset: &dataset::Model,
+    dataset: &DatasetRecord,
     with_exports: bool,
 ) -> Result<DatasetView, ApiError> {
     let schema: Value = dataset
@@ -112,7 +112,7 @@ async fn dataset_view(
         schema: if schema["columns"].is_array() {
             schema["columns"].clone()
         } else {
-            docsieve_actors::dataset_exporter::rows::schema_json()
+            docsieve_actors::dataset_exporter::schema_json()
         },
         created_at: rfc3339(dataset.created_at),
         finished_at: dataset.finished_at.map(rfc3339),

@@ -2,7 +2,7 @@
 //! `result_meta`; the detail adds the result document (masked when the run was masked).
 
 use actix_web::{get, web, HttpResponse};
-use docsieve_actors::store::entities::execution;
+use docsieve_actors::store::ExecutionRecord;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -59,7 +59,7 @@ pub struct ExecutionDetail {
     pub result: Value,
 }
 
-pub fn execution_view(execution: &execution::Model) -> ExecutionView {
+pub fn execution_view(execution: &ExecutionRecord) -> ExecutionView {
     let meta = meta_of(execution);
     ExecutionView {
         execution_id: execution.id,

@@ -21,7 +21,9 @@ use crate::validation::{Pagination, Query};
 #[derive(Serialize, ToSchema)]
 pub struct FineTuneError {
     /// `dataset_not_masked`, `training_data_refused`, `empty_training_file`, `dataset_unavailable`,
-    /// `training_file_failed`, `provider_rejected`, `provider_unavailable` or `provider_job_failed`.
+    /// `training_file_failed`, `provider_rejected`, `provider_unavailable`, `provider_job_failed` or
+    /// `storage_error` (the record codes of a fine-tune job).
+    #[schema(value_type = docsieve_actors::error_code::RecordCode)]
     pub code: String,
     pub message: String,
 }
@@ -204,10 +206,10 @@ fn templates_field(body: &Value, details: &mut Vec<ValidationDetail>) -> Option<
 /// later): `Err` names why not.
 async fn check_rows(
     state: &AppState,
-    dataset: &docsieve_actors::store::entities::dataset::Model,
-    template: &docsieve_actors::fine_tuner::training::Template,
+    dataset: &docsieve_actors::store::DatasetRecord,
+    template: &docsieve_actors::fine_tuner::Template,
 ) -> Result<(), ApiError> {
-    use docsieve_actors::fine_tuner::training::{row_use, RowUse};
+    use docsieve_actors::fine_tuner::{row_use, RowUse};
     use futures_util::StreamExt;
     let schema: Value = dataset
         .schema_json
@@ -253,11 +255,11 @@ async fn check_rows(
     match decided {
         Some(RowUse::Example) => Ok(()),
         Some(RowUse::Unmasked) => Err(problem(
-            docsieve_actors::fine_tuner::training::TrainingError::Unmasked { rows: 1 }.to_string(),
+            docsieve_actors::fine_tuner::TrainingError::Unmasked { rows: 1 }.to_string(),
             "value_error.dataset_not_masked",
         )),
         _ => Err(problem(
-            docsieve_actors::fine_tuner::training::TrainingError::Empty.to_string(),
+            docsieve_actors::fine_tuner::TrainingError::Empty.to_string(),
             "value_error.empty_training_file",
         )),
     }
@@ -332,18 +334,16 @@ pub async fn create(
             ),
         ));
     }
-    let template = state
-        .settings
-        .fine_tune
-        .templates(templates.as_deref())
-        .map_err(|message| {
-            ApiError::validation(vec![ValidationDetail::new(
-                "body",
-                "templates",
-                message,
-                "value_error",
-            )])
-        })?;
+    let template =
+        docsieve_actors::fine_tuner::templates(&state.settings.fine_tune, templates.as_deref())
+            .map_err(|message| {
+                ApiError::validation(vec![ValidationDetail::new(
+                    "body",
+                    "templates",
+                    message,
+                    "value_error",
+                )])
+            })?;
     check_rows(&state, &dataset, &template).await?;
     let job = state
         .store
@@ -371,7 +371,7 @@ pub async fn create(
         ),
     )
     .await;
-    super::queue::wake(&state, docsieve_actors::fine_tuner::WAKE_CHANNEL).await;
+    super::queue::wake(&state, docsieve_actors::cache::FINE_TUNE_WAKE).await;
     Ok(HttpResponse::Accepted().json(Envelope {
         data: FineTuneCreated {
             job_id: job.id,

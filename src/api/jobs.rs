@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use actix_web::{get, web, HttpResponse};
-use docsieve_actors::store::entities::{execution, job};
 use docsieve_actors::store::JobKind;
+use docsieve_actors::store::{ExecutionRecord, JobRecord};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -27,6 +27,9 @@ pub const JOB_TYPES: [&str; 2] = [
 /// A job's error: `code` is a stable code, `message` says what happened.
 #[derive(Serialize, ToSchema)]
 pub struct JobError {
+    /// A record code of jobs (`exhausted_retries`, `lease_expired`, ...) or the error code a
+    /// preview of the document would answer with (`empty_document`, `masking_refused`, ...).
+    #[schema(value_type = docsieve_actors::error_code::RecordCode)]
     pub code: String,
     pub message: String,
 }
@@ -86,7 +89,7 @@ pub struct JobView {
     pub duration_ms: Option<i64>,
 }
 
-pub fn job_view(job: &job::Model, execution: Option<&execution::Model>) -> JobView {
+pub fn job_view(job: &JobRecord, execution: Option<&ExecutionRecord>) -> JobView {
     let error = || JobError {
         code: job
             .error_code
@@ -145,10 +148,10 @@ pub struct StuckJobs {
 async fn views(
     state: &AppState,
     tenant_id: i64,
-    jobs: &[job::Model],
+    jobs: &[JobRecord],
 ) -> Result<Vec<JobView>, ApiError> {
     let ids = jobs.iter().filter_map(|j| j.execution_id).collect();
-    let executions: HashMap<i64, execution::Model> = state
+    let executions: HashMap<i64, ExecutionRecord> = state
         .store
         .executions_by_ids(tenant_id, ids)
         .await?

@@ -4,9 +4,9 @@
 
 use actix_multipart::Multipart;
 use actix_web::{post, web, HttpResponse};
-use docsieve_actors::extractor_pool::limits::Limits;
 use docsieve_actors::extractor_pool::ExtractError;
-use docsieve_actors::pii_masker::document::MaskedDocument;
+use docsieve_actors::extractor_pool::Limits;
+use docsieve_actors::pii_masker::MaskedDocument;
 use docsieve_actors::pipeline::ProcessError;
 use docsieve_actors::store::CreditError;
 use futures_util::TryStreamExt;
@@ -301,8 +301,8 @@ pub async fn preview(
 #[schema(as = PreviewResult)]
 pub struct PreviewBody<'a> {
     #[serde(flatten)]
-    #[schema(value_type = docsieve_actors::extractor_pool::model::Document)]
-    document: &'a docsieve_actors::extractor_pool::model::Document,
+    #[schema(value_type = docsieve_actors::model::Document)]
+    document: &'a docsieve_actors::model::Document,
     /// Whether every text-bearing part was masked.
     masked: bool,
     /// ISO 639-1 code, or `und`.
@@ -369,7 +369,7 @@ pub async fn export_csv(
     } = process_upload(&state, auth.tenant_id, &query, payload).await?;
     let document = result.document;
     let csv = web::block(move || {
-        docsieve_actors::dataset_exporter::document_csv::document_csv(&document)
+        docsieve_actors::dataset_exporter::document_csv(&document)
             .map(|csv| (csv, document.metadata.format))
     })
     .await

@@ -35,16 +35,11 @@ pub async fn enqueue(
         Limit::Applies => Some(state.settings.jobs.max_queued_per_tenant),
         Limit::Exempt => None,
     };
-    docsieve_actors::job_router::queue_jobs(
-        &state.store,
-        &state.cache,
-        tenant_id,
-        jobs,
-        limit,
-        state.clock.now(),
-    )
-    .await
-    .map_err(enqueue_error)
+    state
+        .store
+        .queue_jobs(&state.cache, tenant_id, jobs, limit, state.clock.now())
+        .await
+        .map_err(enqueue_error)
 }
 
 /// The answer to work that could not be queued.

@@ -3,7 +3,7 @@
 //! the record of past syncs. The scheduler actor runs them; see `docsieve_actors::scheduler`.
 
 use actix_web::{delete, get, post, web, HttpResponse};
-use docsieve_actors::connector::sync::{run_sync, Trigger};
+use docsieve_actors::connector::{run_sync, Trigger};
 use docsieve_actors::cron::Schedule;
 use docsieve_actors::store::{NewSchedule, ScheduleError, ScheduleRecord, SyncRunRecord};
 use serde::{Deserialize, Serialize};
@@ -71,6 +71,9 @@ pub struct RunView {
 /// A sync's failure: a stable `code` and what happened.
 #[derive(Serialize, ToSchema)]
 pub struct RunError {
+    /// A connector's failure code (`bad_credentials`, `bucket_not_found`, ...), or `storage_error`,
+    /// `queue_full`, `insufficient_credits` where queuing a fetched object failed.
+    #[schema(value_type = docsieve_actors::error_code::RecordCode)]
     pub code: String,
     pub message: Option<String>,
 }

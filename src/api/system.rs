@@ -9,8 +9,8 @@ use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::{envelope, Envelope};
-use crate::llm::LlmStatus;
 use crate::state::AppState;
+use docsieve_actors::llm::LlmStatus;
 
 /// The state of one dependency.
 #[derive(Serialize, ToSchema)]
@@ -48,6 +48,18 @@ impl ComponentHealth {
     }
 }
 
+// The schema of `docsieve_actors::llm::LlmStatus`, whose states the vocabulary lists.
+/// The LLM's reachability (`GET {llm.url}/models`, cached for 10 s).
+#[derive(ToSchema)]
+#[schema(as = LlmStatus)]
+#[allow(dead_code)]
+struct LlmHealth {
+    /// `disabled` (no `llm.url`), `ok` or `unreachable`.
+    #[schema(value_type = crate::api::vocab::LlmState)]
+    status: String,
+    error: Option<String>,
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct HealthReport {
     /// `ok` when every component is ok (or disabled), `degraded` otherwise.
@@ -58,6 +70,7 @@ pub struct HealthReport {
     pub database: ComponentHealth,
     pub redis: ComponentHealth,
     pub blob_storage: ComponentHealth,
+    #[schema(value_type = LlmHealth)]
     pub llm: LlmStatus,
     /// Per actor: status (`ok`, `stale`, `busy`, `unresponsive`), ping_ms, last_heartbeat_ms_ago,
     /// restarts, panics, mailbox_depth, mailbox_capacity, pool_size.

@@ -8,9 +8,10 @@ use actix_multipart::Multipart;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use docsieve_actors::blob::keys;
-use docsieve_actors::connector::ingest::{self, Fetched};
 use docsieve_actors::connector::Connector;
-use docsieve_actors::extractor_pool::admission;
+use docsieve_actors::connector::{fetch_document, object_name, process_job, Fetched};
+use docsieve_actors::error_code::RecordCode;
+use docsieve_actors::extractor_pool::admit;
 use docsieve_actors::metric_names as names;
 use docsieve_actors::store::{
     new_id, JobPayload, JobTarget, NewDocument, NewJob, Origin, ProcessPayload,
@@ -34,6 +35,9 @@ pub struct Rejected {
     pub filename: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// Why: a record code (`file_too_large`, `too_many_files`, `duplicate_key`, a connector's
+    /// failure code) or an error code (`unsupported_format`, `empty_document`).
+    #[schema(value_type = docsieve_actors::error_code::RecordCode)]
     pub code: String,
     pub reason: String,
 }
@@ -128,13 +132,13 @@ async fn read_parts(
             let bytes = if too_large {
                 Err(reject(
                     &filename,
-                    "file_too_large",
+                    RecordCode::FileTooLarge.as_str(),
                     format!("the file is larger than the limit of {max_file_bytes} bytes"),
                 ))
             } else if parts.uploads.len() >= max_files {
                 Err(reject(
                     &filename,
-                    "too_many_files",
+                    RecordCode::TooManyFiles.as_str(),
                     format!("at most {max_files} files are accepted per request"),
                 ))
             } else {
@@ -148,8 +152,7 @@ async fn read_parts(
 
 /// The format of a file, or why it is refused.
 fn classify(filename: &str, bytes: &[u8]) -> Result<(&'static str, &'static str), Rejected> {
-    admission::admit(filename, bytes)
-        .map_err(|refusal| reject(filename, &refusal.code, refusal.reason))
+    admit(filename, bytes).map_err(|refusal| reject(filename, &refusal.code, refusal.reason))
 }
 
 /// `{connector_id, keys}` from the `source` field or body.
@@ -310,14 +313,14 @@ async fn submit_source(
         };
         if !seen.insert(key.clone()) {
             rejected.push(refuse(
-                "duplicate_key",
+                RecordCode::DuplicateKey.as_str(),
                 "the key is listed twice in this request".into(),
             ));
             continue;
         }
         if documents.len() + rejected.len() >= max_keys {
             rejected.push(refuse(
-                "too_many_files",
+                RecordCode::TooManyFiles.as_str(),
                 format!("at most {max_keys} keys are accepted per request"),
             ));
             continue;
@@ -329,7 +332,7 @@ async fn submit_source(
                 continue;
             }
         };
-        match ingest::fetch_document(services, client, &key).await {
+        match fetch_document(services, client, &key).await {
             Ok(Fetched::Document(document)) => documents.push((key, document)),
             Ok(Fetched::Refused(refusal)) => rejected.push(refuse(&refusal.code, refusal.reason)),
             Err(error) => {
@@ -347,7 +350,7 @@ async fn submit_source(
     let (keys, jobs): (Vec<String>, Vec<NewJob>) = documents
         .into_iter()
         .map(|(key, document)| {
-            let job = ingest::process_job(
+            let job = process_job(
                 document,
                 masked,
                 requested_by.clone(),
@@ -368,7 +371,7 @@ async fn submit_source(
         .zip(&queued)
         .map(|(key, job)| Accepted {
             key: Some(key.clone()),
-            filename: ingest::object_name(key).to_string(),
+            filename: object_name(key).to_string(),
             document_id: job.document_id.unwrap_or_default(),
             job_id: job.job_id.clone(),
         })

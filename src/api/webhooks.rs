@@ -2,10 +2,11 @@
 //! delete them, read the delivery log and redeliver. The signing secret is shown once, at creation.
 
 use actix_web::{delete, get, post, web, HttpResponse};
+use docsieve_actors::cache::WEBHOOKS_WAKE;
 use docsieve_actors::dataset_exporter::ExportFormat;
 use docsieve_actors::egress;
-use docsieve_actors::store::entities::webhook;
-use docsieve_actors::webhook_sender::{signing, WAKE_CHANNEL};
+use docsieve_actors::store::WebhookRecord;
+use docsieve_actors::webhook_sender::new_secret;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use utoipa::ToSchema;
@@ -107,7 +108,7 @@ pub struct Redelivery {
     pub status: &'static str,
 }
 
-fn webhook_view(hook: &webhook::Model) -> WebhookView {
+fn webhook_view(hook: &WebhookRecord) -> WebhookView {
     WebhookView {
         id: hook.id,
         url: hook.url.clone(),
@@ -299,7 +300,7 @@ pub async fn create(
         )]));
     };
     let generated = given_secret.is_none();
-    let secret = given_secret.unwrap_or_else(signing::new_secret);
+    let secret = given_secret.unwrap_or_else(new_secret);
     let sealed = state
         .secrets
         .seal(&secret)
@@ -498,7 +499,7 @@ pub async fn redeliver(
                 format!("delivery {delivery_id} of webhook {webhook_id} does not exist"),
             )
         })?;
-    crate::api::queue::wake(&state, WAKE_CHANNEL).await;
+    crate::api::queue::wake(&state, WEBHOOKS_WAKE).await;
     Ok(HttpResponse::Accepted().json(Envelope {
         data: Redelivery {
             delivery_id: copy,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use docsieve_actors::settings::{
     ActorsSettings, BillingSettings, ConnectorsSettings, DatasetsSettings, FineTuneSettings,
-    JobsSettings, PlansSettings, WebhooksSettings,
+    JobsSettings, LlmSettings, OssMetricsSettings, PlansSettings, WebhooksSettings,
 };
 use figment::providers::{Env, Format, Toml};
 use figment::Figment;
@@ -98,25 +98,6 @@ pub struct MailSettings {
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct LlmSettings {
-    /// Base URL of an OpenAI-compatible API, `/v1` included. Empty: the LLM is off.
-    pub url: String,
-    /// The model asked (`model` of chat completions).
-    pub model: String,
-    /// Sent as `Authorization: Bearer`; empty: no header.
-    pub api_key: String,
-    /// Time limit of one call, in milliseconds.
-    pub timeout_ms: u64,
-    /// Retries of a call that failed with a 5xx, a timeout or a refused connection.
-    pub max_retries: u32,
-    /// Wait before the first retry, doubled for each next one, in milliseconds.
-    pub retry_backoff_ms: u64,
-    /// Characters of a document's masked text sent at most (the rest is left out of the comparison).
-    pub max_input_chars: usize,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
 pub struct LogSettings {
     pub format: String,
     pub level: String,
@@ -149,48 +130,19 @@ pub struct ExtractionSettings {
     /// Largest answer of a synchronous preview or CSV export, in bytes.
     pub preview_max_bytes: u64,
     /// The bounds of one document (every reader, previews and jobs alike).
-    pub limits: docsieve_actors::extractor_pool::limits::Limits,
+    pub limits: docsieve_actors::extractor_pool::Limits,
 }
 
 impl ExtractionSettings {
     /// The limits of a synchronous preview: the document's own, its text bounded by what the answer
     /// may hold (the text comes back about twice, whole and in its elements), and its time by what the
     /// caller waits for an actor, less the few seconds a reader that overruns it is given to say so.
-    pub fn preview_limits(
-        &self,
-        call_timeout_ms: u64,
-    ) -> docsieve_actors::extractor_pool::limits::Limits {
+    pub fn preview_limits(&self, call_timeout_ms: u64) -> docsieve_actors::extractor_pool::Limits {
         let mut limits = self.limits.clone();
         limits.max_text_bytes = Some(self.preview_max_bytes / 2);
         limits.max_seconds = limits.max_seconds.min((call_timeout_ms / 1000).max(4) - 3);
         limits
     }
-}
-
-/// One source of `[oss_metrics] sources`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct OssSource {
-    /// `crates_io`, `pypi`, `npm` or `github`.
-    pub kind: String,
-    /// The crate, package, npm package or `owner/repo`.
-    pub name: String,
-}
-
-/// The `[oss_metrics]` section: the sources `POST /system/admin/oss-metrics/fetch` reads, and the base
-/// URL of each kind's public API.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct OssMetricsSettings {
-    #[serde(default)]
-    pub sources: Vec<OssSource>,
-    pub crates_io_url: String,
-    pub pypi_url: String,
-    pub npm_url: String,
-    pub npm_downloads_url: String,
-    pub github_url: String,
-    /// Time limit of each request, in milliseconds.
-    pub timeout_ms: u64,
 }
 
 /// The `[compliance]` section: what the record of processing says about where data goes.
@@ -218,7 +170,7 @@ pub struct PiiSettings {
 }
 
 fn default_phone_regions() -> Vec<String> {
-    docsieve_actors::pii_masker::detectors::phone::DEFAULT_REGIONS
+    docsieve_actors::pii_masker::DEFAULT_PHONE_REGIONS
         .iter()
         .map(|code| (*code).to_owned())
         .collect()

@@ -13,7 +13,7 @@ impl Settings {
                 "pii.phone_regions must name at least one region (e.g. [\"TR\"])".to_string(),
             ));
         }
-        docsieve_actors::pii_masker::detectors::phone::check_regions(&self.pii.phone_regions)
+        docsieve_actors::pii_masker::check_phone_regions(&self.pii.phone_regions)
             .map_err(invalid)?;
         if self.server.shutdown_timeout_seconds > 3600 {
             return Err(invalid(

@@ -432,7 +432,7 @@ GET /callback?tel=%2B90+532+123+45+67&tckn=10000000146&q=siparis+88812+icin+ali.
 /// its type.
 #[tokio::test]
 async fn masked_preview_fails_closed_and_the_label_decides_the_type() {
-    use docsieve_actors::pii_masker::engine::{planted, synthetic::Rng, PiiType};
+    use docsieve_actors::pii_masker::{planted, synthetic::Rng, PiiType};
     let server = TestServer::start().await;
     let (login, _, _) = server
         .verified_account("preview-forms@example.com", "password-1")
@@ -478,8 +478,7 @@ async fn masked_preview_fails_closed_and_the_label_decides_the_type() {
 
 fn compound(streams: &[(&str, Vec<u8>)]) -> Vec<u8> {
     let streams: Vec<(&str, &[u8])> = streams.iter().map(|(n, b)| (*n, b.as_slice())).collect();
-    docsieve_actors::extractor_pool::formats::detect::compound_file(&streams)
-        .expect("compound file")
+    docsieve_actors::extractor_pool::compound_file(&streams).expect("compound file")
 }
 
 /// Documents of the kinds the first reader got wrong (Extraction II): text in UTF-32 and BOM-less

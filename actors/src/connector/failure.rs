@@ -6,6 +6,7 @@ use std::error::Error as _;
 
 use object_store::client::{HttpError, HttpErrorKind};
 
+use crate::error_code::RecordCode;
 use crate::metric_names as names;
 
 /// What went wrong talking to a provider, as the API reports it.
@@ -24,17 +25,22 @@ pub enum FailureCode {
 }
 
 impl FailureCode {
-    pub fn as_str(self) -> &'static str {
+    /// The code records and connection tests show.
+    pub const fn record_code(self) -> RecordCode {
         match self {
-            FailureCode::BadCredentials => "bad_credentials",
-            FailureCode::BucketNotFound => "bucket_not_found",
-            FailureCode::PermissionDenied => "permission_denied",
-            FailureCode::ObjectNotFound => "object_not_found",
-            FailureCode::Unreachable => "unreachable",
-            FailureCode::Timeout => "timeout",
-            FailureCode::ProviderError => "provider_error",
-            FailureCode::Refused => "target_refused",
+            FailureCode::BadCredentials => RecordCode::BadCredentials,
+            FailureCode::BucketNotFound => RecordCode::BucketNotFound,
+            FailureCode::PermissionDenied => RecordCode::PermissionDenied,
+            FailureCode::ObjectNotFound => RecordCode::ObjectNotFound,
+            FailureCode::Unreachable => RecordCode::Unreachable,
+            FailureCode::Timeout => RecordCode::ProviderTimeout,
+            FailureCode::ProviderError => RecordCode::ProviderError,
+            FailureCode::Refused => RecordCode::TargetRefused,
         }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        self.record_code().as_str()
     }
 }
 

@@ -6,7 +6,8 @@ use bytes::Bytes;
 
 use super::{Connector, ConnectorError, FailureCode};
 use crate::blob::keys;
-use crate::extractor_pool::admission::{self, Refusal};
+use crate::error_code::RecordCode;
+use crate::extractor_pool::{admit, Refusal};
 use crate::store::{
     new_id, JobPayload, JobTarget, NewDocument, NewJob, Origin, ProcessPayload, RequestedBy,
 };
@@ -40,19 +41,19 @@ pub async fn fetch_document(
         Ok(Some(fetched)) => fetched,
         Ok(None) => {
             return Ok(Fetched::Refused(Refusal::new(
-                "file_too_large",
+                RecordCode::FileTooLarge.as_str(),
                 format!("the object is larger than the limit of {max_bytes} bytes"),
             )))
         }
         Err(error) if error.code == FailureCode::ObjectNotFound => {
             return Ok(Fetched::Refused(Refusal::new(
-                "object_not_found",
+                RecordCode::ObjectNotFound.as_str(),
                 format!("no object {key} in {}", connector.bucket),
             )))
         }
         Err(error) if error.code == FailureCode::PermissionDenied => {
             return Ok(Fetched::Refused(Refusal::new(
-                "permission_denied",
+                RecordCode::PermissionDenied.as_str(),
                 error.message,
             )))
         }
@@ -60,8 +61,7 @@ pub async fn fetch_document(
     };
     let name = object_name(key).to_string();
     let (bytes, verdict) = tokio::task::spawn_blocking(move || {
-        let verdict = admission::admit(&name, &bytes)
-            .map(|(format, mime)| (format, mime, hex_sha256(&bytes)));
+        let verdict = admit(&name, &bytes).map(|(format, mime)| (format, mime, hex_sha256(&bytes)));
         (bytes, verdict)
     })
     .await

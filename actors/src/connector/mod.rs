@@ -7,11 +7,10 @@
 //!
 //! Secrets are opened here, handed to the client builder and dropped; no message built here holds one.
 
-pub mod export;
 mod failure;
-pub mod guard;
-pub mod ingest;
-pub mod sync;
+mod guard;
+mod ingest;
+mod sync;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,11 +28,14 @@ use object_store::{
 use serde_json::{Map, Value};
 
 use crate::metric_names as names;
+use crate::secrets::SecretBox;
 use crate::settings::ConnectorsSettings;
 use crate::store::ConnectorRecord;
-use crate::webhook_sender::signing::SecretBox;
 use failure::{classify, first_line, Operation};
 pub use failure::{ConnectorError, FailureCode};
+pub use guard::{check_field, STEERING_KEY_FIELDS};
+pub use ingest::{fetch_document, object_name, process_job, Fetched};
+pub use sync::{run_sync, Trigger};
 
 /// What connector work needs: the stores, the secrets' key and the settings that bound it.
 #[derive(Clone)]
@@ -64,7 +66,7 @@ pub enum TestOutcome {
     /// `provider_error`, `target_refused`).
     Failed {
         ok: bool,
-        #[schema(value_type = String)]
+        #[schema(value_type = crate::error_code::RecordCode)]
         code: &'static str,
         message: String,
     },

@@ -8,6 +8,7 @@ use futures_util::StreamExt;
 
 use super::ingest::{fetch_document, process_job, Fetched};
 use super::{Connector, ConnectorServices};
+use crate::error_code::{ErrorCode, RecordCode};
 use crate::metric_names as names;
 use crate::store::{
     ConnectorRecord, EnqueueError, ObjectFate, ObjectVersion, RequestedBy, ScheduleRecord,
@@ -191,15 +192,15 @@ async fn sync_objects(
             requested_by.clone(),
             services.jobs.max_attempts,
         );
-        match crate::job_router::queue_jobs(
-            store,
-            &services.cache,
-            connector.tenant_id,
-            vec![job],
-            Some(services.jobs.max_queued_per_tenant),
-            services.clock.now(),
-        )
-        .await
+        match store
+            .queue_jobs(
+                &services.cache,
+                connector.tenant_id,
+                vec![job],
+                Some(services.jobs.max_queued_per_tenant),
+                services.clock.now(),
+            )
+            .await
         {
             Ok(queued) => {
                 let Some(job) = queued.into_iter().next() else {
@@ -222,9 +223,9 @@ async fn sync_objects(
                     tracing::warn!(%delete, key = %blob_key, "cannot delete the copy of an object not queued");
                 }
                 let code = match &error {
-                    EnqueueError::QueueFull { .. } => "queue_full",
-                    EnqueueError::InsufficientCredits(_) => "insufficient_credits",
-                    EnqueueError::Store(_) => "storage_error",
+                    EnqueueError::QueueFull { .. } => ErrorCode::QueueFull.as_str(),
+                    EnqueueError::InsufficientCredits(_) => ErrorCode::InsufficientCredits.as_str(),
+                    EnqueueError::Store(_) => RecordCode::StorageError.as_str(),
                 };
                 outcome.error = Some((code.to_string(), error.to_string()));
                 break;

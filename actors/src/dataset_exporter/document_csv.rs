@@ -5,7 +5,7 @@
 //! leading `sheet` column when there are several sheets. Anything else becomes one row per element:
 //! `index, page, type, text`.
 
-use crate::extractor_pool::model::Document;
+use crate::model::Document;
 
 /// Formats whose content is its tables.
 pub const TABULAR_FORMATS: &[&str] = &["csv", "xlsx", "xls", "ods"];
@@ -97,8 +97,8 @@ fn write_tables(document: &Document, writer: &mut csv::Writer<Vec<u8>>) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extractor_pool::engine::extract;
-    use crate::extractor_pool::limits::Limits;
+    use crate::extractor_pool::extract_document as extract;
+    use crate::extractor_pool::Limits;
 
     fn csv_of(bytes: &[u8]) -> String {
         let document = extract(bytes, &Limits::default()).expect("extracts");

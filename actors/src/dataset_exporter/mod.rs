@@ -5,10 +5,11 @@
 //! the [`formats`] writers into a scratch file, uploads it, and records it with its retention time.
 //! Parsing and writing run on blocking threads; the actor's own thread only schedules and awaits.
 
-pub mod document_csv;
-pub mod formats;
-pub mod messages;
-pub mod rows;
+mod auto_export;
+mod document_csv;
+mod formats;
+mod messages;
+mod rows;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -21,9 +22,11 @@ use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome, Request};
 use crate::settings::{DatasetsSettings, PlansSettings};
 use crate::store::Store;
-pub use formats::{ExportFormat, FORMAT_NAMES};
+pub use auto_export::auto_export;
+pub use document_csv::document_csv;
+pub use formats::{write_export, write_rows, ExportFormat, FORMAT_NAMES};
 pub use messages::{Build, Built, Export, Exported};
-use rows::DatasetRow;
+pub use rows::{schema_json, DatasetRow};
 
 /// What the exporter needs from the rest of the system.
 #[derive(Clone)]
@@ -199,7 +202,7 @@ async fn load_dataset(
     services: &ExportServices,
     tenant_id: i64,
     dataset_id: &str,
-) -> Result<crate::store::entities::dataset::Model, String> {
+) -> Result<crate::store::DatasetRecord, String> {
     services
         .store
         .dataset(tenant_id, dataset_id)

@@ -2,6 +2,8 @@
 //! and installers are refused outright) and by its bytes (the format they really have). Uploads and
 //! connector objects go through the same door.
 
+use crate::error_code::ErrorCode;
+
 use super::{sniff, ExtractError};
 
 /// Extensions of programs and archives: refused by name even before their content is looked at.
@@ -33,7 +35,7 @@ pub fn admit(name: &str, bytes: &[u8]) -> Result<(&'static str, &'static str), R
         .map(|(_, ext)| ext.to_ascii_lowercase());
     if let Some(extension) = extension.filter(|ext| REFUSED_EXTENSIONS.contains(&ext.as_str())) {
         return Err(Refusal::new(
-            "unsupported_format",
+            ErrorCode::UnsupportedFormat.as_str(),
             format!("files of type .{extension} are not documents this service reads"),
         ));
     }

@@ -8,8 +8,8 @@ use super::formats::detect::{self, Format};
 use super::formats::encoding::{self, Decoded};
 use super::formats::{csv, docx, eml, html, ocr, pdf, pptx, txt, xlsx, xml};
 use super::limits::Limits;
-use super::model::{Builder, Document};
 use super::quality;
+use crate::model::{Builder, Document};
 
 fn is_binary_container(bytes: &[u8]) -> bool {
     bytes.starts_with(b"%PDF-")

@@ -1,5 +1,7 @@
 //! Why a document could not be extracted. Each variant has a stable code for API errors and jobs.
 
+use crate::error_code::ErrorCode;
+
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum ExtractError {
     #[error("the file is empty")]
@@ -34,19 +36,30 @@ pub enum ExtractError {
 }
 
 impl ExtractError {
-    pub fn code(&self) -> &'static str {
+    /// The code of the table a preview answers with and a job records.
+    pub fn error_code(&self) -> ErrorCode {
         match self {
-            ExtractError::Empty => "empty_document",
-            ExtractError::UnsupportedFormat(_) => "unsupported_format",
-            ExtractError::EncryptedDocument => "encrypted_document",
-            ExtractError::Malformed(_) => "malformed_document",
-            ExtractError::NoText => "no_text",
-            ExtractError::FormatNotAvailable(_) => "format_not_available",
-            ExtractError::LegacyFormat(_) => "legacy_format",
-            ExtractError::LimitExceeded(_) | ExtractError::TimedOut(_) => "limit_exceeded",
-            ExtractError::EngineFailure(_) => "extractor_failed",
-            ExtractError::Crashed(_) => "extraction_crashed",
-            ExtractError::ResultTooLarge(_) => "result_too_large",
+            ExtractError::Empty => ErrorCode::EmptyDocument,
+            ExtractError::UnsupportedFormat(_) => ErrorCode::UnsupportedFormat,
+            ExtractError::EncryptedDocument => ErrorCode::EncryptedDocument,
+            ExtractError::Malformed(_) => ErrorCode::MalformedDocument,
+            ExtractError::NoText => ErrorCode::NoText,
+            ExtractError::FormatNotAvailable(_) => ErrorCode::FormatNotAvailable,
+            ExtractError::LegacyFormat(_) => ErrorCode::LegacyFormat,
+            ExtractError::LimitExceeded(_) | ExtractError::TimedOut(_) => ErrorCode::LimitExceeded,
+            ExtractError::EngineFailure(_) => ErrorCode::ExtractorFailed,
+            ExtractError::Crashed(_) => ErrorCode::ExtractionCrashed,
+            ExtractError::ResultTooLarge(_) => ErrorCode::ResultTooLarge,
         }
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+}
+
+impl From<&ExtractError> for ErrorCode {
+    fn from(error: &ExtractError) -> ErrorCode {
+        error.error_code()
     }
 }

@@ -18,9 +18,9 @@ use tokio::sync::Semaphore;
 
 use super::error::ExtractError;
 use super::limits::Limits;
-use super::model::Document;
 use super::protocol::{decode, receive_frame, request_frames, Reply, Request};
 use crate::metric_names;
+use crate::model::Document;
 
 /// The size asked for each worker's pipes.
 const PIPE_BYTES: usize = 1 << 20;

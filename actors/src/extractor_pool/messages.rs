@@ -4,8 +4,8 @@ use tokio::sync::oneshot;
 
 use super::error::ExtractError;
 use super::limits::Limits;
-use super::model::Document;
 use super::shares::Claim;
+use crate::model::Document;
 
 /// Whom a read is for, and in which lane it waits ([`super::shares`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

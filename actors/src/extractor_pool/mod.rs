@@ -8,29 +8,35 @@
 //! Who reads next is decided by [`shares`]: previews keep slots of their own, and a tenant never
 //! holds more than its share while others wait.
 
-pub mod admission;
-pub mod engine;
-pub mod error;
-pub mod formats;
-pub mod isolation;
-pub mod limits;
-pub mod messages;
-pub mod model;
-pub mod protocol;
-pub mod quality;
-pub mod shares;
-pub mod worker;
+mod admission;
+mod engine;
+mod error;
+mod formats;
+mod isolation;
+mod limits;
+mod messages;
+mod protocol;
+mod quality;
+mod shares;
+mod worker;
 
 use std::time::Duration;
 
 use actix::Context;
 
 use crate::runtime::{Cell, CpuPool, Logic, Outcome, Request};
+pub use admission::{admit, Refusal};
 pub use engine::{extract as extract_document, sniff};
 pub use error::ExtractError;
+#[cfg(feature = "test-support")]
+pub use formats::detect::compound_file;
+pub(crate) use formats::detect::starts_as_sql;
 pub use formats::detect::Format;
+pub use isolation::WorkerCommand;
+pub use limits::Limits;
 pub use messages::{Extract, Extracted, Lane};
 pub use shares::Shares;
+pub use worker::{serve as serve_worker, WorkerOptions, STACK_BYTES};
 
 /// Where documents are read.
 #[derive(Clone)]

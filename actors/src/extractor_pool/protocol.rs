@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ExtractError;
 use super::limits::Limits;
-use super::model::Document;
+use crate::model::Document;
 
 /// The largest frame either side accepts: a little over the largest document (`Limits::max_bytes`
 /// tops out well below it) and the largest reply a document of that size can produce.
@@ -153,13 +153,13 @@ mod tests {
             serde_json::json!([{"amount": 12.5, "name": "ürün", "count": 3, "tags": null}]),
         );
         document.metadata.title = Some("Başlık".to_string());
-        document.tables.push(super::super::model::Table {
+        document.tables.push(crate::model::Table {
             name: None,
             header: Some(vec!["a".to_string()]),
             rows: vec![vec!["1".to_string()], vec![]],
             page: Some(2),
         });
-        document.attachments.push(super::super::model::Attachment {
+        document.attachments.push(crate::model::Attachment {
             filename: "ek.txt".to_string(),
             mime: "text/plain".to_string(),
             bytes: 8,

@@ -11,43 +11,7 @@
 //!
 //! Grades: A >= 90, B >= 80, C >= 70, D >= 60, E >= 50, F below.
 
-use serde::{Deserialize, Serialize};
-
-use super::model::{Document, ElementKind};
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(as = QualitySignals)]
-pub struct Signals {
-    pub characters: usize,
-    pub pages: u32,
-    pub characters_per_page: f64,
-    pub empty_pages: u32,
-    pub replacement_characters: usize,
-    pub decoding_errors: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ocr_confidence: Option<f64>,
-    /// Parts skipped or cut short, each `part: what is wrong` (absent when none).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub damaged_parts: Vec<String>,
-    /// Share of table rows as wide as their table's usual width (1.0 without tables).
-    pub table_consistency: f64,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Quality {
-    pub grade: String,
-    pub score: f64,
-    pub signals: Signals,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Language {
-    /// ISO 639-1 code, or `und` when it cannot be told.
-    pub code: String,
-    pub confidence: f64,
-    /// False for short or mixed text: the code is a guess.
-    pub reliable: bool,
-}
+use crate::model::{Document, ElementKind, Language, Quality, Signals};
 
 fn iso_639_1(lang: whatlang::Lang) -> &'static str {
     use whatlang::Lang::*;

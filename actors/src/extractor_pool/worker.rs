@@ -50,7 +50,7 @@ fn read_one(
     request: &Request,
     bytes: &[u8],
     seconds_used: u64,
-) -> Result<super::model::Document, ExtractError> {
+) -> Result<crate::model::Document, ExtractError> {
     // The server stops the worker at `max_seconds` of wall time; the kernel stops it a little later
     // if the server could not (SIGXCPU), counting CPU time only.
     if let Err(error) = set_limit(

@@ -10,8 +10,8 @@
 //! a restart never makes the provider train twice. A provider that is down, times out or answers 5xx
 //! is tried again with a doubling delay; a 4xx fails the job with the provider's message.
 
-pub mod provider;
-pub mod training;
+mod provider;
+mod training;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,15 +24,13 @@ use chrono::{DateTime, Utc};
 use crate::blob::Blobs;
 use crate::cache::Cache;
 use crate::clock::Clock;
+use crate::error_code::RecordCode;
 use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome, Request};
 use crate::settings::FineTuneSettings;
 use crate::store::{FineTuneRecord, FineTuneStep, Store, ALL_STATES};
 use provider::{our_status, Provider, ProviderError};
-use training::TrainingError;
-
-/// The wake-up channel: a job was created.
-pub const WAKE_CHANNEL: &str = "fine_tune";
+pub use training::{row_use, templates, RowUse, Template, TrainingError};
 
 /// What the fine_tuner needs when it runs for real.
 #[derive(Clone)]
@@ -70,11 +68,18 @@ impl FineTuner {
         let Some(services) = services.filter(|services| services.settings.enabled()) else {
             return FineTuner::default();
         };
-        let provider = Provider::new(
+        let provider = match Provider::new(
             &services.settings.provider_url,
             &services.settings.api_key,
             Duration::from_millis(services.settings.request_timeout_ms),
-        );
+        ) {
+            Ok(provider) => provider,
+            // Only a TLS back end that cannot start; no unguarded client is made instead.
+            Err(error) => {
+                tracing::error!(%error, "cannot build the fine-tune provider's client; fine-tuning is off");
+                return FineTuner::default();
+            }
+        };
         FineTuner {
             tick: services.tick,
             worker: Some(Arc::new(Worker {
@@ -133,9 +138,11 @@ impl Logic for FineTuner {
         ctx.run_interval(self.tick, move |_, _| ticking.kick());
         let listener = worker.clone();
         ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(
-            crate::cache::on_wake(worker.services.cache.wakeups(), WAKE_CHANNEL, move || {
-                listener.kick()
-            }),
+            crate::cache::on_wake(
+                worker.services.cache.wakeups(),
+                crate::cache::FINE_TUNE_WAKE,
+                move || listener.kick(),
+            ),
         ));
         worker.kick();
     }
@@ -275,7 +282,7 @@ impl Worker {
         let step = match outcome {
             Ok(Next::Poll(step)) | Ok(Next::Finished(step)) => step,
             Err(ProviderError::Rejected { status, message }) => failed(
-                "provider_rejected",
+                RecordCode::ProviderRejected.as_str(),
                 format!("the provider answered {status}: {message}"),
                 now,
             ),
@@ -285,7 +292,7 @@ impl Worker {
                     && attempts >= self.services.settings.max_attempts as i32
                 {
                     failed(
-                        "provider_unavailable",
+                        RecordCode::ProviderUnavailable.as_str(),
                         format!(
                             "the provider could not be reached after {attempts} attempts: {reason}"
                         ),
@@ -386,7 +393,7 @@ impl Worker {
                 if status == "failed" {
                     let error = found.error.unwrap_or_default();
                     step.error = Some((
-                        "provider_job_failed".to_string(),
+                        RecordCode::ProviderJobFailed.as_str().to_string(),
                         error
                             .message
                             .or(error.code)
@@ -409,10 +416,15 @@ impl Worker {
             .store
             .dataset(job.tenant_id, &job.dataset_id)
             .await
-            .map_err(|error| ("storage_error".to_string(), error.to_string()))?
+            .map_err(|error| {
+                (
+                    RecordCode::StorageError.as_str().to_string(),
+                    error.to_string(),
+                )
+            })?
             .ok_or_else(|| {
                 (
-                    "dataset_unavailable".to_string(),
+                    RecordCode::DatasetUnavailable.as_str().to_string(),
                     "the dataset was deleted".to_string(),
                 )
             })?;
@@ -423,12 +435,16 @@ impl Worker {
             .unwrap_or_default();
         let Some(rows_key) = schema["rows_blob_key"].as_str() else {
             return Err((
-                "dataset_unavailable".to_string(),
+                RecordCode::DatasetUnavailable.as_str().to_string(),
                 "the dataset has no built rows".to_string(),
             ));
         };
-        std::fs::create_dir_all(&services.scratch_dir)
-            .map_err(|error| ("training_file_failed".to_string(), error.to_string()))?;
+        std::fs::create_dir_all(&services.scratch_dir).map_err(|error| {
+            (
+                RecordCode::TrainingFileFailed.as_str().to_string(),
+                error.to_string(),
+            )
+        })?;
         let rows_path = services.scratch_dir.join(format!("{}-rows.jsonl", job.id));
         let out_path = services.scratch_dir.join(format!("{}-train.jsonl", job.id));
         let cleanup = |paths: [&PathBuf; 2]| {
@@ -438,12 +454,13 @@ impl Worker {
         };
         if let Err(error) = services.blobs.download_to(rows_key, &rows_path).await {
             cleanup([&rows_path, &out_path]);
-            return Err(("dataset_unavailable".to_string(), error.to_string()));
+            return Err((
+                RecordCode::DatasetUnavailable.as_str().to_string(),
+                error.to_string(),
+            ));
         }
-        let template = services
-            .settings
-            .templates(job.templates.as_deref())
-            .map_err(|message| ("training_file_failed".to_string(), message))?;
+        let template = training::templates(&services.settings, job.templates.as_deref())
+            .map_err(|message| (RecordCode::TrainingFileFailed.as_str().to_string(), message))?;
         let (rows_in, out_in) = (rows_path.clone(), out_path.clone());
         let written = tokio::task::spawn_blocking(move || {
             training::write_training_file(&rows_in, &out_in, &template)
@@ -453,7 +470,12 @@ impl Worker {
         let result = match written {
             Ok(written) => std::fs::read(&out_path)
                 .map(|bytes| (bytes, written.rows))
-                .map_err(|error| ("training_file_failed".to_string(), error.to_string())),
+                .map_err(|error| {
+                    (
+                        RecordCode::TrainingFileFailed.as_str().to_string(),
+                        error.to_string(),
+                    )
+                }),
             Err(error) => Err((error.code().to_string(), error.to_string())),
         };
         cleanup([&rows_path, &out_path]);

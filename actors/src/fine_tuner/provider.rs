@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::metric_names as names;
+use crate::openai::{error_message, OpenAiClient};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
@@ -57,52 +58,18 @@ struct List<T> {
 /// The client of one provider.
 #[derive(Clone)]
 pub struct Provider {
-    base: String,
-    api_key: String,
-    client: reqwest::Client,
-}
-
-/// The message of an OpenAI-style error body (`{"error": {"message"}}`), else the body's start.
-fn error_message(body: &str) -> String {
-    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    parsed
-        .as_ref()
-        .and_then(|value| {
-            value["error"]["message"]
-                .as_str()
-                .or_else(|| value["error"].as_str())
-                .or_else(|| value["message"].as_str())
-        })
-        .map(str::to_string)
-        .unwrap_or_else(|| body.chars().take(300).collect())
+    client: OpenAiClient,
 }
 
 impl Provider {
-    pub fn new(base: &str, api_key: &str, timeout: Duration) -> Provider {
-        Provider {
-            base: base.trim_end_matches('/').to_string(),
-            api_key: api_key.to_string(),
-            // The operator's own provider (a private address is allowed), but no redirects.
-            client: crate::egress::client_builder(true)
-                .timeout(timeout)
-                .build()
-                .unwrap_or_default(),
-        }
+    pub fn new(base: &str, api_key: &str, timeout: Duration) -> Result<Provider, reqwest::Error> {
+        Ok(Provider {
+            client: OpenAiClient::new(base, api_key, timeout)?,
+        })
     }
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        let request = self
-            .client
-            .request(method, format!("{}{path}", self.base))
-            .header(
-                "User-Agent",
-                concat!("docsieve/", env!("CARGO_PKG_VERSION")),
-            );
-        if self.api_key.is_empty() {
-            request
-        } else {
-            request.bearer_auth(&self.api_key)
-        }
+        self.client.request(method, path)
     }
 
     async fn call<T: serde::de::DeserializeOwned>(

@@ -13,7 +13,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::pii_masker::engine::{detect, Policy};
+use crate::error_code::RecordCode;
+use crate::pii_masker::{detect, Policy};
+use crate::settings::FineTuneSettings;
 
 /// The three message templates of a row without `messages`; `{column}` stands for the row's column.
 /// `plain`: the templates of a row these make nothing of (a plain document), if any.
@@ -23,6 +25,46 @@ pub struct Template {
     pub user: String,
     pub assistant: String,
     pub plain: Option<Box<Template>>,
+}
+
+/// The templates a job uses: its own (`templates`, JSON with any of `system`, `user`, `assistant`;
+/// the configured ones fill the rest, and plain documents get no fallback), or the configured
+/// ones with the plain-document fallback.
+pub fn templates(settings: &FineTuneSettings, own: Option<&str>) -> Result<Template, String> {
+    let configured = Template {
+        system: settings.system_template.clone(),
+        user: settings.user_template.clone(),
+        assistant: settings.assistant_template.clone(),
+        plain: None,
+    };
+    let Some(own) = own else {
+        let plain = Template {
+            system: settings.plain_system_template.clone(),
+            user: settings.plain_user_template.clone(),
+            assistant: settings.plain_assistant_template.clone(),
+            plain: None,
+        };
+        let usable = !plain.user.trim().is_empty() && !plain.assistant.trim().is_empty();
+        return Ok(Template {
+            plain: usable.then(|| Box::new(plain)),
+            ..configured
+        });
+    };
+    let given: serde_json::Value =
+        serde_json::from_str(own).map_err(|error| format!("templates: {error}"))?;
+    let pick = |key: &str, default: &String| -> Result<String, String> {
+        match &given[key] {
+            serde_json::Value::Null => Ok(default.clone()),
+            serde_json::Value::String(text) => Ok(text.clone()),
+            _ => Err(format!("templates.{key} must be a string")),
+        }
+    };
+    Ok(Template {
+        system: pick("system", &configured.system)?,
+        user: pick("user", &configured.user)?,
+        assistant: pick("assistant", &configured.assistant)?,
+        plain: None,
+    })
 }
 
 /// What one dataset row gives the training file, before the re-scan.
@@ -78,10 +120,12 @@ impl TrainingError {
     /// The job's error code.
     pub fn code(&self) -> &'static str {
         match self {
-            TrainingError::Unmasked { .. } => "dataset_not_masked",
-            TrainingError::Refused { .. } => "training_data_refused",
-            TrainingError::Empty => "empty_training_file",
-            TrainingError::BadRow(_) | TrainingError::Io(_) => "training_file_failed",
+            TrainingError::Unmasked { .. } => RecordCode::DatasetNotMasked.as_str(),
+            TrainingError::Refused { .. } => RecordCode::TrainingDataRefused.as_str(),
+            TrainingError::Empty => RecordCode::EmptyTrainingFile.as_str(),
+            TrainingError::BadRow(_) | TrainingError::Io(_) => {
+                RecordCode::TrainingFileFailed.as_str()
+            }
         }
     }
 }

@@ -8,9 +8,9 @@
 //! queue. The processing itself happens on the extractor and masker pools, and a result is serialised
 //! on the blocking pool: nothing here blocks the arbiter thread, which also runs the renewals.
 
-pub mod fair;
-pub mod messages;
-pub mod worker;
+mod fair;
+mod messages;
+mod worker;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,8 +23,9 @@ use crate::blob::Blobs;
 use crate::cache::Cache;
 use crate::clock::Clock;
 use crate::dataset_exporter::DatasetExporter;
-use crate::extractor_pool::limits::Limits;
+use crate::error_code::RecordCode;
 use crate::extractor_pool::ExtractorPool;
+use crate::extractor_pool::Limits;
 use crate::metric_names as names;
 use crate::pii_masker::PiiMasker;
 use crate::runtime::{ActorHandle, Cell, Logic, Outcome, Request};
@@ -32,34 +33,6 @@ use crate::settings::JobsSettings;
 use crate::store::{lease_until, ClaimedJob, Store};
 pub use messages::{Drain, JobRouterReply, Wake};
 use worker::Finish;
-
-/// The wake-up channel uploads publish on.
-pub const WAKE_CHANNEL: &str = "jobs";
-
-/// Queues `jobs` for the tenant, all or none (within `limit` queued jobs when given, each document job
-/// reserving its credit), counts them and wakes every process's job router. The one way work is
-/// queued, from a request or from a connector sync.
-pub async fn queue_jobs(
-    store: &Store,
-    cache: &Arc<dyn Cache>,
-    tenant_id: i64,
-    jobs: Vec<crate::store::NewJob>,
-    limit: Option<u64>,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<crate::store::Queued>, crate::store::EnqueueError> {
-    if jobs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let queued = store.enqueue(tenant_id, jobs, limit, now).await?;
-    for job in &queued {
-        metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => job.kind.as_str()).increment(1);
-    }
-    // A failed wake-up only delays the work until the routers' next poll.
-    if let Err(error) = cache.wake(WAKE_CHANNEL).await {
-        tracing::warn!(%error, "cannot send a wake-up; the next poll finds the work");
-    }
-    Ok(queued)
-}
 
 /// What the router needs from the rest of the system.
 #[derive(Clone)]
@@ -337,7 +310,7 @@ impl Dispatcher {
                 }
                 for job in &reaped.exhausted {
                     tracing::warn!(job_id = %job.id, code = job.code, "job failed");
-                    let outcome = if job.code == "exhausted_retries" {
+                    let outcome = if job.code == RecordCode::ExhaustedRetries.as_str() {
                         "exhausted"
                     } else {
                         "poisoned"
@@ -532,7 +505,7 @@ impl Logic for JobRouter {
         let wakeups = dispatcher.services.cache.wakeups();
         let listener = dispatcher.clone();
         ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(
-            crate::cache::on_wake(wakeups, WAKE_CHANNEL, move || listener.kick()),
+            crate::cache::on_wake(wakeups, crate::cache::JOBS_WAKE, move || listener.kick()),
         ));
         // Originals of uploads that never committed: at start (what a killed process left), once
         // more when the uploads in flight at start are past their grace, then daily.

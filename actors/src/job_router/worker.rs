@@ -13,10 +13,11 @@ use bytes::Bytes;
 use serde_json::json;
 
 use crate::blob::BlobError;
-use crate::extractor_pool::error::ExtractError;
-use crate::pii_masker::document::MaskedDocument;
+use crate::error_code::RecordCode;
+use crate::extractor_pool::ExtractError;
+use crate::pii_masker::MaskedDocument;
 use crate::pipeline::{self, ProcessError};
-use crate::store::entities::document;
+use crate::store::DocumentRow;
 use crate::store::{
     AuditRecord, ClaimedJob, JobEnd, JobKind, JobOutcome, JobPayload, NewExecution, OutboxEvent,
     ProcessPayload, RequestedBy, StoreError, Usage, Written, EXTRACTION_CRASHED,
@@ -68,7 +69,7 @@ fn failed(code: &str, message: impl ToString) -> Finish {
 
 impl From<StoreError> for Finish {
     fn from(error: StoreError) -> Finish {
-        retry("database_error", error)
+        retry(RecordCode::DatabaseError.as_str(), error)
     }
 }
 
@@ -226,7 +227,7 @@ impl Dispatcher {
     async fn prepare<'a>(
         &self,
         job: &'a ClaimedJob,
-        document: Option<document::Model>,
+        document: Option<DocumentRow>,
     ) -> (Pending<'a>, Option<JobOutcome>) {
         let started = Instant::now();
         let started_at = self.services.clock.now();
@@ -277,7 +278,7 @@ impl Dispatcher {
                 }
             }
             Err(reason) => JobEnd::Failed {
-                code: "unsupported_job_type".to_string(),
+                code: RecordCode::UnsupportedJobType.as_str().to_string(),
                 message: reason,
             },
         };
@@ -315,7 +316,7 @@ impl Dispatcher {
         match finish {
             Finish::Retry { code, message } if job.attempts >= job.max_attempts => {
                 Ok(JobEnd::Failed {
-                    code: "exhausted_retries".to_string(),
+                    code: RecordCode::ExhaustedRetries.as_str().to_string(),
                     message: format!(
                         "gave up after {} attempts; last error ({code}): {message}",
                         job.attempts
@@ -356,12 +357,7 @@ impl Dispatcher {
 
     /// Outbox rows are committed: every process's webhook sender looks now, not at its next poll.
     async fn wake_webhook_senders(&self) {
-        if let Err(error) = self
-            .services
-            .cache
-            .wake(crate::webhook_sender::WAKE_CHANNEL)
-            .await
-        {
+        if let Err(error) = self.services.cache.wake(crate::cache::WEBHOOKS_WAKE).await {
             tracing::debug!(%error, "cannot wake the webhook senders; they poll anyway");
         }
     }
@@ -387,7 +383,10 @@ impl Dispatcher {
     /// `dataset.ready` event in the transaction that completes the job.
     async fn build_dataset(&self, job: &ClaimedJob) -> Finish {
         let Some(dataset_id) = job.dataset_id.clone() else {
-            return failed("dataset_missing", "the job names no dataset");
+            return failed(
+                RecordCode::DatasetMissing.as_str(),
+                "the job names no dataset",
+            );
         };
         let dataset = match self
             .services
@@ -396,7 +395,12 @@ impl Dispatcher {
             .await
         {
             Ok(Some(dataset)) => dataset,
-            Ok(None) => return failed("dataset_missing", "the dataset was deleted"),
+            Ok(None) => {
+                return failed(
+                    RecordCode::DatasetMissing.as_str(),
+                    "the dataset was deleted",
+                )
+            }
             Err(error) => return error.into(),
         };
         let built = match self
@@ -408,8 +412,8 @@ impl Dispatcher {
             .await
         {
             Ok(Ok(built)) => built,
-            Ok(Err(message)) => return failed("build_failed", message),
-            Err(error) => return retry("exporter_unavailable", error),
+            Ok(Err(message)) => return failed(RecordCode::BuildFailed.as_str(), message),
+            Err(error) => return retry(RecordCode::ExporterUnavailable.as_str(), error),
         };
         let now = self.services.clock.now();
         let event = OutboxEvent {
@@ -448,13 +452,16 @@ impl Dispatcher {
     async fn process_document(
         &self,
         job: &ClaimedJob,
-        document: Option<document::Model>,
+        document: Option<DocumentRow>,
         work: &ProcessPayload,
         (started_at, started): (chrono::DateTime<chrono::Utc>, Instant),
     ) -> Result<Prepared, Finish> {
         let services = &self.services;
         let Some(document_id) = job.document_id else {
-            return Err(failed("document_missing", "the job names no document"));
+            return Err(failed(
+                RecordCode::DocumentMissing.as_str(),
+                "the job names no document",
+            ));
         };
         let document = match document {
             Some(document) => Some(document),
@@ -466,17 +473,20 @@ impl Dispatcher {
             }
         };
         let Some(document) = document else {
-            return Err(failed("document_missing", "the document was deleted"));
+            return Err(failed(
+                RecordCode::DocumentMissing.as_str(),
+                "the document was deleted",
+            ));
         };
         let bytes: Bytes = match services.blobs.get(&document.blob_key).await {
             Ok(bytes) => bytes,
             Err(BlobError::NotFound(_)) => {
                 return Err(failed(
-                    "document_missing",
+                    RecordCode::DocumentMissing.as_str(),
                     "the stored original of the document is gone",
                 ))
             }
-            Err(error) => return Err(retry("storage_error", error)),
+            Err(error) => return Err(retry(RecordCode::StorageError.as_str(), error)),
         };
         // After a crash the document is read alone, in a worker started for it; a second crash fails
         // the job (a poison document), a first one gives it back to the queue for that retry.
@@ -553,7 +563,7 @@ impl Dispatcher {
             .blobs
             .upload_from(&result_key, &scratch.0)
             .await
-            .map_err(|error| retry("storage_error", error))?;
+            .map_err(|error| retry(RecordCode::StorageError.as_str(), error))?;
         drop(scratch);
         let execution = NewExecution {
             document_id,
@@ -666,13 +676,13 @@ fn audit_record(
 fn write_result(result: &MaskedDocument, path: &std::path::Path) -> std::io::Result<()> {
     #[derive(serde::Serialize)]
     struct Pii<'a> {
-        findings: &'a [crate::pii_masker::engine::Finding],
+        findings: &'a [crate::pii_masker::Finding],
         pii_type_summary: &'a std::collections::BTreeMap<String, u64>,
         pii_count: u64,
     }
     #[derive(serde::Serialize)]
     struct Body<'a> {
-        document: &'a crate::extractor_pool::model::Document,
+        document: &'a crate::model::Document,
         pii: Pii<'a>,
     }
     let body = Body {

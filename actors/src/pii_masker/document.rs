@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::engine::{self, Finding, LeakError, PiiType, Policy};
-use crate::extractor_pool::model::{Attachment, Document, Element, Table};
+use crate::model::{Attachment, Document, Element, Table};
 
 #[derive(Clone, Debug)]
 pub struct MaskedDocument {
@@ -280,8 +280,8 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extractor_pool::engine::extract;
-    use crate::extractor_pool::limits::Limits;
+    use crate::extractor_pool::extract_document as extract;
+    use crate::extractor_pool::Limits;
 
     #[test]
     fn no_planted_value_survives_anywhere_in_the_masked_model() {

@@ -2,7 +2,7 @@
 
 use super::document::MaskedDocument;
 use super::engine::{LeakError, Policy};
-use crate::extractor_pool::model::Document;
+use crate::model::Document;
 use crate::runtime::PoolError;
 
 /// Detect and mask personal data in `text` (the leak re-scan included). Replies

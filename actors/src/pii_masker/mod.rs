@@ -4,18 +4,30 @@
 //! `detectors`) is plain synchronous code, tested and benchmarked on its own. Engine calls run on a
 //! [`CpuPool`] of `actors.pii_masker.pool_size` threads; the actor's thread never does the work.
 
-pub mod detectors;
-pub mod document;
-pub mod engine;
-pub mod messages;
+mod detectors;
+mod document;
+mod engine;
+mod messages;
 
 use actix::Context;
 
 use crate::runtime::{Cell, CpuPool, Logic, Outcome, Request};
+pub use detectors::phone::{
+    check_regions as check_phone_regions, configure_regions as configure_phone_regions,
+    DEFAULT_REGIONS as DEFAULT_PHONE_REGIONS,
+};
+pub use document::{mask_document, MaskedDocument};
+pub use engine::checksum::{checksum_holds, compact_written, has_checksum};
 pub use engine::{
-    mask as mask_text, summarize, Finding, LeakError, Masked, PiiType, Policy, TypeSet,
+    detect, mask as mask_text, summarize, Finding, LeakError, Masked, PiiType, Policy, TypeSet,
 };
 pub use messages::{Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply};
+// Test support (generators and planted corpora, and the byte classes a bench counts words with):
+// for tests and benches only, through the crate's `test-support` feature.
+#[cfg(feature = "test-support")]
+pub use engine::text::CLASS;
+#[cfg(feature = "test-support")]
+pub use engine::{planted, synthetic};
 
 /// State of the pii_masker actor.
 pub struct PiiMasker {

@@ -15,8 +15,7 @@ use std::time::Duration;
 use actix::{AsyncContext, Context};
 use tokio_cron_scheduler::{Job, JobScheduler};
 
-use crate::connector::sync::{run_sync, Trigger};
-use crate::connector::ConnectorServices;
+use crate::connector::{run_sync, ConnectorServices, Trigger};
 use crate::dataset_exporter::{cleanup_expired_exports, ExportServices};
 use crate::runtime::{Cell, Logic};
 use crate::store::{RequestedBy, ScheduleRecord};

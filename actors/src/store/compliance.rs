@@ -122,10 +122,50 @@ impl Store {
         })
     }
 
-    /// One page of rows as JSON objects (every column, as the backend types it): `SELECT * FROM
-    /// {table} WHERE {condition} ORDER BY 1` (its first column, the id where it has one) with `params`, `limit` rows from `offset`. The tenant data
-    /// export reads each table of a tenant this way, page by page.
-    pub async fn rows_json(
+    /// One page of a tenant's rows of `table` as JSON objects (every column as the backend types it,
+    /// ordered by the first, the id where there is one), `limit` rows from `offset`, without the
+    /// columns that hold secrets or their digests. The tenant data export reads each table this way.
+    pub async fn tenant_rows(
+        &self,
+        table: TenantTable,
+        tenant_id: i64,
+        limit: u64,
+        offset: u64,
+    ) -> Result<Vec<serde_json::Value>, StoreError> {
+        let (name, condition) = table.sql();
+        let params = vec![tenant_id.into(); condition.matches('?').count()];
+        let mut rows = self
+            .rows_json(name, condition, params, limit, offset)
+            .await?;
+        for row in &mut rows {
+            if let Some(object) = row.as_object_mut() {
+                for column in HIDDEN {
+                    object.remove(*column);
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// One page of the open-source metric snapshots fetched since `since`, oldest id first.
+    pub async fn oss_snapshots_since(
+        &self,
+        since: DateTime<Utc>,
+        limit: u64,
+        offset: u64,
+    ) -> Result<Vec<serde_json::Value>, StoreError> {
+        self.rows_json(
+            "oss_metric_snapshots",
+            "fetched_at >= ?",
+            vec![since.into()],
+            limit,
+            offset,
+        )
+        .await
+    }
+
+    /// `SELECT * FROM {table} WHERE {condition} ORDER BY 1 LIMIT ? OFFSET ?` with `params`.
+    async fn rows_json(
         &self,
         table: &str,
         condition: &str,
@@ -177,5 +217,71 @@ impl Store {
             ))
             .await?;
         Ok(())
+    }
+}
+
+/// Columns never handed out with a tenant's rows: secrets and their digests.
+const HIDDEN: &[&str] = &[
+    "password_hash",
+    "key_hash",
+    "token_hash",
+    "secret_encrypted",
+    "config_secret_encrypted",
+];
+
+/// The tables of a tenant's data export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TenantTable {
+    Tenant,
+    /// The tenant's own users and those who are members of it.
+    Users,
+    Memberships,
+    Workspaces,
+    Invitations,
+    ApiKeys,
+    Documents,
+    Executions,
+    Datasets,
+    Webhooks,
+    WebhookDeliveries,
+    Connectors,
+    Schedules,
+    BillingPeriods,
+    CreditLedger,
+    TenantUsage,
+    AuditEntries,
+}
+
+impl TenantTable {
+    /// The table's name, and the condition (each `?` the tenant's id) that finds the tenant's rows.
+    fn sql(self) -> (&'static str, &'static str) {
+        const OWN: &str = "tenant_id = ?";
+        match self {
+            TenantTable::Tenant => ("tenants", "id = ?"),
+            TenantTable::Users => (
+                "users",
+                "tenant_id = ? OR id IN (SELECT user_id FROM memberships WHERE tenant_id = ?)",
+            ),
+            TenantTable::Memberships => ("memberships", OWN),
+            TenantTable::Workspaces => ("workspaces", OWN),
+            TenantTable::Invitations => ("invitations", OWN),
+            TenantTable::ApiKeys => ("api_keys", OWN),
+            TenantTable::Documents => ("documents", OWN),
+            TenantTable::Executions => ("executions", OWN),
+            TenantTable::Datasets => ("datasets", OWN),
+            TenantTable::Webhooks => ("webhooks", OWN),
+            TenantTable::WebhookDeliveries => ("webhook_deliveries", OWN),
+            TenantTable::Connectors => ("connectors", OWN),
+            TenantTable::Schedules => ("schedules", OWN),
+            TenantTable::BillingPeriods => ("billing_periods", OWN),
+            TenantTable::CreditLedger => ("credit_ledger", OWN),
+            TenantTable::TenantUsage => ("tenant_usage", OWN),
+            TenantTable::AuditEntries => ("audit_entries", OWN),
+        }
+    }
+
+    /// The table's name, for messages.
+    pub fn name(self) -> &'static str {
+        self.sql().0
     }
 }

@@ -9,6 +9,8 @@
 //! lost (its process was presumed dead and someone else took it) can never add a second execution.
 //! Renewing, giving back and reaping leases is `leases`'.
 
+use crate::error_code::{ErrorCode, RecordCode};
+
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseTransaction, QueryResult, Statement, Value};
 
@@ -78,15 +80,15 @@ pub const JOB_COST_SQL: &str = "COALESCE((SELECT d.size_bytes * CASE d.format \
      FROM documents d WHERE d.id = jobs.document_id), 0)";
 
 /// The code of a job given back to the queue because its lease expired (its process died or hung).
-pub const LEASE_EXPIRED: &str = "lease_expired";
+pub const LEASE_EXPIRED: &str = RecordCode::LeaseExpired.as_str();
 /// The code of a job given back to the queue because its process died holding it with others (a
 /// batch): the next attempt runs like the first, in a batch; only a job's own crashes isolate it.
-pub const PROCESS_DIED: &str = "process_died";
+pub const PROCESS_DIED: &str = RecordCode::ProcessDied.as_str();
 /// The code of a job whose extraction worker died (a retry in isolation, then a failure).
-pub const EXTRACTION_CRASHED: &str = "extraction_crashed";
+pub const EXTRACTION_CRASHED: &str = ErrorCode::ExtractionCrashed.as_str();
 /// The code of a job whose extraction worker was killed at the document's time limit (a retry in
 /// isolation, then a failure with `limit_exceeded`).
-pub const EXTRACTION_TIMED_OUT: &str = "extraction_timed_out";
+pub const EXTRACTION_TIMED_OUT: &str = RecordCode::ExtractionTimedOut.as_str();
 
 /// What a finished job produced, written as an execution.
 #[derive(Clone, Debug)]

@@ -2,6 +2,8 @@
 //! reaped when they expire (the job queued again, or failed once it used all its attempts). Claims
 //! and completions are `jobs`'.
 
+use crate::error_code::RecordCode;
+
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ConnectionTrait, Value};
 
@@ -137,7 +139,7 @@ impl Store {
                 &txn,
                 now,
                 "attempts >= max_attempts",
-                "exhausted_retries",
+                RecordCode::ExhaustedRetries.as_str(),
                 "the job was claimed the maximum number of times and its worker never finished it",
             )
             .await?;

@@ -24,7 +24,7 @@ mod ticks;
 mod usage;
 mod webhooks;
 pub use connect::default_sqlite_url;
-pub mod entities;
+mod entities;
 mod quality;
 mod schedules;
 
@@ -40,11 +40,19 @@ pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
 pub use billing::{one_month_after, ClosedPeriod, CycleReport, PeriodError, PeriodRecord};
 pub use completer::{Committed, JobEnd, JobOutcome, Written};
-pub use compliance::{Destinations, PiiCategory};
+pub use compliance::{Destinations, PiiCategory, TenantTable};
 pub use connect::StoreSettings;
+// The rows the store answers with, as records: the entities' models. Their sea-orm entities,
+// columns and active models stay inside the store.
 pub use connectors::ConnectorRecord;
 pub use credits::{settled_metrics, CreditError, CreditTotals, Settlement, ShortOfCredits};
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
+pub use entities::audit_entry::Model as AuditEntryRecord;
+pub use entities::dataset::Model as DatasetRecord;
+pub use entities::document::Model as DocumentRow;
+pub use entities::execution::Model as ExecutionRecord;
+pub use entities::job::Model as JobRecord;
+pub use entities::webhook::Model as WebhookRecord;
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
     new_id, ClaimedJob, NewExecution, OutboxEvent, QueueDepth, Usage, EXTRACTION_CRASHED,

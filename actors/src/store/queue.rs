@@ -6,6 +6,8 @@
 //! first locks the tenant's row ([`Store::lock_tenant`]), so each transaction counts the queue and the
 //! credits after the one before it has committed.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};
 use serde::{Deserialize, Serialize};
@@ -13,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use super::credits::{CreditError, ShortOfCredits};
 use super::entities::{dataset, document, job};
 use super::{Store, StoreError};
+use crate::cache::Cache;
+use crate::metric_names as names;
 
 /// What a job does; its name is what `jobs.job_type` holds and what the API shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -227,6 +231,32 @@ pub enum EnqueueError {
 }
 
 impl Store {
+    /// Queues `jobs` for the tenant, all or none (within `limit` queued jobs when given, each document job
+    /// reserving its credit), counts them and wakes every process's job router. The one way work is
+    /// queued, from a request or from a connector sync.
+    pub async fn queue_jobs(
+        &self,
+        cache: &Arc<dyn Cache>,
+        tenant_id: i64,
+        jobs: Vec<NewJob>,
+        limit: Option<u64>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<Queued>, EnqueueError> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let queued = self.enqueue(tenant_id, jobs, limit, now).await?;
+        for job in &queued {
+            metrics::counter!(names::JOBS_ENQUEUED_TOTAL, "job_type" => job.kind.as_str())
+                .increment(1);
+        }
+        // A failed wake-up only delays the work until the routers' next poll.
+        if let Err(error) = cache.wake(crate::cache::JOBS_WAKE).await {
+            tracing::warn!(%error, "cannot send a wake-up; the next poll finds the work");
+        }
+        Ok(queued)
+    }
+
     /// Queues `jobs` for the tenant, all or none. With a `limit`, refuses them with
     /// [`EnqueueError::QueueFull`] when the tenant's queued jobs and these would exceed it, counted
     /// under a lock on the tenant so that concurrent calls cannot pass it together.

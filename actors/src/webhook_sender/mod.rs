@@ -7,8 +7,8 @@
 //! request has a timeout, so a slow receiver only delays its own events. Wake-ups come through the
 //! cache (any process's outbox write wakes every sender); a poll catches the rest.
 
-pub mod messages;
-pub mod signing;
+mod messages;
+mod signing;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,13 +21,12 @@ use crate::cache::Cache;
 use crate::clock::Clock;
 use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome, Request};
+use crate::secrets::SecretBox;
 use crate::settings::WebhooksSettings;
 use crate::store::{AttemptNext, AttemptRecord, ClaimedDelivery, Store};
 pub use messages::Wake;
-use signing::SecretBox;
-
-/// The wake-up channel for new outbox rows.
-pub const WAKE_CHANNEL: &str = "webhooks";
+pub use signing::new_secret;
+use signing::{service_signature, standard_signature};
 
 #[derive(Clone)]
 pub struct WebhookServices {
@@ -119,7 +118,7 @@ impl Sender {
             return None;
         }
         let services = &self.services;
-        let payload = crate::connector::export::auto_export(
+        let payload = crate::dataset_exporter::auto_export(
             &services.connectors,
             &services.exports,
             delivery.tenant_id,
@@ -212,16 +211,13 @@ impl Sender {
                 "User-Agent",
                 concat!("docsieve-webhooks/", env!("CARGO_PKG_VERSION")),
             )
-            .header(
-                "X-Service-Signature",
-                signing::service_signature(&secret, &body),
-            )
+            .header("X-Service-Signature", service_signature(&secret, &body))
             .header("X-Service-Event", delivery.event.as_str())
             .header("webhook-id", id.as_str())
             .header("webhook-timestamp", timestamp.to_string())
             .header(
                 "webhook-signature",
-                signing::standard_signature(&secret, &id, timestamp, &body),
+                standard_signature(&secret, &id, timestamp, &body),
             )
             .body(body)
             .send()
@@ -279,7 +275,9 @@ impl Logic for WebhookSender {
         let wakeups = sender.services.cache.wakeups();
         let listener = sender.clone();
         ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(
-            crate::cache::on_wake(wakeups, WAKE_CHANNEL, move || listener.kick()),
+            crate::cache::on_wake(wakeups, crate::cache::WEBHOOKS_WAKE, move || {
+                listener.kick()
+            }),
         ));
         sender.kick();
     }

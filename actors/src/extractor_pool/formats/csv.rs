@@ -3,7 +3,7 @@
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Table};
+use crate::model::{Builder, Table};
 
 pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
     let delimiter = super::detect::csv_delimiter(text).unwrap_or(b',');

@@ -137,6 +137,7 @@ fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
 
 /// An OLE2 compound file holding `streams` (name, bytes): what legacy Office files and encrypted
 /// OOXML packages are made of, for tests that need one.
+#[cfg(any(test, feature = "test-support"))]
 pub fn compound_file(streams: &[(&str, &[u8])]) -> std::io::Result<Vec<u8>> {
     use std::io::Write;
     let mut file = cfb::CompoundFile::create(Cursor::new(Vec::new()))?;

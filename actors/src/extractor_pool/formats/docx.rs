@@ -7,8 +7,8 @@ use quick_xml::events::Event;
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Element, ElementKind, Table};
 use super::ooxml::{self, attribute, local, walk, Package};
+use crate::model::{Builder, Element, ElementKind, Table};
 
 /// The quoted value that starts at `bytes[at]` (after `=`, optional spaces), as written (still escaped).
 fn raw_quoted(bytes: &[u8], at: usize) -> Option<&[u8]> {
@@ -464,7 +464,7 @@ mod tests {
     /// replacement characters (its entities still unescaped), and the rest reads as usual.
     #[test]
     fn a_text_that_is_not_utf8_is_read_lossily_and_alone() {
-        use crate::extractor_pool::engine::extract;
+        use crate::extractor_pool::extract_document as extract;
         use std::io::Write;
         let document = b"<w:document xmlns:w=\"w\"><w:body><w:p><w:r><w:t>Bozuk \xFF &amp; metin</w:t></w:r></w:p><w:p><w:r><w:t>Sa\xC4\x9Flam &amp; metin</w:t></w:r></w:p></w:body></w:document>".to_vec();
         let mut buffer = std::io::Cursor::new(Vec::new());
@@ -484,7 +484,7 @@ mod tests {
 
     #[test]
     fn a_used_heading_style_is_found_wherever_it_sits_in_styles_xml() {
-        use crate::extractor_pool::engine::extract;
+        use crate::extractor_pool::extract_document as extract;
         for heading_first in [true, false] {
             let bytes = docx_with_styles(3000, heading_first);
             let document = extract(&bytes, &Limits::default()).expect("extracts");

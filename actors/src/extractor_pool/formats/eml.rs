@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use mail_parser::{Message, MessageParser, MessagePart, MimeHeaders, PartType};
 
 use super::super::error::ExtractError;
-use super::super::model::{Attachment, Builder, Element, ElementKind};
+use crate::model::{Attachment, Builder, Element, ElementKind};
 
 fn address_list(address: Option<&mail_parser::Address<'_>>) -> Option<String> {
     let address = address?;
@@ -23,23 +23,6 @@ fn address_list(address: Option<&mail_parser::Address<'_>>) -> Option<String> {
         .filter(|s| !s.is_empty())
         .collect();
     (!parts.is_empty()).then(|| parts.join(", "))
-}
-
-/// Display names of the sender and recipients: people, for the masker.
-pub fn display_names(bytes: &[u8]) -> Vec<String> {
-    let Some(message) = MessageParser::default().parse(bytes) else {
-        return Vec::new();
-    };
-    [message.from(), message.to(), message.cc()]
-        .into_iter()
-        .flatten()
-        .flat_map(|address| {
-            address
-                .iter()
-                .filter_map(|addr| addr.name().map(str::to_string))
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 /// The bytes to parse: a message in UTF-16 or UTF-32, or in an 8-bit charset that no part declares,
@@ -101,7 +84,7 @@ pub fn extract(
     bytes: &[u8],
     limits: &super::super::limits::Limits,
     builder: &mut Builder,
-    mut extract_child: impl FnMut(&[u8]) -> Result<super::super::model::Document, ExtractError>,
+    mut extract_child: impl FnMut(&[u8]) -> Result<crate::model::Document, ExtractError>,
 ) -> Result<(), ExtractError> {
     let message = MessageParser::default()
         .parse(bytes)

@@ -294,8 +294,8 @@ mod tests {
     /// Through the engine: every text format reads its text from the same decoder.
     mod through_the_engine {
         use super::*;
-        use crate::extractor_pool::engine::extract;
-        use crate::extractor_pool::limits::Limits;
+        use crate::extractor_pool::extract_document as extract;
+        use crate::extractor_pool::Limits;
 
         const TURKISH: &str = "Sayın Müşteri Ayşe Yılmaz, İzmir şubesi ödeme günü çarşamba";
 

@@ -14,7 +14,7 @@ use scraper::{Html, HtmlTreeSink, Node};
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Element, ElementKind, Table};
+use crate::model::{Builder, Element, ElementKind, Table};
 
 const SKIPPED: &[&str] = &[
     "script", "style", "noscript", "template", "head", "svg", "iframe", "object",

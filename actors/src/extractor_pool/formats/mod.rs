@@ -2,17 +2,17 @@
 //! on hostile input (the pool catches panics anyway) or read anything outside the input.
 
 mod bidi;
-pub mod csv;
-pub mod detect;
-pub mod docx;
-pub mod eml;
-pub mod encoding;
-pub mod html;
-pub mod ocr;
+pub(crate) mod csv;
+pub(crate) mod detect;
+pub(crate) mod docx;
+pub(crate) mod eml;
+pub(crate) mod encoding;
+pub(crate) mod html;
+pub(crate) mod ocr;
 mod ooxml;
-pub mod pdf;
-pub mod pptx;
+pub(crate) mod pdf;
+pub(crate) mod pptx;
 mod raster;
-pub mod txt;
-pub mod xlsx;
-pub mod xml;
+pub(crate) mod txt;
+pub(crate) mod xlsx;
+pub(crate) mod xml;

@@ -5,7 +5,7 @@
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Element, ElementKind};
+use crate::model::{Builder, Element, ElementKind};
 
 pub const LANGUAGES: &str = "tur+eng";
 

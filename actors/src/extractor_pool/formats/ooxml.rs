@@ -9,7 +9,7 @@ use quick_xml::Reader;
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::Builder;
+use crate::model::Builder;
 
 /// The most a part's declared size reserves up front; a lying header costs at most this.
 const MAX_RESERVED: u64 = 16 * 1024 * 1024;

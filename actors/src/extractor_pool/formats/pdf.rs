@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Element, ElementKind};
+use crate::model::{Builder, Element, ElementKind};
 
 /// A PDF text string: UTF-16BE with a BOM, or PDFDocEncoding (close enough to Latin-1 for metadata).
 fn pdf_string(bytes: &[u8]) -> String {

@@ -4,8 +4,8 @@ use quick_xml::events::Event;
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Element, ElementKind, Table};
 use super::ooxml::{self, attribute, local, walk, Package};
+use crate::model::{Builder, Element, ElementKind, Table};
 
 struct Cell {
     rows: Vec<Vec<String>>,
@@ -179,9 +179,9 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
 mod tests {
     use std::io::{Read, Write};
 
-    use crate::extractor_pool::engine::extract;
-    use crate::extractor_pool::error::ExtractError;
-    use crate::extractor_pool::limits::Limits;
+    use crate::extractor_pool::extract_document as extract;
+    use crate::extractor_pool::ExtractError;
+    use crate::extractor_pool::Limits;
 
     fn corpus(name: &str) -> Vec<u8> {
         std::fs::read(
@@ -242,7 +242,7 @@ mod tests {
             "most words are kept"
         );
         for page in [1, 3, 4] {
-            let of_page = |d: &crate::extractor_pool::model::Document| {
+            let of_page = |d: &crate::model::Document| {
                 d.elements
                     .iter()
                     .filter(|e| e.page == Some(page))

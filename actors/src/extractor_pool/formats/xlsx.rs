@@ -6,7 +6,7 @@ use calamine::{Data, Reader};
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Table};
+use crate::model::{Builder, Table};
 
 fn cell_text(cell: &Data) -> String {
     match cell {

@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::super::model::{Builder, Element, ElementKind, Table};
 use super::ooxml::{attribute, local, text_of};
+use crate::model::{Builder, Element, ElementKind, Table};
 
 /// The `encoding` of the XML declaration (`<?xml version="1.0" encoding="ISO-8859-9"?>`), if any.
 pub fn declared_encoding(bytes: &[u8]) -> Option<String> {
@@ -393,9 +393,9 @@ fn map_invoice(
 
 #[cfg(test)]
 mod tests {
-    use crate::extractor_pool::engine::extract;
-    use crate::extractor_pool::limits::Limits;
-    use crate::extractor_pool::model::ElementKind;
+    use crate::extractor_pool::extract_document as extract;
+    use crate::extractor_pool::Limits;
+    use crate::model::ElementKind;
 
     fn elements(xml: &str) -> Vec<(ElementKind, String)> {
         let document = extract(xml.as_bytes(), &Limits::default()).expect("extracts");

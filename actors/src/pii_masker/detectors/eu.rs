@@ -1,6 +1,7 @@
 //! EU and UK validators.
 
-pub use super::vat::vat_eu;
+#[cfg(test)]
+use super::vat::vat_eu;
 use super::{all_digits, digits, iso7064_mod11_10, luhn, mod_digits, valid_date, Check};
 
 /// German Steuer-IdNr: 11 digits, first not 0; in the first 10 exactly one digit occurs 2 or 3 times;
@@ -149,6 +150,7 @@ pub fn citizen_id_nl(value: &[u8]) -> bool {
 }
 
 /// Polish PESEL with its date.
+#[cfg(any(test, feature = "test-support"))]
 pub fn national_id_pl(value: &[u8]) -> bool {
     national_id_pl_check(value) == Check::Valid
 }

@@ -54,6 +54,7 @@ static IBAN_LENGTH_BY_CODE: [u8; 26 * 26] = code_table(IBAN_REGISTRY);
 static COUNTRY_BY_CODE: [u8; 26 * 26] = code_table(ISO_3166);
 
 /// IBAN: country length + mod 97 == 1 (TR also needs the reserve digit 0).
+#[cfg(test)]
 pub fn iban(value: &[u8]) -> bool {
     iban_check(value) == Check::Valid
 }
@@ -99,6 +100,7 @@ fn iban_mod97(value: &[u8]) -> u64 {
 }
 
 /// Payment card: Luhn + issuer prefix and length.
+#[cfg(test)]
 pub fn credit_card(value: &[u8]) -> bool {
     let length = value.len();
     if !(12..=19).contains(&length) || !all_digits(value) {

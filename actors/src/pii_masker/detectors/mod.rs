@@ -1,12 +1,12 @@
 //! Validators of the 46 personal-data types: pure functions over normalised values (separators removed,
 //! letters upper-cased). No allocation on the hot paths, no panics on any input.
 
-pub mod eu;
-pub mod generic;
-pub mod phone;
-pub mod tr;
-pub mod us;
-pub mod vat;
+pub(crate) mod eu;
+pub(crate) mod generic;
+pub(crate) mod phone;
+pub(crate) mod tr;
+pub(crate) mod us;
+pub(crate) mod vat;
 
 /// What a validator found of a value: its checksum fails, or it holds and so does the rest of what the
 /// catalogue says of the type (its country's length, an issuer's range, a reserved digit, a date), or

@@ -20,6 +20,7 @@ use regex_automata::Anchored;
 /// One pattern of national significant numbers as the metadata writes it, and the lengths it allows.
 pub(crate) struct PatternData {
     /// "general", "fixed_line", "mobile", "toll_free"... as libphonenumber names number types.
+    #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
     kind: &'static str,
     source: &'static str,
     lengths: &'static [u16],
@@ -175,6 +176,7 @@ pub struct Layout {
     pattern: Regex,
     leading: Option<Regex>,
     /// Whether the trunk prefix is written before the first group (`0$1`).
+    #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
     pub trunk: bool,
     /// The group lengths are read from the pattern's captures for each number.
     format: &'static str,
@@ -192,6 +194,7 @@ enum Parsing {
 /// What the metadata says of one region, compiled as it is used.
 pub struct Rules {
     pub id: RegionId,
+    #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
     pub country_code: u16,
     pub trunk_prefix: Option<&'static str>,
     parsing: Parsing,
@@ -200,6 +203,7 @@ pub struct Rules {
     types: Vec<Pattern>,
     layouts: &'static [LayoutData],
     compiled_layouts: OnceLock<Vec<Layout>>,
+    #[cfg_attr(not(any(test, feature = "test-support")), allow(dead_code))]
     examples: &'static [(&'static str, &'static str)],
     min_length: usize,
     max_length: usize,
@@ -393,6 +397,7 @@ impl Rules {
 
     /// The pattern of the region's numbers of `kind` ("fixed_line", "mobile"...) as the metadata writes
     /// it, with the lengths it allows: for generators of test numbers.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn pattern_of(&self, kind: &str) -> Option<(&'static str, &'static [u16])> {
         self.types
             .iter()
@@ -401,12 +406,14 @@ impl Rules {
     }
 
     /// The digits of its trunk prefix when it is fixed ("0" in most of Europe, "1" in the US).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn trunk(&self) -> Option<&'static str> {
         self.trunk_prefix
             .filter(|trunk| !trunk.is_empty() && trunk.bytes().all(|b| b.is_ascii_digit()))
     }
 
     /// An example number of each type the region has (national significant numbers).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn examples(&self) -> Vec<(&'static str, String)> {
         self.examples
             .iter()
@@ -416,6 +423,7 @@ impl Rules {
 
     /// `nsn` written in the region's national layout (groups joined by `separator`, the trunk prefix in
     /// front where the layout writes one), when one applies.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn format_national(&self, nsn: &str, separator: &str) -> Option<String> {
         let (trunk, groups) = self.national_groups(nsn)?;
         Some(format!("{trunk}{}", groups.join(separator)))
@@ -423,6 +431,7 @@ impl Rules {
 
     /// The groups the region's first layout for `nsn` writes it in, and the trunk prefix that layout
     /// writes before them ("" when none).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn national_groups<'a>(&'a self, nsn: &'a str) -> Option<(&'static str, Vec<&'a str>)> {
         let (layout, groups) = self.layouts_of(nsn).next()?;
         let trunk = match (layout.trunk, self.trunk_prefix) {

@@ -4,7 +4,7 @@
 //! any input; findings never contain the raw value.
 
 mod automaton;
-pub mod checksum;
+pub(crate) mod checksum;
 mod context;
 mod lexicon;
 // Test support: generators of values, layouts and business text, and the planted corpora built from
@@ -15,7 +15,7 @@ pub mod planted;
 mod scan;
 #[cfg(any(test, feature = "test-support"))]
 pub mod synthetic;
-pub mod text;
+pub(crate) mod text;
 mod types;
 
 use std::collections::BTreeMap;

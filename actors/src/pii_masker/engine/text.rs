@@ -249,11 +249,6 @@ impl Iterator for WordStarts<'_> {
     }
 }
 
-#[inline]
-pub fn is_alnum(c: u8) -> bool {
-    c.is_ascii_alphanumeric()
-}
-
 /// True when the byte before `i` continues a word (ASCII alphanumeric or part of a non-ASCII letter).
 #[inline]
 pub fn word_before(b: &[u8], i: usize) -> bool {

@@ -1,7 +1,7 @@
 //! SQL: `INSERT` statements' rows under their columns, `CREATE TABLE` definitions, `COPY` blocks.
 
 use super::*;
-use crate::extractor_pool::formats::detect::starts_as_sql;
+use crate::extractor_pool::starts_as_sql;
 
 impl<'t> Scanner<'t> {
     /// The rows of SQL `INSERT` statements, as a table's rows under its header: each value is read

@@ -5,13 +5,14 @@
 
 use serde_json::{json, Value};
 
-use super::{Connector, ConnectorServices};
-use crate::dataset_exporter::{export_format, ExportFormat, ExportServices};
+use super::{export_format, ExportFormat, ExportServices};
+use crate::connector::{Connector, ConnectorServices};
+use crate::error_code::{ErrorCode, RecordCode};
 use crate::metric_names as names;
 
 /// The object key an export goes to: `{prefix}{dataset_id}.{extension}`, the prefix (the
 /// auto_export's, else the connector's) taken as a folder.
-pub fn export_key(prefix: Option<&str>, dataset_id: &str, format: ExportFormat) -> String {
+fn export_key(prefix: Option<&str>, dataset_id: &str, format: ExportFormat) -> String {
     let folder = match prefix.map(|p| p.trim_start_matches('/')) {
         Some(p) if !p.is_empty() && !p.ends_with('/') => format!("{p}/"),
         Some(p) => p.to_string(),
@@ -60,25 +61,33 @@ async fn export_to_connector(
     let failed = |code: &str, message: String| (code.to_string(), message);
     let connector_id = auto_export["connector_id"].as_i64().ok_or_else(|| {
         failed(
-            "connector_not_found",
+            ErrorCode::ConnectorNotFound.as_str(),
             "auto_export names no connector".into(),
         )
     })?;
     let format = auto_export["format"]
         .as_str()
         .and_then(ExportFormat::parse)
-        .ok_or_else(|| failed("export_failed", "auto_export names no known format".into()))?;
-    let dataset_id = payload["dataset_id"]
-        .as_str()
-        .ok_or_else(|| failed("dataset_not_found", "the event names no dataset".into()))?;
+        .ok_or_else(|| {
+            failed(
+                ErrorCode::ExportFailed.as_str(),
+                "auto_export names no known format".into(),
+            )
+        })?;
+    let dataset_id = payload["dataset_id"].as_str().ok_or_else(|| {
+        failed(
+            ErrorCode::DatasetNotFound.as_str(),
+            "the event names no dataset".into(),
+        )
+    })?;
     let record = connectors
         .store
         .connector(tenant_id, connector_id)
         .await
-        .map_err(|e| failed("storage_error", e.to_string()))?
+        .map_err(|e| failed(RecordCode::StorageError.as_str(), e.to_string()))?
         .ok_or_else(|| {
             failed(
-                "connector_not_found",
+                ErrorCode::ConnectorNotFound.as_str(),
                 format!("connector {connector_id} no longer exists"),
             )
         })?;
@@ -86,7 +95,7 @@ async fn export_to_connector(
         .map_err(|e| failed(e.code.as_str(), e.message))?;
     let exported = export_format(exports, tenant_id, dataset_id, format)
         .await
-        .map_err(|message| failed("export_failed", message))?;
+        .map_err(|message| failed(ErrorCode::ExportFailed.as_str(), message))?;
     let prefix = auto_export["prefix"]
         .as_str()
         .map(str::to_string)
@@ -96,7 +105,7 @@ async fn export_to_connector(
         .blobs
         .stream(&exported.blob_key)
         .await
-        .map_err(|e| failed("export_failed", e.to_string()))?;
+        .map_err(|e| failed(ErrorCode::ExportFailed.as_str(), e.to_string()))?;
     let bytes = connector
         .upload(&key, stream)
         .await

@@ -7,11 +7,15 @@
 //! version (its JSON API has no download counts); npm — the latest version and last month's downloads
 //! (`npm_downloads_url`); GitHub — stars, forks, open issues and the latest release's tag.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::config::{OssMetricsSettings, OssSource};
+use chrono::{DateTime, Utc};
+
+use crate::settings::{OssMetricsSettings, OssSource};
+use crate::store::{Store, StoreError};
 
 /// One source's figures at one fetch.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -165,9 +169,69 @@ pub async fn fetch_all(settings: &OssMetricsSettings) -> Vec<Snapshot> {
     snapshots
 }
 
+/// Reads every configured source and stores a snapshot of each, fetched at `now`.
+pub async fn fetch_and_store(
+    store: &Store,
+    settings: &OssMetricsSettings,
+    now: DateTime<Utc>,
+) -> Result<Vec<Snapshot>, StoreError> {
+    let snapshots = fetch_all(settings).await;
+    for snapshot in &snapshots {
+        store
+            .record_oss_snapshot(
+                (&snapshot.kind, &snapshot.name),
+                (
+                    snapshot.downloads,
+                    snapshot.stars,
+                    snapshot.forks,
+                    snapshot.open_issues,
+                ),
+                snapshot.latest_version.as_deref(),
+                snapshot.error.as_deref(),
+                now,
+            )
+            .await?;
+    }
+    Ok(snapshots)
+}
+
+/// The trend of every source from the snapshots stored since `since`: one [`trend`] each, with its
+/// `kind` and `name`, in the order of kind and name.
+pub async fn report(store: &Store, since: DateTime<Utc>) -> Result<Vec<Value>, StoreError> {
+    const PAGE: u64 = 1000;
+    let mut rows: Vec<Value> = Vec::new();
+    let mut offset = 0;
+    loop {
+        let page = store.oss_snapshots_since(since, PAGE, offset).await?;
+        let count = page.len() as u64;
+        rows.extend(page);
+        if count < PAGE {
+            break;
+        }
+        offset += PAGE;
+    }
+    let mut by_source: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
+    for row in rows {
+        let key = (
+            row["kind"].as_str().unwrap_or_default().to_string(),
+            row["name"].as_str().unwrap_or_default().to_string(),
+        );
+        by_source.entry(key).or_default().push(row);
+    }
+    Ok(by_source
+        .into_iter()
+        .map(|((kind, name), rows)| {
+            let mut trend = trend(&rows);
+            trend["kind"] = kind.into();
+            trend["name"] = name.into();
+            trend
+        })
+        .collect())
+}
+
 /// The trend of stored snapshots (oldest first) of one source: the latest, the change of each figure
 /// between the first and the last successful snapshot, and one point per day (the day's last).
-pub fn trend(rows: &[Value]) -> Value {
+fn trend(rows: &[Value]) -> Value {
     let ok: Vec<&Value> = rows.iter().filter(|r| r["error"].is_null()).collect();
     let change = |field: &str| match (ok.first(), ok.last()) {
         (Some(first), Some(last)) => match (first[field].as_i64(), last[field].as_i64()) {

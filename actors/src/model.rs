@@ -19,10 +19,10 @@ pub struct Document {
     pub attachments: Vec<Attachment>,
     /// Main language (ISO 639-1) with its confidence.
     #[serde(default)]
-    pub language: super::quality::Language,
+    pub language: Language,
     /// Grade A-F and the signals it was computed from.
     #[serde(default)]
-    pub quality: super::quality::Quality,
+    pub quality: Quality,
 }
 
 impl Document {
@@ -268,4 +268,39 @@ impl Builder {
     pub fn finish(self) -> Document {
         self.document
     }
+}
+
+/// How well a document was read: a grade from measured signals (computed by the extractor).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = QualitySignals)]
+pub struct Signals {
+    pub characters: usize,
+    pub pages: u32,
+    pub characters_per_page: f64,
+    pub empty_pages: u32,
+    pub replacement_characters: usize,
+    pub decoding_errors: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr_confidence: Option<f64>,
+    /// Parts skipped or cut short, each `part: what is wrong` (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub damaged_parts: Vec<String>,
+    /// Share of table rows as wide as their table's usual width (1.0 without tables).
+    pub table_consistency: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Quality {
+    pub grade: String,
+    pub score: f64,
+    pub signals: Signals,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Language {
+    /// ISO 639-1 code, or `und` when it cannot be told.
+    pub code: String,
+    pub confidence: f64,
+    /// False for short or mixed text: the code is a guess.
+    pub reliable: bool,
 }

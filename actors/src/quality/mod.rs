@@ -10,17 +10,58 @@
 //! with different values) / fields found by either side; 0 when neither found any. Above 0.20 the
 //! execution is flagged (`cross_validation_flag`).
 
-pub mod precision;
+mod precision;
 
 use std::collections::BTreeMap;
 
-use docsieve_actors::extractor_pool::model::Document;
-use docsieve_actors::store::entities::execution;
 use serde_json::{json, Value};
 
-use crate::error::{ApiError, ErrorCode, ErrorKind};
-use crate::llm::LlmError;
-use crate::state::AppState;
+use crate::blob::{BlobError, Blobs};
+use crate::clock::Clock;
+use crate::extractor_pool::Limits;
+use crate::llm::{Llm, LlmError};
+use crate::model::Document;
+use crate::pipeline::ProcessError;
+use crate::store::{ExecutionRecord, Store, StoreError};
+use crate::system::ActorHandles;
+pub use precision::{pii_precision, report as precision_report};
+
+/// What an audit reads and writes: the execution and its document, the actors that read the
+/// original again, and the LLM that gives the second opinion.
+pub struct Audits<'a> {
+    pub store: &'a Store,
+    pub blobs: &'a Blobs,
+    pub clock: &'a Clock,
+    pub actors: &'a ActorHandles,
+    pub limits: &'a Limits,
+    pub llm: &'a Llm,
+    /// Characters of a document's masked text sent at most (`llm.max_input_chars`).
+    pub max_input_chars: usize,
+}
+
+/// Why an audit gave no outcome; the execution is unchanged.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// No execution has this id (`execution_not_found`).
+    #[error("execution {0} does not exist")]
+    ExecutionNotFound(i64),
+    /// Neither the original nor a masked result is left to read (`execution_not_masked`).
+    #[error("{0}")]
+    NotMasked(String),
+    /// The execution did not complete: no summary to audit (`execution_not_completed`).
+    #[error("{0}")]
+    NotCompleted(String),
+    /// The LLM is off, unreachable or answered unusably (`llm_unavailable`, `llm_bad_response`).
+    #[error("{0}; the execution is unchanged")]
+    Llm(LlmError),
+    /// Reading the original again failed.
+    #[error(transparent)]
+    Process(ProcessError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Blob(#[from] BlobError),
+}
 
 /// Above this share of disagreeing fields an execution is flagged.
 pub const FLAG_ABOVE: f64 = 0.20;
@@ -128,114 +169,92 @@ const SYSTEM: &str = "You extract structured data from a document. Personal data
 [MASKED_<TYPE>]: copy such placeholders as they are, never guess what they hide. Return every labelled \
 key-value field (the label as name, the text after it as value) and the column headers of every table.";
 
-pub(crate) fn llm_error(error: LlmError) -> ApiError {
-    match error {
-        LlmError::BadResponse(message) => ApiError::new(
-            ErrorKind::BadGateway,
-            ErrorCode::LlmBadResponse,
-            format!("{message}; the execution is unchanged"),
-        ),
-        other => ApiError::new(
-            ErrorKind::Unavailable,
-            ErrorCode::LlmUnavailable,
-            format!("{other}; the execution is unchanged"),
-        ),
-    }
-}
-
 /// The original of an execution's document, when it is still kept.
 async fn original_bytes(
-    state: &AppState,
-    execution: &execution::Model,
-) -> Result<Option<bytes::Bytes>, ApiError> {
-    let Some(document) = state
+    audits: &Audits<'_>,
+    execution: &ExecutionRecord,
+) -> Result<Option<bytes::Bytes>, AuditError> {
+    let Some(document) = audits
         .store
         .document_for_job(execution.tenant_id, execution.document_id)
         .await?
     else {
         return Ok(None);
     };
-    match state.blobs.get(&document.blob_key).await {
+    match audits.blobs.get(&document.blob_key).await {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(docsieve_actors::blob::BlobError::NotFound(_)) => Ok(None),
+        Err(BlobError::NotFound(_)) => Ok(None),
         Err(error) => Err(error.into()),
     }
 }
 
 /// The execution's stored result, when it is masked; else 409 `execution_not_masked`.
 async fn stored_masked_document(
-    state: &AppState,
-    execution: &execution::Model,
-) -> Result<Document, ApiError> {
+    audits: &Audits<'_>,
+    execution: &ExecutionRecord,
+) -> Result<Document, AuditError> {
     let stored = match &execution.result_blob_key {
-        Some(key) if execution.masked => state.blobs.get(key).await.ok(),
+        Some(key) if execution.masked => audits.blobs.get(key).await.ok(),
         _ => None,
     };
     stored
         .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
         .and_then(|result| serde_json::from_value::<Document>(result["document"].clone()).ok())
         .ok_or_else(|| {
-            ApiError::new(
-                ErrorKind::Conflict,
-                ErrorCode::ExecutionNotMasked,
-                format!(
-                    "execution {} has no original left and no masked result to read",
-                    execution.id
-                ),
-            )
+            AuditError::NotMasked(format!(
+                "execution {} has no original left and no masked result to read",
+                execution.id
+            ))
         })
 }
 
 /// The masked document of an execution: read again from its original when kept, else its stored
 /// result when that is masked.
 async fn masked_document(
-    state: &AppState,
-    execution: &execution::Model,
-) -> Result<Document, ApiError> {
-    if let Some(bytes) = original_bytes(state, execution).await? {
-        let masked = state
+    audits: &Audits<'_>,
+    execution: &ExecutionRecord,
+) -> Result<Document, AuditError> {
+    if let Some(bytes) = original_bytes(audits, execution).await? {
+        let masked = audits
             .actors
             .process(
                 execution.tenant_id,
                 bytes.clone(),
-                state.settings.extraction.limits.clone(),
+                audits.limits.clone(),
                 true,
             )
             .await
-            .map_err(crate::api::process::process_error)?;
+            .map_err(AuditError::Process)?;
         return Ok(masked.document);
     }
-    stored_masked_document(state, execution).await
+    stored_masked_document(audits, execution).await
 }
 
 /// The execution `execution_id`, whichever tenant's; else 404.
-async fn execution(state: &AppState, execution_id: i64) -> Result<execution::Model, ApiError> {
-    state
+async fn execution(audits: &Audits<'_>, execution_id: i64) -> Result<ExecutionRecord, AuditError> {
+    audits
         .store
         .execution_any(execution_id)
         .await?
-        .ok_or_else(|| crate::api::executions::not_found(execution_id))
+        .ok_or(AuditError::ExecutionNotFound(execution_id))
 }
 
 /// Runs the cross-validation of `execution_id` and keeps its outcome with the execution.
-pub async fn cross_validate(state: &AppState, execution_id: i64) -> Result<Value, ApiError> {
-    let execution = execution(state, execution_id).await?;
-    if state.settings.llm.url.is_empty() {
-        return Err(llm_error(LlmError::Disabled));
+pub async fn cross_validate(audits: &Audits<'_>, execution_id: i64) -> Result<Value, AuditError> {
+    let execution = execution(audits, execution_id).await?;
+    if !audits.llm.is_configured() {
+        return Err(AuditError::Llm(LlmError::Disabled));
     }
-    let document = masked_document(state, &execution).await?;
+    let document = masked_document(audits, &execution).await?;
     let (ours, key_values, columns) = deterministic_fields(&document);
-    let text: String = document
-        .text
-        .chars()
-        .take(state.settings.llm.max_input_chars)
-        .collect();
-    let answer = state
+    let text: String = document.text.chars().take(audits.max_input_chars).collect();
+    let answer = audits
         .llm
         .chat_json("document_fields", SYSTEM, &text, &answer_schema())
         .await
-        .map_err(llm_error)?;
-    let theirs = llm_fields(&answer).map_err(|reason| llm_error(LlmError::BadResponse(reason)))?;
+        .map_err(AuditError::Llm)?;
+    let theirs =
+        llm_fields(&answer).map_err(|reason| AuditError::Llm(LlmError::BadResponse(reason)))?;
     let (delta, disagreements) = compare(&ours, &theirs);
     let flag = delta > FLAG_ABOVE;
     let outcome = json!({
@@ -244,10 +263,10 @@ pub async fn cross_validate(state: &AppState, execution_id: i64) -> Result<Value
         "threshold": FLAG_ABOVE,
         "counts": {"key_value": key_values, "tabular": columns, "llm": theirs.len()},
         "disagreements": disagreements,
-        "model": state.llm.model(),
-        "at": docsieve_actors::clock::rfc3339(state.clock.now()),
+        "model": audits.llm.model(),
+        "at": crate::clock::rfc3339(audits.clock.now()),
     });
-    state
+    audits
         .store
         .record_quality(execution.id, "cross_validation", &outcome, Some(flag))
         .await?;

@@ -1,5 +1,6 @@
 //! The LLM behind quality cross-validation: an OpenAI-compatible chat completions endpoint at
-//! `{llm.url}/chat/completions` (`llm.url` is the base URL with `/v1`, as OpenAI's clients take it).
+//! `{llm.url}/chat/completions` (`llm.url` is the base URL with `/v1`, as OpenAI's clients take it),
+//! reached through the one [`OpenAiClient`].
 //!
 //! Answers are asked for as JSON that follows a schema (`response_format: json_schema`); 5xx answers,
 //! timeouts and refused connections are retried with backoff (`llm.max_retries`,
@@ -13,12 +14,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::config::LlmSettings;
+use crate::openai::OpenAiClient;
+use crate::settings::LlmSettings;
 
-#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+/// The LLM's reachability, for the health report.
+#[derive(Clone, Debug, Serialize)]
 pub struct LlmStatus {
     /// `disabled` (no `llm.url`), `ok` or `unreachable`.
-    #[schema(value_type = crate::api::vocab::LlmState)]
     pub status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -41,7 +43,7 @@ pub enum LlmError {
 #[derive(Clone)]
 pub struct Llm {
     settings: LlmSettings,
-    client: reqwest::Client,
+    client: OpenAiClient,
     cached: Arc<Mutex<Option<(Instant, LlmStatus)>>>,
 }
 
@@ -51,17 +53,18 @@ impl Llm {
     pub fn new(settings: &LlmSettings) -> Result<Llm, reqwest::Error> {
         Ok(Llm {
             settings: settings.clone(),
-            // The operator's own endpoint (a private address is allowed), but no redirects: the
-            // masked text goes to the configured URL and nowhere else.
-            client: docsieve_actors::egress::client_builder(true)
-                .timeout(Duration::from_millis(settings.timeout_ms))
-                .build()?,
+            client: OpenAiClient::new(
+                &settings.url,
+                &settings.api_key,
+                Duration::from_millis(settings.timeout_ms),
+            )?,
             cached: Arc::new(Mutex::new(None)),
         })
     }
 
-    fn base(&self) -> &str {
-        self.settings.url.trim_end_matches('/')
+    /// False when no `llm.url` is configured (the LLM is off).
+    pub fn is_configured(&self) -> bool {
+        self.client.is_configured()
     }
 
     /// The model named in requests and in results.
@@ -69,16 +72,8 @@ impl Llm {
         &self.settings.model
     }
 
-    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        if self.settings.api_key.is_empty() {
-            request
-        } else {
-            request.bearer_auth(&self.settings.api_key)
-        }
-    }
-
     pub async fn status(&self) -> LlmStatus {
-        if self.settings.url.is_empty() {
+        if !self.client.is_configured() {
             return LlmStatus {
                 status: "disabled",
                 error: None,
@@ -91,7 +86,7 @@ impl Llm {
                 }
             }
         }
-        let request = self.authorized(self.client.get(format!("{}/models", self.base())));
+        let request = self.client.request(reqwest::Method::GET, "/models");
         let status = match request.send().await {
             Ok(response) if response.status().is_success() => LlmStatus {
                 status: "ok",
@@ -123,7 +118,7 @@ impl Llm {
         user: &str,
         schema: &Value,
     ) -> Result<Value, LlmError> {
-        if self.settings.url.is_empty() {
+        if !self.client.is_configured() {
             return Err(LlmError::Disabled);
         }
         let body = json!({
@@ -136,12 +131,14 @@ impl Llm {
             "response_format": {"type": "json_schema",
                 "json_schema": {"name": name, "strict": true, "schema": schema}},
         });
-        let url = format!("{}/chat/completions", self.base());
         let mut attempt = 0;
         loop {
             attempt += 1;
             let last = attempt > self.settings.max_retries;
-            let request = self.authorized(self.client.post(&url)).json(&body);
+            let request = self
+                .client
+                .request(reqwest::Method::POST, "/chat/completions")
+                .json(&body);
             let failure = match request.send().await {
                 Ok(response) if response.status().is_success() => {
                     let answer: Value = response.json().await.map_err(|error| {

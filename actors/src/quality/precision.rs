@@ -17,17 +17,12 @@
 
 use std::collections::BTreeMap;
 
-use docsieve_actors::pii_masker::engine::checksum::{
-    checksum_holds, compact_written, has_checksum,
-};
-use docsieve_actors::pii_masker::engine::PiiType;
-use docsieve_actors::store::entities::execution;
 use serde_json::{json, Value};
 
-use super::{llm_error, original_bytes, stored_masked_document};
-use crate::error::{ApiError, ErrorCode, ErrorKind};
+use super::{original_bytes, stored_masked_document, AuditError, Audits};
 use crate::llm::LlmError;
-use crate::state::AppState;
+use crate::pii_masker::{checksum_holds, compact_written, has_checksum, Finding, PiiType};
+use crate::store::ExecutionRecord;
 
 /// Above this share of masked values that were not personal data, a detector is flagged.
 pub const FLAG_ABOVE: f64 = 0.15;
@@ -49,26 +44,22 @@ struct Verdicts {
 /// it when the original is still kept.
 struct Reading {
     masked_text: String,
-    raw: Option<(String, Vec<docsieve_actors::pii_masker::engine::Finding>)>,
+    raw: Option<(String, Vec<Finding>)>,
 }
 
-async fn reading(state: &AppState, execution: &execution::Model) -> Result<Reading, ApiError> {
-    if let Some(bytes) = original_bytes(state, execution).await? {
-        let (raw, masked) = state
+async fn reading(audits: &Audits<'_>, execution: &ExecutionRecord) -> Result<Reading, AuditError> {
+    if let Some(bytes) = original_bytes(audits, execution).await? {
+        let (raw, masked) = audits
             .actors
-            .read_and_mask(
-                execution.tenant_id,
-                bytes.clone(),
-                state.settings.extraction.limits.clone(),
-            )
+            .read_and_mask(execution.tenant_id, bytes.clone(), audits.limits.clone())
             .await
-            .map_err(crate::api::process::process_error)?;
+            .map_err(AuditError::Process)?;
         return Ok(Reading {
             masked_text: masked.document.full_text().into_owned(),
             raw: Some((raw.full_text().into_owned(), masked.findings)),
         });
     }
-    let document = stored_masked_document(state, execution).await?;
+    let document = stored_masked_document(audits, execution).await?;
     Ok(Reading {
         masked_text: document.full_text().into_owned(),
         raw: None,
@@ -202,11 +193,11 @@ fn judgements(answer: &Value, ids: &[usize]) -> Result<BTreeMap<usize, bool>, St
 /// The LLM's verdicts on a sample of the placeholders of the types without a check; whether it was
 /// asked.
 async fn context_verdicts(
-    state: &AppState,
+    audits: &Audits<'_>,
     reading: &Reading,
     types: &[PiiType],
     verdicts: &mut BTreeMap<PiiType, Verdicts>,
-) -> Result<bool, ApiError> {
+) -> Result<bool, AuditError> {
     let all = placeholders(&reading.masked_text);
     let mut items = Vec::new();
     for ty in types {
@@ -216,8 +207,8 @@ async fn context_verdicts(
     if items.is_empty() {
         return Ok(false);
     }
-    if state.settings.llm.url.is_empty() {
-        return Err(llm_error(LlmError::Disabled));
+    if !audits.llm.is_configured() {
+        return Err(AuditError::Llm(LlmError::Disabled));
     }
     for (batch_number, batch) in items.chunks(BATCH).enumerate() {
         let ids: Vec<usize> = (0..batch.len()).map(|i| batch_number * BATCH + i).collect();
@@ -229,7 +220,7 @@ async fn context_verdicts(
                     "context": context(&reading.masked_text, placeholder)})
             })
             .collect();
-        let answer = state
+        let answer = audits
             .llm
             .chat_json(
                 "placeholder_judgements",
@@ -238,9 +229,9 @@ async fn context_verdicts(
                 &answer_schema(),
             )
             .await
-            .map_err(llm_error)?;
-        let judged =
-            judgements(&answer, &ids).map_err(|reason| llm_error(LlmError::BadResponse(reason)))?;
+            .map_err(AuditError::Llm)?;
+        let judged = judgements(&answer, &ids)
+            .map_err(|reason| AuditError::Llm(LlmError::BadResponse(reason)))?;
         for (placeholder, id) in batch.iter().zip(&ids) {
             let entry = verdicts.entry(placeholder.ty).or_default();
             entry.judged += 1;
@@ -269,25 +260,21 @@ pub fn detector_line(ty: PiiType, masked: u64, verdicts: Option<(u64, u64)>) -> 
 }
 
 /// Runs the precision analysis of `execution_id` and keeps it in `result_meta.pii_precision`.
-pub async fn pii_precision(state: &AppState, execution_id: i64) -> Result<Value, ApiError> {
-    let execution = super::execution(state, execution_id).await?;
+pub async fn pii_precision(audits: &Audits<'_>, execution_id: i64) -> Result<Value, AuditError> {
+    let execution = super::execution(audits, execution_id).await?;
     let meta: Value = serde_json::from_str(&execution.result_meta).unwrap_or(Value::Null);
     let Some(summary) = meta["pii_type_summary"].as_object() else {
-        return Err(ApiError::new(
-            ErrorKind::Conflict,
-            ErrorCode::ExecutionNotCompleted,
-            format!(
-                "execution {} has no pii_type_summary: it did not complete",
-                execution.id
-            ),
-        ));
+        return Err(AuditError::NotCompleted(format!(
+            "execution {} has no pii_type_summary: it did not complete",
+            execution.id
+        )));
     };
     let masked: BTreeMap<PiiType, u64> = summary
         .iter()
         .filter_map(|(name, count)| Some((PiiType::from_name(name)?, count.as_u64()?)))
         .filter(|(_, count)| *count > 0)
         .collect();
-    let reading = reading(state, &execution).await?;
+    let reading = reading(audits, &execution).await?;
     let mut verdicts = BTreeMap::new();
     checksum_verdicts(&reading, &mut verdicts);
     let judged_by_llm: Vec<PiiType> = masked
@@ -295,7 +282,7 @@ pub async fn pii_precision(state: &AppState, execution_id: i64) -> Result<Value,
         .copied()
         .filter(|ty| !has_checksum(*ty))
         .collect();
-    let asked = context_verdicts(state, &reading, &judged_by_llm, &mut verdicts).await?;
+    let asked = context_verdicts(audits, &reading, &judged_by_llm, &mut verdicts).await?;
     let detectors: Vec<Value> = masked
         .iter()
         .map(|(ty, count)| {
@@ -316,10 +303,10 @@ pub async fn pii_precision(state: &AppState, execution_id: i64) -> Result<Value,
         "flagged": flagged,
         "threshold": FLAG_ABOVE,
         "source": if reading.raw.is_some() { "original" } else { "stored_result" },
-        "model": if asked { state.llm.model().into() } else { Value::Null },
-        "at": docsieve_actors::clock::rfc3339(state.clock.now()),
+        "model": if asked { audits.llm.model().into() } else { Value::Null },
+        "at": crate::clock::rfc3339(audits.clock.now()),
     });
-    state
+    audits
         .store
         .record_quality(execution.id, "pii_precision", &outcome, None)
         .await?;

@@ -7,26 +7,28 @@
 //! and its result), `datasets/<id>.jsonl` (its rows) and `datasets/<id>.json`, `webhooks.json`,
 //! `deliveries.jsonl`, `connectors.json` (with schedules), `billing.json`, `audit.jsonl`, and
 //! `manifest.json` last: every other file with its sha256 and size, the tenant and the export time.
-//! Secrets and their digests (password hashes, key and token hashes, sealed secrets) are left out.
+//! Secrets and their digests (password hashes, key and token hashes, sealed secrets) are left out
+//! (the store's [`Store::tenant_rows`] never hands them out).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use crate::state::AppState;
+use crate::blob::{BlobError, Blobs, Scratch};
+use crate::clock::Clock;
+use crate::store::{Store, TenantTable};
 
-/// Columns never exported: secrets and their digests.
-const HIDDEN: &[&str] = &[
-    "password_hash",
-    "key_hash",
-    "token_hash",
-    "secret_encrypted",
-    "config_secret_encrypted",
-];
+/// What the export reads: the tables, the stored files, the clock, and where its scratch file goes.
+pub struct Sources<'a> {
+    pub store: &'a Store,
+    pub blobs: &'a Blobs,
+    pub clock: &'a Clock,
+    pub scratch_dir: &'a Path,
+}
 
 const PAGE: u64 = 500;
 
@@ -59,21 +61,11 @@ impl Writer {
     }
 }
 
-fn clean(mut row: Value) -> Value {
-    if let Some(object) = row.as_object_mut() {
-        for column in HIDDEN {
-            object.remove(*column);
-        }
-    }
-    row
-}
-
-/// Every row of `table` meeting `condition`, page by page, handed to `each`.
+/// Every row of the tenant's `table`, page by page, handed to `each`.
 async fn each_row<F, Fut>(
-    state: &AppState,
-    table: &str,
-    condition: &str,
-    params: Vec<sea_orm::Value>,
+    sources: &Sources<'_>,
+    table: TenantTable,
+    tenant_id: i64,
     mut each: F,
 ) -> Result<(), String>
 where
@@ -82,14 +74,14 @@ where
 {
     let mut offset = 0;
     loop {
-        let rows = state
+        let rows = sources
             .store
-            .rows_json(table, condition, params.clone(), PAGE, offset)
+            .tenant_rows(table, tenant_id, PAGE, offset)
             .await
-            .map_err(|e| format!("reading {table}: {e}"))?;
+            .map_err(|e| format!("reading {}: {e}", table.name()))?;
         let count = rows.len() as u64;
         for row in rows {
-            each(clean(row)).await?;
+            each(row).await?;
         }
         if count < PAGE {
             return Ok(());
@@ -99,25 +91,23 @@ where
 }
 
 /// All rows of a small table of the tenant.
-async fn all_rows(state: &AppState, table: &str, tenant_id: i64) -> Result<Vec<Value>, String> {
+async fn all_rows(
+    sources: &Sources<'_>,
+    table: TenantTable,
+    tenant_id: i64,
+) -> Result<Vec<Value>, String> {
     let mut rows = Vec::new();
-    each_row(
-        state,
-        table,
-        "tenant_id = ?",
-        vec![tenant_id.into()],
-        |row| {
-            rows.push(row);
-            async { Ok(()) }
-        },
-    )
+    each_row(sources, table, tenant_id, |row| {
+        rows.push(row);
+        async { Ok(()) }
+    })
     .await?;
     Ok(rows)
 }
 
 /// Streams a stored file into the ZIP as `name`; a missing file is noted, not fatal.
-async fn blob(state: &AppState, writer: &Writer, name: &str, key: &str) -> Result<(), String> {
-    match state.blobs.stream(key).await {
+async fn blob(sources: &Sources<'_>, writer: &Writer, name: &str, key: &str) -> Result<(), String> {
+    match sources.blobs.stream(key).await {
         Ok(mut stream) => {
             writer.send(Part::Start(name.to_string())).await?;
             while let Some(chunk) = stream.next().await {
@@ -126,7 +116,7 @@ async fn blob(state: &AppState, writer: &Writer, name: &str, key: &str) -> Resul
             }
             Ok(())
         }
-        Err(docsieve_actors::blob::BlobError::NotFound(_)) => Ok(()),
+        Err(BlobError::NotFound(_)) => Ok(()),
         Err(error) => Err(format!("reading {key}: {error}")),
     }
 }
@@ -142,76 +132,64 @@ fn extension(filename: &str, format: &str) -> String {
         .to_ascii_lowercase()
 }
 
-async fn write_all(state: &AppState, writer: &Writer, tenant_id: i64) -> Result<(), String> {
-    let t = || vec![sea_orm::Value::from(tenant_id)];
-    let tenant = state
-        .store
-        .rows_json("tenants", "id = ?", t(), 1, 0)
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut users = Vec::new();
-    each_row(
-        state,
-        "users",
-        "tenant_id = ? OR id IN (SELECT user_id FROM memberships WHERE tenant_id = ?)",
-        vec![tenant_id.into(), tenant_id.into()],
-        |row| {
-            users.push(row);
-            async { Ok(()) }
-        },
-    )
-    .await?;
+async fn write_all(sources: &Sources<'_>, writer: &Writer, tenant_id: i64) -> Result<(), String> {
+    let tenant = all_rows(sources, TenantTable::Tenant, tenant_id).await?;
+    let users = all_rows(sources, TenantTable::Users, tenant_id).await?;
     writer
         .json(
             "account.json",
             &json!({
-                "tenant": tenant.into_iter().next().map(clean),
+                "tenant": tenant.into_iter().next(),
                 "users": users,
-                "memberships": all_rows(state, "memberships", tenant_id).await?,
-                "workspaces": all_rows(state, "workspaces", tenant_id).await?,
-                "invitations": all_rows(state, "invitations", tenant_id).await?,
+                "memberships": all_rows(sources, TenantTable::Memberships, tenant_id).await?,
+                "workspaces": all_rows(sources, TenantTable::Workspaces, tenant_id).await?,
+                "invitations": all_rows(sources, TenantTable::Invitations, tenant_id).await?,
             }),
         )
         .await?;
     writer
         .json(
             "api_keys.json",
-            &Value::Array(all_rows(state, "api_keys", tenant_id).await?),
+            &Value::Array(all_rows(sources, TenantTable::ApiKeys, tenant_id).await?),
         )
         .await?;
     // Documents with their originals, and executions with their results, one page of rows at a time.
-    each_row(state, "documents", "tenant_id = ?", t(), |row| async move {
-        let id = row["id"].as_i64().unwrap_or_default();
-        writer
-            .json(&format!("documents/{id}/metadata.json"), &row)
-            .await?;
-        let ext = extension(
-            row["filename"].as_str().unwrap_or_default(),
-            row["format"].as_str().unwrap_or("bin"),
-        );
-        match row["blob_key"].as_str() {
-            Some(key) => {
-                blob(
-                    state,
-                    writer,
-                    &format!("documents/{id}/original.{ext}"),
-                    key,
-                )
-                .await
+    each_row(
+        sources,
+        TenantTable::Documents,
+        tenant_id,
+        |row| async move {
+            let id = row["id"].as_i64().unwrap_or_default();
+            writer
+                .json(&format!("documents/{id}/metadata.json"), &row)
+                .await?;
+            let ext = extension(
+                row["filename"].as_str().unwrap_or_default(),
+                row["format"].as_str().unwrap_or("bin"),
+            );
+            match row["blob_key"].as_str() {
+                Some(key) => {
+                    blob(
+                        sources,
+                        writer,
+                        &format!("documents/{id}/original.{ext}"),
+                        key,
+                    )
+                    .await
+                }
+                None => Ok(()),
             }
-            None => Ok(()),
-        }
-    })
+        },
+    )
     .await?;
     each_row(
-        state,
-        "executions",
-        "tenant_id = ?",
-        t(),
+        sources,
+        TenantTable::Executions,
+        tenant_id,
         |row| async move {
             let id = row["id"].as_i64().unwrap_or_default();
             let result = match row["result_blob_key"].as_str() {
-                Some(key) => match state.blobs.get(key).await {
+                Some(key) => match sources.blobs.get(key).await {
                     Ok(bytes) => serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
                     Err(_) => Value::Null,
                 },
@@ -226,7 +204,7 @@ async fn write_all(state: &AppState, writer: &Writer, tenant_id: i64) -> Result<
         },
     )
     .await?;
-    for row in all_rows(state, "datasets", tenant_id).await? {
+    for row in all_rows(sources, TenantTable::Datasets, tenant_id).await? {
         let id = row["id"].as_str().unwrap_or_default().to_string();
         let schema: Value = row["schema_json"]
             .as_str()
@@ -234,17 +212,17 @@ async fn write_all(state: &AppState, writer: &Writer, tenant_id: i64) -> Result<
             .unwrap_or_default();
         writer.json(&format!("datasets/{id}.json"), &row).await?;
         if let Some(key) = schema["rows_blob_key"].as_str() {
-            blob(state, writer, &format!("datasets/{id}.jsonl"), key).await?;
+            blob(sources, writer, &format!("datasets/{id}.jsonl"), key).await?;
         }
     }
     writer
         .json(
             "webhooks.json",
-            &Value::Array(all_rows(state, "webhooks", tenant_id).await?),
+            &Value::Array(all_rows(sources, TenantTable::Webhooks, tenant_id).await?),
         )
         .await?;
     writer.send(Part::Start("deliveries.jsonl".into())).await?;
-    each_row(state, "webhook_deliveries", "tenant_id = ?", t(), |row| {
+    each_row(sources, TenantTable::WebhookDeliveries, tenant_id, |row| {
         let line = format!("{row}\n");
         async move { writer.send(Part::Chunk(Bytes::from(line))).await }
     })
@@ -253,8 +231,8 @@ async fn write_all(state: &AppState, writer: &Writer, tenant_id: i64) -> Result<
         .json(
             "connectors.json",
             &json!({
-                "connectors": all_rows(state, "connectors", tenant_id).await?,
-                "schedules": all_rows(state, "schedules", tenant_id).await?,
+                "connectors": all_rows(sources, TenantTable::Connectors, tenant_id).await?,
+                "schedules": all_rows(sources, TenantTable::Schedules, tenant_id).await?,
             }),
         )
         .await?;
@@ -262,14 +240,14 @@ async fn write_all(state: &AppState, writer: &Writer, tenant_id: i64) -> Result<
         .json(
             "billing.json",
             &json!({
-                "periods": all_rows(state, "billing_periods", tenant_id).await?,
-                "ledger": all_rows(state, "credit_ledger", tenant_id).await?,
-                "usage": all_rows(state, "tenant_usage", tenant_id).await?,
+                "periods": all_rows(sources, TenantTable::BillingPeriods, tenant_id).await?,
+                "ledger": all_rows(sources, TenantTable::CreditLedger, tenant_id).await?,
+                "usage": all_rows(sources, TenantTable::TenantUsage, tenant_id).await?,
             }),
         )
         .await?;
     writer.send(Part::Start("audit.jsonl".into())).await?;
-    each_row(state, "audit_entries", "tenant_id = ?", t(), |row| {
+    each_row(sources, TenantTable::AuditEntries, tenant_id, |row| {
         let line = format!("{row}\n");
         async move { writer.send(Part::Chunk(Bytes::from(line))).await }
     })
@@ -335,24 +313,18 @@ fn write_zip(path: PathBuf, mut parts: mpsc::Receiver<Part>, head: Value) -> Res
         .map_err(|e| format!("finishing the ZIP: {e}"))
 }
 
-/// A scratch file deleted when dropped (after the response has streamed it).
-pub struct Scratch(pub PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// Writes the tenant's ZIP to a scratch file and returns it with its size.
-pub async fn export_tenant(state: &AppState, tenant_id: i64) -> Result<(Scratch, u64), String> {
-    let dir = state.settings.storage.data_dir.join("tmp");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    let scratch = Scratch(dir.join(format!("{}.zip", docsieve_actors::store::new_id("export"))));
+pub async fn export_tenant(
+    sources: &Sources<'_>,
+    tenant_id: i64,
+) -> Result<(Scratch, u64), String> {
+    let dir = sources.scratch_dir;
+    let scratch = Scratch::in_folder(dir, "export.zip")
+        .map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let (sender, receiver) = mpsc::channel(16);
     let head = json!({
         "tenant_id": tenant_id,
-        "exported_at": docsieve_actors::clock::rfc3339(state.clock.now()),
+        "exported_at": crate::clock::rfc3339(sources.clock.now()),
         "service": format!("docsieve {}", env!("CARGO_PKG_VERSION")),
     });
     let path = scratch.0.clone();
@@ -361,7 +333,7 @@ pub async fn export_tenant(state: &AppState, tenant_id: i64) -> Result<(Scratch,
         .spawn(move || write_zip(path, receiver, head))
         .map_err(|e| format!("starting the ZIP writer: {e}"))?;
     let writer = Writer { parts: sender };
-    let read = write_all(state, &writer, tenant_id).await;
+    let read = write_all(sources, &writer, tenant_id).await;
     drop(writer);
     let written = tokio::task::spawn_blocking(move || thread.join())
         .await
