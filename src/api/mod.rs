@@ -15,7 +15,9 @@ pub mod fine_tune;
 pub mod jobs;
 pub mod me;
 pub mod openapi;
+pub mod oss_metrics;
 pub mod process;
+pub mod quality;
 pub mod queue;
 pub mod schedules;
 pub mod system;
@@ -53,6 +55,8 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     compliance::configure(cfg);
     team::configure(cfg);
     admin::configure(cfg);
+    quality::configure(cfg);
+    oss_metrics::configure(cfg);
     billing::configure(cfg);
 }
 
