@@ -181,7 +181,7 @@ fn actor_services(
             limits: settings.extraction.limits.clone(),
         },
         exports: exports.clone(),
-        billing: docsieve_actors::billing_clock::BillingServices {
+        billing: docsieve_actors::scheduler::BillingServices {
             store: store.clone(),
             clock: clock.clone(),
             plans: settings.plans.clone(),

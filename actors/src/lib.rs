@@ -26,7 +26,6 @@ pub mod store;
 pub mod system;
 pub mod tenant_export;
 
-pub mod billing_clock;
 pub mod dataset_exporter;
 pub mod extractor_pool;
 pub mod fine_tuner;

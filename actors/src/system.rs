@@ -1,11 +1,10 @@
-//! Starts and supervises the seven actors, each on its own arbiter thread, and stops them in order.
+//! Starts and supervises the actors, each on its own arbiter thread, and stops them in order.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix::Arbiter;
 
-use crate::billing_clock::BillingClock;
 use crate::dataset_exporter::{DatasetExporter, ExportServices};
 use crate::extractor_pool::ExtractorPool;
 use crate::job_router::{Drain, JobRouter, JobServices};
@@ -14,7 +13,7 @@ use crate::runtime::{
     start_supervised, ActorError, ActorHandle, ActorRegistry, ActorStatus, Logic,
     SupervisionSettings, UntypedHandle,
 };
-use crate::scheduler::Scheduler;
+use crate::scheduler::{Scheduler, SchedulerServices};
 use crate::settings::{ActorSettings, ActorsSettings};
 use crate::webhook_sender::{WebhookSender, WebhookServices};
 
@@ -27,7 +26,6 @@ pub struct ActorHandles {
     pub dataset_exporter: ActorHandle<DatasetExporter>,
     pub scheduler: ActorHandle<Scheduler>,
     pub webhook_sender: ActorHandle<WebhookSender>,
-    pub billing_clock: ActorHandle<BillingClock>,
     pub fine_tuner: ActorHandle<crate::fine_tuner::FineTuner>,
     registry: ActorRegistry,
 }
@@ -106,7 +104,6 @@ impl ActorHandles {
             Arc::new(self.dataset_exporter.clone()),
             Arc::new(self.scheduler.clone()),
             Arc::new(self.webhook_sender.clone()),
-            Arc::new(self.billing_clock.clone()),
             Arc::new(self.fine_tuner.clone()),
         ]
     }
@@ -162,7 +159,7 @@ pub struct Services {
     pub jobs: JobServices,
     pub exports: ExportServices,
     pub webhooks: WebhookServices,
-    pub billing: crate::billing_clock::BillingServices,
+    pub billing: crate::scheduler::BillingServices,
     pub fine_tune: crate::fine_tuner::FineTuneServices,
     pub connectors: crate::connector::ConnectorServices,
 }
@@ -206,17 +203,24 @@ impl ActorSystem {
 
     /// Starts every actor; with `jobs`, the job router claims and runs jobs from the store.
     pub fn start_with(settings: &ActorsSettings, services: Option<Services>) -> ActorSystem {
-        let (extraction, jobs, exports, webhooks, billing, fine_tune, connectors) = match services {
+        let orphan_grace = services.as_ref().map_or(Duration::ZERO, |services| {
+            Duration::from_secs(services.jobs.jobs.orphan_grace_seconds)
+        });
+        let (extraction, jobs, exports, webhooks, scheduled, fine_tune) = match services {
             Some(services) => (
                 services.extraction,
                 Some(services.jobs),
-                Some(services.exports),
+                Some(services.exports.clone()),
                 Some(services.webhooks),
-                Some(services.billing),
+                Some(SchedulerServices {
+                    billing: services.billing,
+                    exports: services.exports,
+                    connectors: services.connectors,
+                    orphan_grace,
+                }),
                 Some(services.fine_tune),
-                Some(services.connectors),
             ),
-            None => (None, None, None, None, None, None, None),
+            None => (None, None, None, None, None, None),
         };
         let registry = ActorRegistry::default();
         let mut arbiters = Vec::new();
@@ -276,7 +280,7 @@ impl ActorSystem {
             pii_masker,
             dataset_exporter,
             scheduler: start_on_own_arbiter(
-                Scheduler::new(exports, connectors),
+                Scheduler::new(scheduled),
                 settings,
                 &settings.scheduler,
                 &registry,
@@ -291,13 +295,6 @@ impl ActorSystem {
                 },
                 settings,
                 &settings.webhook_sender,
-                &registry,
-                arbiters_ref,
-            ),
-            billing_clock: start_on_own_arbiter(
-                BillingClock::new(billing),
-                settings,
-                &settings.billing_clock,
                 &registry,
                 arbiters_ref,
             ),
@@ -389,8 +386,8 @@ mod tests {
             dataset_exporter: actor.clone(),
             scheduler: actor.clone(),
             webhook_sender: actor.clone(),
-            billing_clock: actor.clone(),
             fine_tuner: actor,
+            billing_clock: None,
         }
     }
 

@@ -277,6 +277,13 @@ impl Settings {
             .extract()
             .map_err(|error| ConfigError::Load(Box::new(error)))?;
         settings.deprecations = settings.datasets.move_deprecated_keys(&mut settings.plans);
+        if settings.actors.billing_clock.take().is_some() {
+            settings.deprecations.push(
+                "actors.billing_clock is ignored: the billing_clock actor is gone, the scheduler runs \
+                 the billing cycle (size it with actors.scheduler)"
+                    .to_string(),
+            );
+        }
         settings.size_from_machine(docsieve_actors::settings::available_cores());
         settings.validate()?;
         settings.auth.trusted_proxies = settings

@@ -1,6 +1,6 @@
 //! Plans, billing periods and credits over HTTP: the first period at verification, open/close with
-//! their conflicts, plan changes from the next period, the cycle and its idempotence, the billing
-//! clock, credits reserved at admission and debited per page, 402 once they run out, and 50
+//! their conflicts, plan changes from the next period, the cycle and its idempotence, the scheduler
+//! running it on its cron (once across processes, like every timed duty), credits reserved at admission and debited per page, 402 once they run out, and 50
 //! concurrent uploads against a small balance.
 
 use std::time::Duration;
@@ -334,6 +334,87 @@ async fn the_billing_clock_runs_the_cycle_when_its_cron_fires() {
     // Already done: the API's run finds nothing more.
     let (_, again) = system(&server, Method::POST, "/system/billing/cycle", None).await;
     assert_eq!(again["data"], json!({"closed": [], "opened": []}));
+}
+
+/// The value of a counter of `/metrics` whose labels include every one of `labels` (0 when absent).
+async fn counter(server: &TestServer, name: &str, labels: &[&str]) -> f64 {
+    let text = server.get("/metrics").await.text().await.expect("metrics");
+    text.lines()
+        .filter(|line| line.starts_with(&format!("{name}{{")))
+        .filter(|line| labels.iter().all(|label| line.contains(label)))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// The sum of a counter over both processes.
+async fn across(servers: [&TestServer; 2], name: &str, labels: &[&str]) -> f64 {
+    counter(servers[0], name, labels).await + counter(servers[1], name, labels).await
+}
+
+#[tokio::test]
+async fn every_timed_duty_runs_once_per_firing_across_processes() {
+    let first = TestServer::start().await;
+    let second = TestServer::start_with(first.same_store()).await;
+    let servers = [&first, &second];
+    // Each process runs its start duties on its own; the first looks claim each duty's mark.
+    let marked = first
+        .eventually(Duration::from_secs(20), || async {
+            first
+                .query_strings("SELECT id FROM clock_ticks ORDER BY id")
+                .await
+                == [
+                    "billing_cycle",
+                    "connector_schedules",
+                    "export_cleanup",
+                    "orphan_sweep",
+                ]
+        })
+        .await;
+    assert!(marked, "the duties' marks\n{}", first.stderr());
+    let started = first
+        .eventually(Duration::from_secs(20), || async {
+            across(
+                servers,
+                "docsieve_scheduled_runs_total",
+                &["duty=\"export_cleanup\"", "trigger=\"start\""],
+            )
+            .await
+                == 2.0
+        })
+        .await;
+    assert!(
+        started,
+        "each process cleans up at its start\n{}",
+        second.stderr()
+    );
+    // Both looked at today's cleanup firing (a look a quarter second after start): one ran it. A new
+    // deployment's first look at the billing cycle records the latest firing without running it.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let cleanup = ["duty=\"export_cleanup\"", "trigger=\"firing\""];
+    assert_eq!(
+        across(servers, "docsieve_scheduled_runs_total", &cleanup).await,
+        1.0
+    );
+    let cycle = ["trigger=\"clock\""];
+    assert_eq!(
+        across(servers, "docsieve_billing_cycle_runs_total", &cycle).await,
+        0.0
+    );
+    // Past the 1st of a month in both processes: one of them runs the cycle, once.
+    for server in servers {
+        server.advance_clock(40 * 86_400).await;
+    }
+    let ran = first
+        .eventually(Duration::from_secs(20), || async {
+            across(servers, "docsieve_billing_cycle_runs_total", &cycle).await >= 1.0
+        })
+        .await;
+    assert!(ran, "the billing cycle did not run\n{}", first.stderr());
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        across(servers, "docsieve_billing_cycle_runs_total", &cycle).await,
+        1.0
+    );
 }
 
 #[tokio::test]

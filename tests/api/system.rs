@@ -39,7 +39,6 @@ async fn health_reports_every_component_ok_on_the_configured_backends() {
         "dataset_exporter",
         "scheduler",
         "webhook_sender",
-        "billing_clock",
         "fine_tuner",
     ] {
         assert_eq!(actors[name]["status"], "ok", "{name}: {body}");

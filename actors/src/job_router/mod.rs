@@ -470,17 +470,6 @@ impl JobRouter {
     }
 }
 
-/// One sweep of orphaned upload originals older than the grace.
-async fn sweep_orphans(services: JobServices) {
-    let before =
-        services.clock.now() - chrono::Duration::seconds(services.jobs.orphan_grace_seconds as i64);
-    if let Err(error) =
-        crate::blob::sweep_orphan_uploads(&services.store, &services.blobs, before).await
-    {
-        tracing::warn!(%error, "sweeping orphaned originals failed; retrying at the next sweep");
-    }
-}
-
 impl Logic for JobRouter {
     const NAME: &'static str = "job_router";
 
@@ -507,18 +496,6 @@ impl Logic for JobRouter {
         ctx.spawn(actix::fut::wrap_future::<_, Cell<Self>>(
             crate::cache::on_wake(wakeups, crate::cache::JOBS_WAKE, move || listener.kick()),
         ));
-        // Originals of uploads that never committed: at start (what a killed process left), once
-        // more when the uploads in flight at start are past their grace, then daily.
-        let services = dispatcher.services.clone();
-        let grace = Duration::from_secs(services.jobs.orphan_grace_seconds);
-        actix::spawn(sweep_orphans(services.clone()));
-        let later = services.clone();
-        ctx.run_later(grace, move |_, _| {
-            actix::spawn(sweep_orphans(later));
-        });
-        ctx.run_interval(Duration::from_secs(86_400), move |_, _| {
-            actix::spawn(sweep_orphans(services.clone()));
-        });
         // Work queued before this process started (or while the actor was restarting).
         let startup = dispatcher.clone();
         actix::spawn(async move {

@@ -4,13 +4,16 @@
 //! kind of request, each with its own reply type. [`Cell`] wraps it in an
 //! actix actor that catches panics, restarts through actix's `Supervisor` after a backoff, and stamps a
 //! heartbeat; [`ActorHandle`] is the only way in, and it refuses work past the mailbox capacity instead
-//! of queueing without bound. Nothing in here knows what any particular actor does.
+//! of queueing without bound. [`Batcher`] is the one mechanism of the store's batching writers.
+//! Nothing in here knows what any particular actor does.
 
+mod batcher;
 mod cell;
 mod cpu_pool;
 mod handle;
 mod registry;
 
+pub use batcher::{Batched, Batcher, BatcherSettings, Home};
 pub use cell::{start_supervised, Cell, Logic, Outcome, Request, SupervisionSettings};
 pub use cpu_pool::{CpuPool, PoolError};
 pub use handle::{ActorError, ActorHandle, UntypedHandle};

@@ -1,198 +1,159 @@
-//! The scheduler actor: runs the service's periodic work. Maintenance (expired export files deleted
-//! at start and then every `datasets.cleanup_interval_seconds`), and connector schedules: a
-//! `tokio-cron-scheduler` job looks every `connectors.schedule_poll_seconds` for schedules whose cron
-//! (5 fields, UTC) has fired since the firing they last ran for, claims that firing in the database
-//! (so with several processes on one database each firing runs once) and runs its sync. A firing
-//! missed while no process ran is found by the first look after start and run once.
+//! The scheduler actor: the one owner of the service's timed duties, on one timer.
 //!
-//! Every task it runs is idempotent, so several processes may run the same one; the work itself is
-//! spawned, never run on the arbiter thread.
+//! | duty | fires | looks every | at start |
+//! |---|---|---|---|
+//! | `billing_cycle` | `billing.cycle_cron` | `billing.poll_interval_seconds` | (its first look) |
+//! | `connector_schedules` | every `connectors.schedule_poll_seconds` | the same | yes |
+//! | `export_cleanup` | every `datasets.cleanup_interval_seconds` | the same | yes |
+//! | `orphan_sweep` | daily | daily | yes, and once more a grace later |
+//!
+//! Every firing is claimed once across the processes sharing the database, in one way
+//! ([`Store::claim_firing`](crate::store::Store::claim_firing): a duty's mark in `clock_ticks`, a
+//! connector schedule's on its row), and only the latest missed firing runs. A process looks at a
+//! duty once per period from its start, so the first process to look within a period runs it. Runs at start are the
+//! process's own, unclaimed: they clean what a stopped process left behind. A duty's looks and runs
+//! never overlap, and they are spawned, never run on the actor's thread. Every duty's work is
+//! idempotent, so the API routes that run the same work (`POST /system/billing/cycle`,
+//! `POST /admin/storage/cleanup`) may run beside it.
+//!
+//! Retention and any new periodic work become a [`Duty`] in [`duties`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+mod duty;
+mod schedules;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use actix::{AsyncContext, Context};
-use tokio_cron_scheduler::{Job, JobScheduler};
 
-use crate::connector::{run_sync, ConnectorServices, Trigger};
+use duty::{work, Cadence, Duty, FirstLook, Running, Trigger};
+
+use crate::clock::Clock;
+use crate::connector::ConnectorServices;
+use crate::cron::Schedule;
 use crate::dataset_exporter::{cleanup_expired_exports, ExportServices};
+use crate::metric_names as names;
 use crate::runtime::{Cell, Logic};
-use crate::store::{RequestedBy, ScheduleRecord};
+use crate::settings::PlansSettings;
+use crate::store::Store;
 
-/// State of the scheduler actor: the services its tasks need (none in the crate's unit tests).
+/// How often the scheduler's one timer wakes to see which duty is due for a look (no I/O unless one
+/// is).
+const TICK: Duration = Duration::from_millis(250);
+
+/// What the billing cycle needs.
+#[derive(Clone)]
+pub struct BillingServices {
+    pub store: Store,
+    pub clock: Clock,
+    pub plans: PlansSettings,
+    pub cycle: Schedule,
+    /// How often the scheduler looks whether a firing is due.
+    pub poll_interval: Duration,
+}
+
+/// Everything the duties need when the service runs for real.
+#[derive(Clone)]
+pub struct SchedulerServices {
+    pub billing: BillingServices,
+    pub exports: ExportServices,
+    pub connectors: ConnectorServices,
+    /// Age from which an upload original no document refers to is swept (`jobs.orphan_grace_seconds`).
+    pub orphan_grace: Duration,
+}
+
+/// State of the scheduler actor: its duties (none in the crate's unit tests).
 #[derive(Default)]
 pub struct Scheduler {
-    exports: Option<ExportServices>,
-    connectors: Option<ConnectorServices>,
-    /// The running cron scheduler, shut down when the actor restarts.
-    cron: Arc<Mutex<Option<JobScheduler>>>,
+    services: Option<SchedulerServices>,
+    duties: Arc<Vec<Running>>,
 }
 
 impl Scheduler {
-    pub fn new(
-        exports: Option<ExportServices>,
-        connectors: Option<ConnectorServices>,
-    ) -> Scheduler {
-        Scheduler {
-            exports,
-            connectors,
-            cron: Arc::default(),
-        }
+    pub fn new(services: Option<SchedulerServices>) -> Scheduler {
+        let duties = services
+            .as_ref()
+            .map(|services| duties(services).into_iter().map(Running::new).collect())
+            .unwrap_or_default();
+        let duties = Arc::new(duties);
+        Scheduler { services, duties }
     }
 }
 
-/// The firing of `schedule` that is due and not yet run, if any.
-fn due_firing(
-    schedule: &ScheduleRecord,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Option<chrono::DateTime<chrono::Utc>> {
-    let cron = crate::cron::Schedule::parse(&schedule.cron).ok()?;
-    let since = schedule.last_due_at.unwrap_or(schedule.created_at);
-    // Not due: one step of the cron (the common case, every pass, for every schedule).
-    if cron.next_after(since).is_none_or(|next| next > now) {
-        return None;
-    }
-    // Only the latest missed firing runs: a process down for a week runs a schedule once, not 168 times.
-    // It is looked for in growing windows, so a schedule paused for months that fires every minute is
-    // not walked minute by minute.
-    let windows = [
-        chrono::Duration::hours(1),
-        chrono::Duration::days(1),
-        chrono::Duration::days(32),
-        now - since,
-    ];
-    windows
-        .into_iter()
-        .find_map(|window| cron.latest_at_or_before(now, window.min(now - since)))
-        .filter(|due| *due > since)
+/// The service's timed duties.
+fn duties(services: &SchedulerServices) -> Vec<Duty> {
+    let billing = services.billing.clone();
+    let exports = services.exports.clone();
+    let connectors = services.connectors.clone();
+    let sweeping = services.exports.clone();
+    let grace = services.orphan_grace;
+    let cleanup_every = Duration::from_secs(services.exports.settings.cleanup_interval_seconds);
+    let poll = Duration::from_secs(services.connectors.settings.schedule_poll_seconds);
+    let daily = Duration::from_secs(86_400);
+    vec![
+        Duty {
+            name: "billing_cycle",
+            cadence: Cadence::Cron(services.billing.cycle.clone()),
+            look_every: services.billing.poll_interval,
+            at_start: Vec::new(),
+            first_look: FirstLook::Record,
+            work: work(move |now| run_billing_cycle(billing.clone(), now)),
+        },
+        Duty {
+            name: "connector_schedules",
+            cadence: Cadence::Every(poll),
+            look_every: poll,
+            // A stopped process's syncs are ended, and the firings missed while none ran are run.
+            at_start: vec![Duration::ZERO],
+            first_look: FirstLook::Run,
+            work: work(move |_| {
+                let connectors = connectors.clone();
+                async move {
+                    schedules::end_interrupted_syncs(&connectors).await;
+                    schedules::run_due_schedules(&connectors).await;
+                }
+            }),
+        },
+        Duty {
+            name: "export_cleanup",
+            cadence: Cadence::Every(cleanup_every),
+            look_every: cleanup_every,
+            at_start: vec![Duration::ZERO],
+            first_look: FirstLook::Run,
+            work: work(move |now| cleanup_exports(exports.clone(), now)),
+        },
+        Duty {
+            name: "orphan_sweep",
+            cadence: Cadence::Every(daily),
+            look_every: daily,
+            // What a killed process left, and once more when the uploads in flight at start are past
+            // their grace.
+            at_start: vec![Duration::ZERO, grace],
+            first_look: FirstLook::Run,
+            work: work(move |now| sweep_orphans(sweeping.clone(), grace, now)),
+        },
+    ]
 }
 
-/// Runs the sync of every schedule whose firing is due and that this process claims first.
-pub async fn run_due_schedules(services: &ConnectorServices) -> usize {
-    let schedules = match services.store.enabled_schedules().await {
-        Ok(schedules) => schedules,
-        Err(error) => {
-            tracing::warn!(%error, "cannot read the schedules; looking again at the next pass");
-            return 0;
+/// Closes every open period past its end and opens the next.
+async fn run_billing_cycle(services: BillingServices, now: chrono::DateTime<chrono::Utc>) {
+    match services.store.run_billing_cycle(&services.plans, now).await {
+        Ok(report) => {
+            metrics::counter!(names::BILLING_CYCLE_RUNS_TOTAL, "trigger" => "clock").increment(1);
+            tracing::info!(
+                closed = report.closed.len(),
+                opened = report.opened.len(),
+                "billing cycle"
+            );
         }
-    };
-    let mut ran = 0;
-    for schedule in schedules {
-        let now = services.clock.now();
-        let Some(due) = due_firing(&schedule, now) else {
-            continue;
-        };
-        // A plan without schedules (a downgrade to trial) pauses them.
-        match services.store.plan_in_force(schedule.tenant_id).await {
-            Ok(plan)
-                if services
-                    .plans
-                    .get(plan)
-                    .min_schedule_interval_minutes
-                    .is_none() =>
-            {
-                tracing::debug!(schedule_id = schedule.id, plan = %plan, "schedule paused: the plan has no schedules");
-                continue;
-            }
-            Ok(_) => {}
-            Err(error) => {
-                tracing::warn!(%error, schedule_id = schedule.id, "cannot read the tenant's plan");
-                continue;
-            }
-        }
-        match services.store.claim_firing(schedule.id, due, now).await {
-            Ok(true) => {}
-            Ok(false) => continue,
-            Err(error) => {
-                tracing::warn!(%error, schedule_id = schedule.id, "cannot claim a schedule's firing");
-                continue;
-            }
-        }
-        let connector = match services
-            .store
-            .connector(schedule.tenant_id, schedule.connector_id)
-            .await
-        {
-            Ok(Some(connector)) => connector,
-            Ok(None) => continue,
-            Err(error) => {
-                tracing::warn!(%error, schedule_id = schedule.id, "cannot read a schedule's connector");
-                continue;
-            }
-        };
-        let requested_by = RequestedBy {
-            actor_type: "schedule".to_string(),
-            id: Some(schedule.id.to_string()),
-        };
-        match run_sync(
-            services,
-            &connector,
-            Some(&schedule),
-            Trigger::Cron,
-            requested_by,
-        )
-        .await
-        {
-            Ok(_) => ran += 1,
-            Err(error) => {
-                tracing::warn!(%error, schedule_id = schedule.id, "a scheduled sync failed to record")
-            }
-        }
+        // The firing is claimed; the next one (or POST /system/billing/cycle) finishes the work.
+        Err(error) => tracing::error!(%error, "the billing cycle failed"),
     }
-    ran
-}
-
-/// Marks interrupted the syncs whose process stopped (no heartbeat for `SYNC_STALE_SECONDS`) and
-/// releases the object versions they claimed. Only reads when there is none.
-async fn end_interrupted_syncs(services: &ConnectorServices) {
-    let now = services.clock.now();
-    let stale = now - chrono::Duration::seconds(crate::store::SYNC_STALE_SECONDS);
-    match services.store.interrupt_stale_runs(stale, now).await {
-        Ok(0) => {}
-        Ok(ended) => tracing::warn!(
-            ended,
-            "syncs left running by a stopped process marked interrupted; their claims released"
-        ),
-        Err(error) => tracing::warn!(%error, "cannot end the syncs left running"),
-    }
-}
-
-/// Starts the cron scheduler whose job runs the due schedules; passes never overlap.
-async fn start_cron(
-    services: ConnectorServices,
-    slot: Arc<Mutex<Option<JobScheduler>>>,
-) -> Result<(), tokio_cron_scheduler::JobSchedulerError> {
-    let scheduler = JobScheduler::new().await?;
-    let every = Duration::from_secs(services.settings.schedule_poll_seconds);
-    let busy = Arc::new(AtomicBool::new(false));
-    let job = Job::new_repeated_async(every, move |_, _| {
-        let services = services.clone();
-        let busy = busy.clone();
-        Box::pin(async move {
-            if busy.swap(true, Ordering::AcqRel) {
-                return;
-            }
-            end_interrupted_syncs(&services).await;
-            run_due_schedules(&services).await;
-            busy.store(false, Ordering::Release);
-        })
-    })?;
-    scheduler.add(job).await?;
-    scheduler.start().await?;
-    let previous = slot
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .replace(scheduler);
-    if let Some(mut previous) = previous {
-        let _ = previous.shutdown().await;
-    }
-    Ok(())
 }
 
 /// Deletes the export files past their plan's retention.
-async fn cleanup_exports(services: ExportServices) {
-    match cleanup_expired_exports(&services.store, &services.blobs, services.clock.now()).await {
+async fn cleanup_exports(services: ExportServices, now: chrono::DateTime<chrono::Utc>) {
+    match cleanup_expired_exports(&services.store, &services.blobs, now).await {
         Ok(report) if report.deleted > 0 => tracing::info!(
             deleted = report.deleted,
             bytes = report.bytes,
@@ -203,90 +164,48 @@ async fn cleanup_exports(services: ExportServices) {
     }
 }
 
-impl Logic for Scheduler {
-    const NAME: &'static str = "scheduler";
-
-    fn reset(&mut self) {
-        if let Some(mut cron) = self.cron.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            actix::spawn(async move {
-                let _ = cron.shutdown().await;
-            });
-        }
-    }
-
-    fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
-        if let Some(services) = self.connectors.clone() {
-            // The first look right away: it ends the syncs a stopped process left running and runs the
-            // firings missed while no process ran.
-            let first = services.clone();
-            actix::spawn(async move {
-                end_interrupted_syncs(&first).await;
-                run_due_schedules(&first).await;
-            });
-            let slot = self.cron.clone();
-            actix::spawn(async move {
-                if let Err(error) = start_cron(services, slot).await {
-                    tracing::error!(%error, "the connector schedules' cron scheduler did not start");
-                }
-            });
-        }
-        let Some(services) = self.exports.clone() else {
-            return;
-        };
-        actix::spawn(cleanup_exports(services.clone()));
-        let every = Duration::from_secs(services.settings.cleanup_interval_seconds);
-        ctx.run_interval(every, move |_, _| {
-            actix::spawn(cleanup_exports(services.clone()));
-        });
+/// Deletes the upload originals older than the grace that no document refers to.
+async fn sweep_orphans(
+    services: ExportServices,
+    grace: Duration,
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    let before =
+        now - chrono::Duration::seconds(i64::try_from(grace.as_secs()).unwrap_or(i64::MAX));
+    if let Err(error) =
+        crate::blob::sweep_orphan_uploads(&services.store, &services.blobs, before).await
+    {
+        tracing::warn!(%error, "sweeping orphaned originals failed; retrying at the next sweep");
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use chrono::{Duration, TimeZone, Utc};
+impl Logic for Scheduler {
+    const NAME: &'static str = "scheduler";
 
-    use super::*;
-
-    fn schedule(cron: &str, since: chrono::DateTime<Utc>) -> ScheduleRecord {
-        ScheduleRecord {
-            id: 1,
-            tenant_id: 1,
-            connector_id: 1,
-            name: None,
-            cron: cron.to_string(),
-            prefix: None,
-            enabled: true,
-            last_run_at: None,
-            last_due_at: Some(since),
-            created_at: since,
+    fn started(&mut self, ctx: &mut Context<Cell<Self>>) {
+        let Some(services) = self.services.clone() else {
+            return;
+        };
+        let (store, clock) = (services.billing.store, services.billing.clock);
+        for (index, running) in self.duties.iter().enumerate() {
+            for delay in running.duty.at_start.clone() {
+                let (duties, store, clock) = (self.duties.clone(), store.clone(), clock.clone());
+                ctx.run_later(delay, move |_, _| {
+                    if let Some(run) = duties[index].begin(Trigger::Start, &store, &clock) {
+                        actix::spawn(run);
+                    }
+                });
+            }
         }
-    }
-
-    #[test]
-    fn only_the_latest_missed_firing_is_due_and_a_taken_one_is_not() {
-        let now = Utc
-            .with_ymd_and_hms(2026, 11, 27, 17, 12, 30)
-            .single()
-            .expect("time");
-        // Paused for three months, firing every minute: the latest minute.
-        let due = due_firing(&schedule("* * * * *", now - Duration::days(90)), now);
-        assert_eq!(due, Utc.with_ymd_and_hms(2026, 11, 27, 17, 12, 0).single());
-        // Daily at 03:00, last run two days ago: today's 03:00.
-        let daily = schedule("0 3 * * *", now - Duration::days(2));
-        let due = due_firing(&daily, now).expect("due");
-        assert_eq!(
-            due,
-            Utc.with_ymd_and_hms(2026, 11, 27, 3, 0, 0)
-                .single()
-                .expect("time")
-        );
-        // Once that firing is taken, nothing more is due.
-        assert_eq!(due_firing(&schedule("0 3 * * *", due), now), None);
-        // A yearly cron missed for a year and a half.
-        let yearly = schedule("0 0 1 1 *", now - Duration::days(550));
-        assert_eq!(
-            due_firing(&yearly, now),
-            Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).single()
-        );
+        // The one timer: a look at every duty whose time has come and that is not still busy.
+        let duties = self.duties.clone();
+        ctx.run_interval(TICK, move |_, _| {
+            let now = Instant::now();
+            for running in duties.iter() {
+                if let Some(look) = running.look_if_due(now, &store, &clock) {
+                    actix::spawn(look);
+                }
+            }
+        });
     }
 }

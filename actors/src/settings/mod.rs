@@ -38,8 +38,11 @@ pub struct ActorsSettings {
     pub dataset_exporter: ActorSettings,
     pub scheduler: ActorSettings,
     pub webhook_sender: ActorSettings,
-    pub billing_clock: ActorSettings,
     pub fine_tuner: ActorSettings,
+    /// The removed `billing_clock` actor's section (the scheduler runs the billing cycle now): still
+    /// accepted so that an older config starts, and ignored.
+    #[serde(default, skip_serializing)]
+    pub billing_clock: Option<serde::de::IgnoredAny>,
 }
 
 /// The CPU cores this process may use: its CPU affinity (`taskset`, a container's cpuset) and its
@@ -68,7 +71,7 @@ impl ActorsSettings {
     }
 
     /// Each actor's settings with the config key that holds them, in start order.
-    pub fn named(&self) -> [(&'static str, &ActorSettings); 8] {
+    pub fn named(&self) -> [(&'static str, &ActorSettings); 7] {
         [
             ("job_router", &self.job_router),
             ("extractor_pool", &self.extractor_pool),
@@ -76,7 +79,6 @@ impl ActorsSettings {
             ("dataset_exporter", &self.dataset_exporter),
             ("scheduler", &self.scheduler),
             ("webhook_sender", &self.webhook_sender),
-            ("billing_clock", &self.billing_clock),
             ("fine_tuner", &self.fine_tuner),
         ]
     }

@@ -20,10 +20,11 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{DatabaseConnection, DbErr, EntityTrait, Set};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::entities::audit_entry;
 use super::{Store, StoreError};
+use crate::runtime::{Batched, Batcher, BatcherSettings, Home};
 
 /// One audit entry to write.
 #[derive(Clone, Debug)]
@@ -53,10 +54,16 @@ struct Queued {
     written: oneshot::Sender<Result<(), String>>,
 }
 
-/// The sending side of the writer task's queue, and how many audit writes are in flight.
+impl Batched for Queued {
+    fn lingers(&self) -> bool {
+        self.gather == Gather::Linger
+    }
+}
+
+/// The audit writer's queue, and how many audit writes are in flight.
 #[derive(Clone)]
 pub(super) struct AuditQueue {
-    sender: mpsc::Sender<Queued>,
+    writer: Batcher<Queued>,
     writing: Arc<AtomicUsize>,
 }
 
@@ -94,35 +101,30 @@ impl AuditQueue {
         linger: Duration,
         gate: Option<Arc<tokio::sync::Mutex<()>>>,
     ) -> Option<AuditQueue> {
-        let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let (sender, mut queue) = mpsc::channel::<Queued>(QUEUE);
         let writing = Arc::new(AtomicUsize::new(0));
         let db = db.clone();
         let counter = writing.clone();
-        runtime.spawn(async move {
-            let mut batch = Vec::with_capacity(BATCH);
-            while queue.recv_many(&mut batch, BATCH).await > 0 {
-                if !linger.is_zero()
-                    && batch.len() < BATCH
-                    && batch.iter().any(|q| q.gather == Gather::Linger)
-                {
-                    tokio::time::sleep(linger).await;
-                    while batch.len() < BATCH {
-                        match queue.try_recv() {
-                            Ok(more) => batch.push(more),
-                            Err(_) => break,
-                        }
-                    }
+        let writer = Batcher::start(
+            BatcherSettings {
+                name: "audit_writer",
+                queue: QUEUE,
+                max: BATCH,
+                linger,
+                home: Home::Runtime,
+            },
+            move |batch| {
+                let (db, counter, gate) = (db.clone(), counter.clone(), gate.clone());
+                async move {
+                    let (_guard, _) = Writing::enter(&counter);
+                    let _turn = match &gate {
+                        Some(gate) => Some(gate.lock().await),
+                        None => None,
+                    };
+                    write_batch(&db, batch).await;
                 }
-                let (_guard, _) = Writing::enter(&counter);
-                let _turn = match &gate {
-                    Some(gate) => Some(gate.lock().await),
-                    None => None,
-                };
-                write_batch(&db, &mut batch).await;
-            }
-        });
-        Some(AuditQueue { sender, writing })
+            },
+        )?;
+        Some(AuditQueue { writer, writing })
     }
 }
 
@@ -137,7 +139,7 @@ async fn insert_one(db: &DatabaseConnection, entry: audit_entry::ActiveModel) ->
 
 /// One INSERT for the whole batch; if it fails, each entry alone, so that one bad entry fails only
 /// its own caller.
-async fn write_batch(db: &DatabaseConnection, batch: &mut Vec<Queued>) {
+async fn write_batch(db: &DatabaseConnection, mut batch: Vec<Queued>) {
     if batch.len() > 1 {
         let entries = batch.iter().map(|queued| queued.entry.clone());
         let written = audit_entry::Entity::insert_many(entries)
@@ -203,14 +205,14 @@ impl Store {
     ) -> Result<(), StoreError> {
         // Held while this caller inserts its own entry: it counts as the audit write in flight.
         let mut own_write = None;
-        if let Some(AuditQueue { sender, writing }) = &self.audit {
+        if let Some(AuditQueue { writer, writing }) = &self.audit {
             if gather == Gather::Direct {
                 // Alone, a direct entry has nothing to gather with: no hop to the writer.
                 let (guard, alone) = Writing::enter(writing);
                 own_write = alone.then_some(guard);
             }
             if own_write.is_none() {
-                match Self::queue_audit(sender, entry, gather).await {
+                match Self::queue_audit(writer, entry, gather).await {
                     Ok(outcome) => return outcome,
                     // The writer is gone (its runtime ended): write directly.
                     Err(returned) => entry = returned,
@@ -224,7 +226,7 @@ impl Store {
     /// Hands `entry` to the writer and waits for the batch holding it; gives the entry back when the
     /// writer is gone.
     async fn queue_audit(
-        sender: &mpsc::Sender<Queued>,
+        writer: &Batcher<Queued>,
         entry: audit_entry::ActiveModel,
         gather: Gather,
     ) -> Result<Result<(), StoreError>, audit_entry::ActiveModel> {
@@ -234,7 +236,7 @@ impl Store {
             gather,
             written,
         };
-        if let Err(mpsc::error::SendError(queued)) = sender.send(queued).await {
+        if let Err(queued) = writer.send(queued).await {
             return Err(queued.entry);
         }
         Ok(match outcome.await {
@@ -315,11 +317,9 @@ mod tests {
     async fn without_a_writer_entries_are_written_directly() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = store(dir.path()).await;
-        let (sender, queue) = mpsc::channel(1);
-        drop(queue);
         let writing = Arc::new(AtomicUsize::new(0));
         store.audit = Some(AuditQueue {
-            sender,
+            writer: Batcher::gone(),
             writing: writing.clone(),
         });
         // Another write in flight: the entry goes to the (gone) writer first.

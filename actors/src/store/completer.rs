@@ -5,20 +5,21 @@
 //! ([`group`](super::group)), so a batch of 32 documents costs about the statements one job did, and a
 //! kill -9 can no longer fall between a completion and its audit entry.
 //!
-//! The writer runs on a thread of its own, with its own single-threaded runtime: nothing else waits on
-//! that thread, so the write lock is not held across another task's turn. There is no linger timer:
-//! a group is what is queued when the writer comes back, up to [`GROUP_MAX`] outcomes. If a group's
-//! transaction fails, it is rolled back and its outcomes are written one by one, so that one bad
-//! outcome fails only itself. Nothing is answered before its commit.
+//! The writer is a [`Batcher`] on a thread of its own, with its own single-threaded runtime: nothing
+//! else waits on that thread, so the write lock is not held across another task's turn. There is no
+//! linger timer: a group is what is queued when the writer comes back, up to [`GROUP_MAX`] outcomes.
+//! If a group's transaction fails, it is rolled back and its outcomes are written one by one, so that
+//! one bad outcome fails only itself. Nothing is answered before its commit.
 
 use std::time::Instant;
 
 use sea_orm::TransactionTrait;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::jobs::{ClaimedJob, NewExecution, OutboxEvent};
 use super::{AuditRecord, Settlement, Store, StoreError};
 use crate::metric_names as names;
+use crate::runtime::{Batcher, BatcherSettings, Home};
 
 /// Most job outcomes in one group transaction (bounds how long the write lock is held).
 pub const GROUP_MAX: usize = 256;
@@ -72,52 +73,37 @@ pub struct Committed {
     pub outbox_rows: u64,
 }
 
-struct Submission {
+pub(super) struct Submission {
     outcomes: Vec<JobOutcome>,
     reply: oneshot::Sender<Committed>,
 }
 
-/// The sending side of the completer's queue.
-#[derive(Clone)]
-pub(super) struct Completer {
-    sender: mpsc::Sender<Submission>,
+impl crate::runtime::Batched for Submission {
+    fn weight(&self) -> usize {
+        self.outcomes.len()
+    }
 }
 
-impl Completer {
-    /// Starts the writer thread (`None` outside a runtime: outcomes are then written by their
-    /// caller). The thread ends when the last clone of the store holding the queue is dropped.
-    pub(super) fn start(store: &Store) -> Option<Completer> {
-        tokio::runtime::Handle::try_current().ok()?;
-        let (sender, mut queue) = mpsc::channel::<Submission>(QUEUE);
-        let store = store.clone();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()?;
-        std::thread::Builder::new()
-            .name("docsieve-completer".to_string())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let mut submissions = Vec::new();
-                    while queue.recv_many(&mut submissions, GROUP_MAX).await > 0 {
-                        // More may have come while the first were taken: up to the group's cap.
-                        while submissions.iter().map(|s| s.outcomes.len()).sum::<usize>()
-                            < GROUP_MAX
-                        {
-                            match queue.try_recv() {
-                                Ok(more) => submissions.push(more),
-                                Err(_) => break,
-                            }
-                        }
-                        store
-                            .commit_submissions(std::mem::take(&mut submissions))
-                            .await;
-                    }
-                });
-            })
-            .ok()?;
-        Some(Completer { sender })
-    }
+/// The completer's queue.
+pub(super) type Completer = Batcher<Submission>;
+
+/// Starts the completer on a thread of its own (`None` outside a runtime: outcomes are then written
+/// by their caller). The thread ends when the last clone of the store holding the queue is dropped.
+pub(super) fn start(store: &Store) -> Option<Completer> {
+    let store = store.clone();
+    Batcher::start(
+        BatcherSettings {
+            name: "completer",
+            queue: QUEUE,
+            max: GROUP_MAX,
+            linger: std::time::Duration::ZERO,
+            home: Home::Thread,
+        },
+        move |submissions| {
+            let store = store.clone();
+            async move { store.commit_submissions(submissions).await }
+        },
+    )
 }
 
 impl Store {
@@ -131,7 +117,7 @@ impl Store {
         let mut outcomes = outcomes;
         if let Some(completer) = &self.completer {
             let (reply, answer) = oneshot::channel();
-            match completer.sender.send(Submission { outcomes, reply }).await {
+            match completer.send(Submission { outcomes, reply }).await {
                 Ok(()) => {
                     // Without an answer the writer stopped with the submission: its outcomes are
                     // unknown (the leases expire and the jobs run again; a job commits at most once).
@@ -141,7 +127,7 @@ impl Store {
                     });
                 }
                 // The writer is gone (its thread ended): written here instead.
-                Err(mpsc::error::SendError(submission)) => outcomes = submission.outcomes,
+                Err(submission) => outcomes = submission.outcomes,
             }
         }
         let (reply, answer) = oneshot::channel();

@@ -150,8 +150,8 @@ impl Store {
             gate,
             small_max_bytes: settings.small_max_bytes,
         };
-        let credits = super::credits::CreditQueue::start(&bare);
-        let completer = super::completer::Completer::start(&bare);
+        let credits = super::credits::start(&bare);
+        let completer = super::completer::start(&bare);
         Ok(Store {
             audit,
             credits,

@@ -6,10 +6,11 @@
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseTransaction, TransactionTrait};
 use serde::Serialize;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::{Store, StoreError};
 use crate::metric_names as names;
+use crate::runtime::{Batcher, BatcherSettings, Home};
 
 /// Credits of one period by entry kind, as `/v1/usage` shows them.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
@@ -150,35 +151,31 @@ pub(super) fn settling(held: &Held, credits: i64) -> (Vec<(&'static str, i64)>, 
 /// operation waiting at that moment in one transaction. Under preview load that is one write (one
 /// SQLite write lock, one commit) for many requests instead of two per request, each of which waited
 /// for the others in SQLite's busy handler (sleeps of up to 100 ms).
-pub(super) struct CreditQueue {
-    sender: mpsc::Sender<CreditOp>,
-}
+pub(super) type CreditQueue = Batcher<CreditOp>;
 
-impl CreditQueue {
-    /// Starts the writer on the current runtime (`None` outside one: operations then run directly).
-    /// The task ends when the last clone of the store holding the queue is dropped.
-    /// Each batch waits for the process's write turn ([`Store::write_turn`]) on SQLite.
-    pub(super) fn start(store: &Store) -> Option<CreditQueue> {
-        let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let (sender, mut queue) = mpsc::channel::<CreditOp>(4096);
-        let store = store.clone();
-        runtime.spawn(async move {
-            let mut batch = Vec::with_capacity(CREDIT_BATCH);
-            while queue.recv_many(&mut batch, CREDIT_BATCH).await > 0 {
+impl crate::runtime::Batched for CreditOp {}
+
+/// Starts the credit writer on the current runtime (`None` outside one: operations then run
+/// directly). The task ends when the last clone of the store holding the queue is dropped. Each batch
+/// waits for the process's write turn ([`Store::write_turn`]) on SQLite.
+pub(super) fn start(store: &Store) -> Option<CreditQueue> {
+    let store = store.clone();
+    Batcher::start(
+        BatcherSettings {
+            name: "credit_writer",
+            queue: 4096,
+            max: CREDIT_BATCH,
+            linger: std::time::Duration::ZERO,
+            home: Home::Runtime,
+        },
+        move |batch| {
+            let store = store.clone();
+            async move {
                 let _turn = store.write_turn().await;
-                store.write_credit_batch(std::mem::take(&mut batch)).await;
+                store.write_credit_batch(batch).await;
             }
-        });
-        Some(CreditQueue { sender })
-    }
-}
-
-impl Clone for CreditQueue {
-    fn clone(&self) -> CreditQueue {
-        CreditQueue {
-            sender: self.sender.clone(),
-        }
-    }
+        },
+    )
 }
 
 /// One operation for the credit writer, with where its answer goes.
@@ -352,7 +349,7 @@ impl Store {
     ) -> Option<T> {
         let queue = self.credits.as_ref()?;
         let (reply, answer) = oneshot::channel();
-        queue.sender.send(op(reply)).await.ok()?;
+        queue.send(op(reply)).await.ok()?;
         answer.await.ok()
     }
 

@@ -71,6 +71,7 @@ pub use schedules::{
 };
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
+pub use ticks::Mark;
 pub use usage::UsageRecord;
 pub use webhooks::{AttemptNext, AttemptRecord, ClaimedDelivery, DeliveryRecord};
 

@@ -1,8 +1,8 @@
 //! Connector schedules, the syncs they run (and manual triggers), and the objects syncs have taken.
 //!
-//! Once across processes: a schedule's firing is claimed by moving `last_due_at` forward with a
-//! compare-and-set; an object version (connector, key, ETag) is claimed by inserting its row, which the
-//! unique index lets only one sync do.
+//! Once across processes: a schedule's firing is claimed by moving its `last_due_at` mark forward
+//! ([`Store::claim_firing`], the scheme of every timed duty); an object version (connector, key,
+//! ETag) is claimed by inserting its row, which the unique index lets only one sync do.
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, QueryResult, TransactionTrait};
@@ -293,31 +293,6 @@ impl Store {
             ))
             .await?;
         rows.iter().map(schedule_from).collect()
-    }
-
-    /// Claims the schedule's firing `due`: true for the one caller that moves `last_due_at` up to it.
-    pub async fn claim_firing(
-        &self,
-        schedule_id: i64,
-        due: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let claimed = self
-            .connection()
-            .execute(self.statement(
-                "UPDATE schedules SET last_due_at = ?, last_run_at = ?, updated_at = ? \
-                 WHERE id = ? AND enabled = ? AND (last_due_at IS NULL OR last_due_at < ?)",
-                vec![
-                    due.into(),
-                    now.into(),
-                    now.into(),
-                    schedule_id.into(),
-                    true.into(),
-                    due.into(),
-                ],
-            ))
-            .await?;
-        Ok(claimed.rows_affected() == 1)
     }
 
     /// Records a sync as started.
