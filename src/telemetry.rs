@@ -99,6 +99,10 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         "Panics caught inside actors"
     );
     metrics::describe_counter!(
+        metric_names::WRITER_PANICS_TOTAL,
+        "Batches whose write panicked in one of the store's batching writers (their callers got an error; the writer went on)"
+    );
+    metrics::describe_counter!(
         metric_names::ACTOR_REJECTED_TOTAL,
         "Requests refused because an actor was at capacity"
     );
@@ -245,6 +249,10 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
         (
             metric_names::BILLING_CYCLE_RUNS_TOTAL,
             "Billing cycles run, by trigger (clock or api)",
+        ),
+        (
+            metric_names::SCHEDULED_RUNS_TOTAL,
+            "Runs of the scheduler's timed duties, by duty and trigger (firing: claimed once across processes; start: this process's start)",
         ),
         (
             metric_names::FINE_TUNE_JOBS_TOTAL,

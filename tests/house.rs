@@ -214,8 +214,10 @@ fn below_face<'a>(
     let room = path.first()?;
     let next = path.get(1)?;
     let submodules = rooms.get(room)?;
-    let reexported = path.len() == 2 && face_exports(room).contains(next);
-    (submodules.contains(next) && !reexported).then_some((room.as_str(), next.as_str()))
+    // The face is read only for a path that names a submodule (rare), not for every path.
+    let below =
+        submodules.contains(next) && !(path.len() == 2 && face_exports(room).contains(next));
+    below.then_some((room.as_str(), next.as_str()))
 }
 
 #[test]
