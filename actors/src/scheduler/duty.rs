@@ -107,7 +107,7 @@ pub struct Duty {
 pub enum Trigger {
     /// A firing this process claimed.
     Firing,
-    /// This process's start.
+    /// This process's start, when another process had the due firing (or none was due).
     Start,
 }
 
@@ -153,7 +153,8 @@ impl Running {
         Some(look)
     }
 
-    /// The future of one look (`None` for a run at start) of the duty; None when one is under way.
+    /// The future of one look at the duty: it runs when this process claims a due firing, and at
+    /// start (`Trigger::Start`) it runs either way. None when a look is under way.
     pub fn begin(
         &self,
         trigger: Trigger,
@@ -171,13 +172,12 @@ impl Running {
         );
         Some(async move {
             let _busy = busy;
-            match trigger {
-                Trigger::Start => run(&duty, Trigger::Start, clock.now()).await,
-                Trigger::Firing => {
-                    if claim(&duty, &store, clock.now()).await {
-                        run(&duty, Trigger::Firing, clock.now()).await;
-                    }
-                }
+            let claimed = claim(&duty, &store, clock.now()).await;
+            match (trigger, claimed) {
+                (_, true) => run(&duty, Trigger::Firing, clock.now()).await,
+                // At start the duty runs even when another process has had the firing.
+                (Trigger::Start, false) => run(&duty, Trigger::Start, clock.now()).await,
+                (Trigger::Firing, false) => {}
             }
         })
     }
@@ -339,11 +339,17 @@ mod tests {
             .expect("idle")
             .await;
         assert_eq!(runs.load(Ordering::SeqCst), 3);
-        // A run at start is this process's own: no claim.
+        // At start it runs even with its firing taken; and when a firing is due, that one is claimed.
+        let start =
+            |running: &Running| running.begin(Trigger::Start, &store, &clock).expect("idle");
+        start(&recorded).await;
+        assert_eq!(runs.load(Ordering::SeqCst), 4);
+        clock.advance(86_400);
+        start(&recorded).await;
         recorded
-            .begin(Trigger::Start, &store, &clock)
+            .begin(Trigger::Firing, &store, &clock)
             .expect("idle")
             .await;
-        assert_eq!(runs.load(Ordering::SeqCst), 4);
+        assert_eq!(runs.load(Ordering::SeqCst), 5);
     }
 }

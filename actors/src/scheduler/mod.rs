@@ -10,8 +10,9 @@
 //! Every firing is claimed once across the processes sharing the database, in one way
 //! ([`Store::claim_firing`](crate::store::Store::claim_firing): a duty's mark in `clock_ticks`, a
 //! connector schedule's on its row), and only the latest missed firing runs. A process looks at a
-//! duty once per period from its start, so the first process to look within a period runs it. Runs at start are the
-//! process's own, unclaimed: they clean what a stopped process left behind. A duty's looks and runs
+//! duty once per period from its start, so the first process to look within a period runs it. At its
+//! start a process runs a duty that has runs at start whether or not it wins the claim: it cleans what
+//! a stopped process left behind. A duty's looks and runs
 //! never overlap, and they are spawned, never run on the actor's thread. Every duty's work is
 //! idempotent, so the API routes that run the same work (`POST /system/billing/cycle`,
 //! `POST /admin/storage/cleanup`) may run beside it.
