@@ -213,7 +213,7 @@ impl From<&CycleReport> for CycleView {
     }
 }
 
-/// The monthly cycle (what the billing clock runs on `billing.cycle_cron`): closes every period
+/// The monthly cycle (what the scheduler runs on `billing.cycle_cron`): closes every period
 /// past its end and opens the next one on the tenant's current plan. Running it again at once
 /// finds nothing to do.
 #[utoipa::path(post, path = "/system/billing/cycle", operation_id = "run_billing_cycle", tag = "admin",

@@ -263,6 +263,20 @@ fn redact_word(word: &str) -> String {
 }
 
 impl Settings {
+    /// Moves the keys an older configuration may still use to their new places (or drops them) and
+    /// says what it did, for warnings at start.
+    fn deprecated_keys(&mut self) -> Vec<String> {
+        let mut notes = self.datasets.move_deprecated_keys(&mut self.plans);
+        if self.actors.billing_clock.take().is_some() {
+            notes.push(
+                "actors.billing_clock is ignored: the billing_clock actor is gone, the scheduler runs \
+                 the billing cycle (size it with actors.scheduler)"
+                    .to_string(),
+            );
+        }
+        notes
+    }
+
     /// Loads the layers and validates the result.
     pub fn load(file: Option<&Path>) -> Result<Settings, ConfigError> {
         let mut figment = Figment::new().merge(Toml::string(DEFAULT_TOML));
@@ -276,14 +290,7 @@ impl Settings {
         let mut settings: Settings = figment
             .extract()
             .map_err(|error| ConfigError::Load(Box::new(error)))?;
-        settings.deprecations = settings.datasets.move_deprecated_keys(&mut settings.plans);
-        if settings.actors.billing_clock.take().is_some() {
-            settings.deprecations.push(
-                "actors.billing_clock is ignored: the billing_clock actor is gone, the scheduler runs \
-                 the billing cycle (size it with actors.scheduler)"
-                    .to_string(),
-            );
-        }
+        settings.deprecations = settings.deprecated_keys();
         settings.size_from_machine(docsieve_actors::settings::available_cores());
         settings.validate()?;
         settings.auth.trusted_proxies = settings
@@ -371,6 +378,21 @@ mod tests {
         assert_eq!(explicit.server.workers, 3);
         assert_eq!(explicit.actors.pii_masker.pool_size, 5);
         assert_eq!(explicit.actors.extractor_pool.pool_size, 16);
+
+        // The removed billing_clock actor's section still loads, with a warning, and is dropped.
+        let mut older = layered(
+            "[actors.billing_clock]\npool_size = 1\nmailbox_capacity = 16\n",
+            4,
+        );
+        let notes = older.deprecated_keys();
+        assert!(
+            notes
+                .iter()
+                .any(|note| note.contains("actors.billing_clock")),
+            "{notes:?}"
+        );
+        assert!(older.actors.billing_clock.is_none());
+        assert!(defaults().deprecated_keys().is_empty());
 
         let zero = layered("[actors.scheduler]\npool_size = 0\n", 4);
         let error = zero

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::jobs::{concurrent_uploads, count, files, tenant, Tenant};
 use crate::support::{json_of, ServerOptions, TestServer};
 
-/// A cron that never fires (the 31st of February): the billing clock stays out of the way.
+/// A cron that never fires (the 31st of February): the scheduler never runs the cycle.
 const NEVER: &str = "0 0 31 2 *";
 
 /// Logs in again (after the server's clock moved past the access token's lifetime).

@@ -150,7 +150,7 @@ impl PlansSettings {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BillingSettings {
-    /// When the billing clock runs the cycle (5 fields, UTC).
+    /// When the scheduler runs the billing cycle (5 fields, UTC).
     pub cycle_cron: String,
     /// How often the clock looks whether a firing is due, in seconds.
     pub poll_interval_seconds: u64,
