@@ -8,6 +8,7 @@ mod detectors;
 mod document;
 mod engine;
 mod messages;
+mod surrogate;
 
 use actix::Context;
 
@@ -22,6 +23,7 @@ pub use engine::{
     detect, mask as mask_text, summarize, Finding, LeakError, Masked, PiiType, Policy, TypeSet,
 };
 pub use messages::{Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply};
+pub use surrogate::{has_surrogate, surrogate, SurrogateKey};
 // Test support (generators and planted corpora, and the byte classes a bench counts words with):
 // for tests and benches only, through the crate's `test-support` feature.
 #[cfg(feature = "test-support")]
