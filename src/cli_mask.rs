@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use docsieve_actors::extractor_pool::Limits;
 use docsieve_actors::extractor_pool::{extract_document, sniff, Format};
-use docsieve_actors::pii_masker::{mask_text, summarize, Finding, PiiType, Policy, TypeSet};
+use docsieve_actors::pii_masker::{
+    mask_text, summarize, Finding, Operator, Operators, PiiType, Policy, SurrogateKey, TypeSet,
+};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -21,6 +23,17 @@ pub struct MaskArgs {
     /// Detect and report, but leave the text unchanged.
     #[arg(long)]
     pub no_mask: bool,
+    /// What a found value becomes: placeholder (`[MASKED_<TYPE>]`, the default), numbered
+    /// (`[MASKED_<TYPE>_<n>]`, one number per value within a file), surrogate (a fake value of the type
+    /// in the same layout, valid by its checksum; needs --key-file), hash (`[<TYPE>_<12 hex>]`; needs
+    /// --key-file) or redact (removed).
+    #[arg(long, default_value = "placeholder")]
+    pub operator: String,
+    /// The pseudonym key of `surrogate` and `hash`: the same key gives the same pseudonym for the same
+    /// value in every file and run. The file's bytes are the key (keep it secret, 32 random bytes or
+    /// more: `head -c 32 /dev/urandom > key`).
+    #[arg(long)]
+    pub key_file: Option<PathBuf>,
     /// Files to read; `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -62,14 +75,49 @@ fn policy(types: &[String]) -> Result<Policy, String> {
     Ok(policy)
 }
 
-pub fn run(args: MaskArgs) -> ExitCode {
-    let policy = match policy(&args.types) {
-        Ok(policy) => policy,
-        Err(message) => {
-            eprintln!("docsieve mask: {message}");
-            return ExitCode::from(2);
+/// The operator and its key, from the arguments.
+fn operator(args: &MaskArgs) -> Result<(Operator, Option<SurrogateKey>), String> {
+    let operator = Operator::from_name(&args.operator).ok_or_else(|| {
+        let valid: Vec<&str> = Operator::ALL.iter().map(|op| op.name()).collect();
+        format!(
+            "unknown operator '{}'; valid operators: {}",
+            args.operator,
+            valid.join(", ")
+        )
+    })?;
+    let key = match &args.key_file {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|error| format!("--key-file {}: {error}", path.display()))?;
+            if bytes.len() < 16 {
+                return Err(format!(
+                    "--key-file {}: a key needs at least 16 bytes (it has {})",
+                    path.display(),
+                    bytes.len()
+                ));
+            }
+            Some(SurrogateKey::new(&bytes))
         }
+        None if operator.keyed() => {
+            return Err(format!(
+                "--operator {} needs --key-file (the pseudonym key)",
+                operator.name()
+            ))
+        }
+        None => None,
     };
+    Ok((operator, key))
+}
+
+pub fn run(args: MaskArgs) -> ExitCode {
+    let (policy, (operator, key)) =
+        match policy(&args.types).and_then(|p| Ok((p, operator(&args)?))) {
+            Ok(chosen) => chosen,
+            Err(message) => {
+                eprintln!("docsieve mask: {message}");
+                return ExitCode::from(2);
+            }
+        };
     let many = args.files.len() > 1;
     let mut stdout = std::io::stdout().lock();
     let mut status = ExitCode::SUCCESS;
@@ -83,8 +131,15 @@ pub fn run(args: MaskArgs) -> ExitCode {
                 continue;
             }
         };
-        // Plain text is masked as it is; other formats through the extractor's text.
+        // Plain text is masked as it is; other formats through the extractor's text. Numbers start
+        // again with each file.
         let mut policy = policy.clone();
+        if operator != Operator::Placeholder {
+            policy.replacer = Some(std::sync::Arc::new(Operators::new(
+                |_| operator,
+                key.clone(),
+            )));
+        }
         let text = match sniff(&bytes) {
             Ok((Format::Txt, Some(decoded))) => decoded.text,
             Ok(_) | Err(_) => match extract_document(&bytes, &Limits::default()) {

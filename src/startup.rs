@@ -153,6 +153,7 @@ async fn docs_redirect() -> actix_web::HttpResponse {
 fn actor_services(
     settings: &Settings,
     connectors: &docsieve_actors::connector::ConnectorServices,
+    privacy: &docsieve_actors::privacy::Privacy,
 ) -> anyhow::Result<docsieve_actors::system::Services> {
     let docsieve_actors::connector::ConnectorServices {
         store,
@@ -179,6 +180,7 @@ fn actor_services(
             clock: clock.clone(),
             jobs: settings.jobs.clone(),
             limits: settings.extraction.limits.clone(),
+            privacy: privacy.clone(),
         },
         exports: exports.clone(),
         billing: docsieve_actors::scheduler::BillingServices {
@@ -259,7 +261,8 @@ async fn open_state(
     let secrets =
         docsieve_actors::secrets::SecretBox::from_server_secret(&settings.auth.jwt_secret);
     let connectors = connector_services(&settings, &store, &blobs, &cache, &clock, &secrets);
-    let services = actor_services(&settings, &connectors)?;
+    let privacy = docsieve_actors::privacy::Privacy::new(store.clone(), secrets.clone());
+    let services = actor_services(&settings, &connectors, &privacy)?;
     let actors = ActorSystem::start_with(&settings.actors, Some(services));
     metrics::gauge!(
         metric_names::BUILD_INFO,
@@ -280,6 +283,7 @@ async fn open_state(
         mailer,
         connectors,
         secrets,
+        privacy,
         started_at: Instant::now(),
     };
     Ok((state, actors))

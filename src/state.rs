@@ -29,5 +29,7 @@ pub struct AppState {
     pub connectors: docsieve_actors::connector::ConnectorServices,
     /// Encrypts webhook secrets at rest.
     pub secrets: docsieve_actors::secrets::SecretBox,
+    /// Tenants' privacy policies and pseudonym keys (shared with the job worker, one cache).
+    pub privacy: docsieve_actors::privacy::Privacy,
     pub started_at: Instant,
 }

@@ -42,6 +42,7 @@ fn row(n: usize) -> DatasetRow {
         fields: serde_json::json!({"invoice_number": format!("SP-{n:08}"), "total": format!("{}.00", 1000 + n % 9000)}),
         tables: serde_json::json!([]),
         masked: true,
+        policy_version: 1,
         created_at: "2026-11-22T10:00:00Z".to_string(),
     }
 }

@@ -131,6 +131,7 @@ fn own_text(path: &str, size: usize, runs: usize, policy: &Policy) {
         findings.len()
     );
     time_mask(&text, runs, policy, yardstick);
+    time_operators(&text, runs, yardstick);
 }
 
 /// Times detect + mask + leak re-scan on `text` and prints it, with the findings by type.
@@ -147,6 +148,49 @@ fn time_mask(text: &str, runs: usize, policy: &Policy, yardstick: f64) {
             println!("  findings by type: {summary:?}");
         }
         Err(error) => println!("  detect + mask: refused: {error}"),
+    }
+}
+
+/// Times the same masking with every type under each other operator (a fresh set of operators per
+/// run, as per document) against the placeholders: each run times both, one after the other, and the
+/// median of the runs' ratios is given (this machine's speed drifts by a factor of two within a
+/// minute; a ratio of two timings taken together does not).
+fn time_operators(text: &str, runs: usize, yardstick: f64) {
+    let placeholders = Policy::default();
+    for operator in [
+        engine::Operator::Numbered,
+        engine::Operator::Surrogate,
+        engine::Operator::Hash,
+        engine::Operator::Redact,
+    ] {
+        let key = engine::SurrogateKey::new(b"bench key of thirty-two bytes...");
+        let mut ratios = Vec::with_capacity(runs);
+        let mut times = Vec::with_capacity(runs);
+        let mut outcome = String::new();
+        for _ in 0..runs {
+            let (base, _) = time(1, || engine::mask_text(text, &placeholders));
+            let (elapsed, masked) = time(1, || {
+                let mut policy = Policy::default();
+                policy.replacer = Some(std::sync::Arc::new(engine::Operators::new(
+                    |_| operator,
+                    Some(key.clone()),
+                )));
+                engine::mask_text(text, &policy)
+            });
+            ratios.push(elapsed.as_secs_f64() / base.as_secs_f64());
+            times.push(elapsed);
+            outcome = match masked {
+                Ok(masked) => format!("{} findings", masked.findings.len()),
+                Err(error) => format!("refused: {error}"),
+            };
+        }
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "  mask with {:<11}                {}  ({:.2}x placeholder, median of {runs} paired runs; {outcome})",
+            operator.name(),
+            against(text.len(), median(times), yardstick),
+            ratios[ratios.len() / 2],
+        );
     }
 }
 
@@ -212,6 +256,7 @@ fn main() {
     }
 
     time_mask(&text, runs, &policy, yardstick);
+    time_operators(&text, runs, yardstick);
     println!(
         "  (the issue's goal, 500 MB/s, is {:.1} x the yardstick on this run)",
         500.0 / yardstick

@@ -160,6 +160,7 @@ code_table! {
     TooManyFailedLogins = "too_many_failed_logins", [429], "too many failed logins from this address (see Retry-After)";
     ResendTooSoon = "resend_too_soon", [429], "a mail went to this address recently (see Retry-After)";
     InternalError = "internal_error", [500], "an internal error: quote the id in the message";
+    PseudonymKeyUnavailable = "pseudonym_key_unavailable", [500], "the tenant's pseudonym key (or its stored policy) cannot be opened by this server, whose secret changed: keyed masking is refused, never done with another key";
     LlmBadResponse = "llm_bad_response", [502], "the LLM answered, but not with JSON of the asked shape; nothing was changed";
     DatabaseBusy = "database_busy", [503], "the database's write lock stayed taken past the busy timeout (see Retry-After)";
     Overloaded = "overloaded", [503], "an actor's mailbox is full (see Retry-After)";

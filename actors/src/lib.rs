@@ -17,6 +17,7 @@ pub mod model;
 pub mod openai;
 pub mod oss_metrics;
 pub mod pipeline;
+pub mod privacy;
 pub mod procfs;
 pub mod quality;
 pub mod runtime;

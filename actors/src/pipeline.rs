@@ -50,18 +50,19 @@ impl ProcessError {
     }
 }
 
-/// Reads `bytes` within `limits` in `lane`, then detects personal data in every part and masks it
-/// when `mask` is set.
+/// Reads `bytes` within `limits` in `lane`, then detects personal data in every part by `policy` (the
+/// tenant's, [`crate::privacy::TenantPolicy::for_document`]) and masks it when `mask` is set.
 pub async fn process(
     extractor: &ActorHandle<ExtractorPool>,
     masker: &ActorHandle<PiiMasker>,
     bytes: bytes::Bytes,
     limits: Limits,
     lane: Lane,
+    policy: Policy,
     mask: bool,
 ) -> Result<Box<MaskedDocument>, ProcessError> {
     let document = extract(extractor, bytes, limits, lane).await?;
-    detect(masker, Box::new(document), mask).await
+    detect(masker, Box::new(document), policy, mask).await
 }
 
 /// The document as read and the same document masked (with its findings, whose offsets are into the
@@ -74,7 +75,7 @@ pub async fn read_and_mask(
     lane: Lane,
 ) -> Result<(Document, Box<MaskedDocument>), ProcessError> {
     let document = extract(extractor, bytes, limits, lane).await?;
-    let masked = detect(masker, Box::new(document.clone()), true).await?;
+    let masked = detect(masker, Box::new(document.clone()), Policy::default(), true).await?;
     Ok((document, masked))
 }
 
@@ -111,12 +112,13 @@ async fn extract(
 async fn detect(
     masker: &ActorHandle<PiiMasker>,
     document: Box<Document>,
+    policy: Policy,
     mask: bool,
 ) -> Result<Box<MaskedDocument>, ProcessError> {
     masker
         .call(MaskDocument {
             document,
-            policy: Policy::default(),
+            policy,
             mask,
         })
         .await

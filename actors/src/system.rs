@@ -41,13 +41,14 @@ pub struct ActorHealth {
 
 impl ActorHandles {
     /// The processing pipeline on these actors for a caller of `tenant`'s who waits on the answer:
-    /// `bytes` read within `limits` in the preview lane, then personal data detected in every part,
-    /// and masked when `mask` is set ([`crate::pipeline::process`]).
+    /// `bytes` read within `limits` in the preview lane, then personal data detected in every part by
+    /// `policy`, and masked when `mask` is set ([`crate::pipeline::process`]).
     pub async fn process(
         &self,
         tenant: i64,
         bytes: bytes::Bytes,
         limits: crate::extractor_pool::Limits,
+        policy: crate::pii_masker::Policy,
         mask: bool,
     ) -> Result<Box<crate::pii_masker::MaskedDocument>, crate::pipeline::ProcessError> {
         crate::pipeline::process(
@@ -56,6 +57,7 @@ impl ActorHandles {
             bytes,
             limits,
             crate::extractor_pool::Lane::Preview { tenant },
+            policy,
             mask,
         )
         .await

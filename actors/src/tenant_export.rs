@@ -238,6 +238,14 @@ async fn write_all(sources: &Sources<'_>, writer: &Writer, tenant_id: i64) -> Re
         .await?;
     writer
         .json(
+            "privacy.json",
+            &json!({
+                "policies": all_rows(sources, TenantTable::PrivacyPolicies, tenant_id).await?,
+            }),
+        )
+        .await?;
+    writer
+        .json(
             "billing.json",
             &json!({
                 "periods": all_rows(sources, TenantTable::BillingPeriods, tenant_id).await?,

@@ -19,6 +19,7 @@ mod m20261128_000009_sync_heartbeat;
 mod m20261128_000010_api_key_scope;
 mod m20261128_000011_job_lanes;
 mod m20261129_000012_fine_tune_templates;
+mod m20261205_000013_privacy;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000010_api_key_scope::Migration),
             Box::new(m20261128_000011_job_lanes::Migration),
             Box::new(m20261129_000012_fine_tune_templates::Migration),
+            Box::new(m20261205_000013_privacy::Migration),
         ]
     }
 }

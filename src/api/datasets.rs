@@ -79,6 +79,11 @@ pub struct CreateDatasetRequest {
     /// `datasets.max_executions`.
     #[schema(value_type = Vec<i64>)]
     pub execution_ids: Vec<Value>,
+    /// Executions processed under different versions of the tenant's privacy policy are refused
+    /// (their rows would be masked in different ways, and keyed pseudonyms would not match) unless this
+    /// is true. Each row carries its `policy_version`. Default false.
+    #[serde(default)]
+    pub allow_mixed_policies: bool,
 }
 
 /// A dataset whose build was queued.
@@ -191,7 +196,7 @@ fn execution_ids(body: &Value, max: usize) -> Result<Vec<i64>, Vec<ValidationDet
     responses(
         (status = 202, description = "The dataset, queued for its build", body = Envelope<QueuedDataset>),
         (status = 401, body = crate::error::ErrorBody),
-        (status = 422, description = "Bad body, or executions that are unknown, another tenant's or not completed (named)", body = crate::error::ValidationErrorBody)
+        (status = 422, description = "Bad body, executions that are unknown, another tenant's or not completed (named), or executions processed under different privacy policy versions without `allow_mixed_policies` (`value_error.mixed_policies`, the versions named)", body = crate::error::ValidationErrorBody)
     ),
     security(("api_key" = []), ("bearer" = [])))]
 #[post("/v1/datasets")]
@@ -222,6 +227,19 @@ pub async fn create(
             Vec::new()
         }
     };
+    let allow_mixed_policies = match body.get("allow_mixed_policies") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(allowed)) => *allowed,
+        Some(_) => {
+            details.push(ValidationDetail::new(
+                "body",
+                "allow_mixed_policies",
+                "must be true or false",
+                "bool_type",
+            ));
+            false
+        }
+    };
     if !details.is_empty() {
         return Err(ApiError::validation(details));
     }
@@ -244,6 +262,26 @@ pub async fn create(
                 }
             ),
             "value_error.executions",
+        )]));
+    }
+    let versions = state
+        .store
+        .execution_policy_versions(auth.tenant_id, &ids)
+        .await?;
+    if versions.len() > 1 && !allow_mixed_policies {
+        let shown: Vec<String> = versions
+            .iter()
+            .map(|(version, count)| format!("version {version} ({count})"))
+            .collect();
+        return Err(ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            "execution_ids",
+            format!(
+                "the executions were processed under different privacy policy versions: {}; \
+                 reprocess them under the policy in force, or set allow_mixed_policies",
+                shown.join(", ")
+            ),
+            "value_error.mixed_policies",
         )]));
     }
     let dataset_id = new_id("ds");

@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod me;
 pub mod openapi;
 pub mod oss_metrics;
+pub mod privacy;
 pub mod process;
 pub mod quality;
 pub mod queue;
@@ -53,6 +54,7 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     connectors::configure(cfg);
     schedules::configure(cfg);
     compliance::configure(cfg);
+    privacy::configure(cfg);
     team::configure(cfg);
     admin::configure(cfg);
     quality::configure(cfg);
@@ -206,6 +208,7 @@ impl Modify for SecuritySchemes {
         (name = "fine-tune", description = "Fine-tuning a model of an OpenAI-compatible provider on a ready dataset (pro and enterprise plans)"),
         (name = "webhooks", description = "Signed deliveries of job and dataset events, retries, delivery log"),
         (name = "connectors", description = "Storage connectors: S3, Azure Blob, GCS (secrets sealed at rest, shown as ***), their connection test, schedules and syncs"),
+        (name = "privacy", description = "The tenant's masking policy (types, confidence, an operator per type: placeholder, numbered, surrogate, hash, redact), versioned, and its pseudonym key"),
         (name = "compliance", description = "The tenant's record of processing (GDPR Art. 30, KVKK's VERBİS inventory)"),
         (name = "audit", description = "The tenant's audit log"),
         (name = "admin", description = "Internal operations (billing periods, plans, storage cleanup, quality); X-Internal-Token required"),

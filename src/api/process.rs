@@ -93,19 +93,32 @@ pub fn extract_error(error: ExtractError) -> ApiError {
     ApiError::new(kind, code, error.to_string())
 }
 
-/// The processing pipeline (extraction, then detection and masking when asked) for one upload.
+/// The processing pipeline (extraction, then detection and masking when asked, by the tenant's
+/// privacy policy) for one upload; with the version of that policy.
 pub async fn extract_and_mask(
     state: &AppState,
     tenant_id: i64,
     bytes: Vec<u8>,
     limits: Limits,
     masked: bool,
-) -> Result<Box<MaskedDocument>, ApiError> {
-    state
-        .actors
-        .process(tenant_id, bytes.into(), limits, masked)
+) -> Result<(Box<MaskedDocument>, i64), ApiError> {
+    let policy = state
+        .privacy
+        .policy(tenant_id)
         .await
-        .map_err(process_error)
+        .map_err(super::privacy::privacy_error)?;
+    let result = state
+        .actors
+        .process(
+            tenant_id,
+            bytes.into(),
+            limits,
+            policy.for_document(),
+            masked,
+        )
+        .await
+        .map_err(process_error)?;
+    Ok((result, policy.version))
 }
 
 /// An uploaded file after extraction and detection (and masking when asked).
@@ -114,6 +127,8 @@ struct Processed {
     size: usize,
     masked: bool,
     result: Box<MaskedDocument>,
+    /// The tenant's privacy policy version it was processed under.
+    policy_version: i64,
 }
 
 /// A preview's credit, reserved when it is accepted and settled when it ends: the pages it read
@@ -196,15 +211,17 @@ async fn process_upload(
     let credit = PreviewCredit::reserve(state, tenant_id).await?;
     let result = extract_and_mask(state, tenant_id, bytes, limits, masked).await;
     let credits = match &result {
-        Ok(result) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
+        Ok((result, _)) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
         Err(_) => 0,
     };
     credit.settle(credits);
+    let (result, policy_version) = result?;
     Ok(Processed {
         filename,
         size,
         masked,
-        result: result?,
+        result,
+        policy_version,
     })
 }
 
@@ -253,6 +270,7 @@ pub async fn preview(
         size,
         masked,
         result,
+        policy_version,
     } = process_upload(&state, auth.tenant_id, &query, payload).await?;
     let pii_count: u64 = result.summary.values().sum();
     // Serialized straight from the model (no intermediate JSON tree: a long document's answer is large).
@@ -260,6 +278,7 @@ pub async fn preview(
         data: PreviewBody {
             document: &result.document,
             masked,
+            policy_version,
             detected_language: &result.document.language.code,
             pii: PreviewPii {
                 findings: &result.findings,
@@ -272,6 +291,7 @@ pub async fn preview(
         "format": result.document.metadata.format,
         "bytes": size,
         "masked": masked,
+        "policy_version": policy_version,
         "pii_count": pii_count,
         "file_extension": filename.rsplit('.').next().filter(|e| e.len() <= 5),
     });
@@ -305,6 +325,9 @@ pub struct PreviewBody<'a> {
     document: &'a docsieve_actors::model::Document,
     /// Whether every text-bearing part was masked.
     masked: bool,
+    /// The version of the tenant's privacy policy the document was processed under (0: the default
+    /// policy of a tenant that never set one; see `GET /v1/settings/privacy`).
+    policy_version: i64,
     /// ISO 639-1 code, or `und`.
     #[schema(value_type = String)]
     detected_language: &'a str,
@@ -345,7 +368,8 @@ fn download_name(filename: &str, extension: &str) -> String {
     params(("masked" = Option<bool>, Query, description = "Mask personal data (default false)")),
     request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
-        (status = 200, content_type = "text/csv", body = String, description = "RFC 4180 CSV, UTF-8, as an attachment"),
+        (status = 200, content_type = "text/csv", body = String, description = "RFC 4180 CSV, UTF-8, as an attachment; masked by the tenant's privacy policy, whose version the `X-Docsieve-Policy-Version` header gives",
+            headers(("X-Docsieve-Policy-Version" = i64, description = "The version of the tenant's privacy policy the document was processed under (0: the default)"))),
         (status = 401, body = crate::error::ErrorBody),
         (status = 402, description = "Too few credits left (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 413, body = crate::error::ErrorBody),
@@ -366,6 +390,7 @@ pub async fn export_csv(
         size,
         masked,
         result,
+        policy_version,
     } = process_upload(&state, auth.tenant_id, &query, payload).await?;
     let document = result.document;
     let csv = web::block(move || {
@@ -381,12 +406,14 @@ pub async fn export_csv(
         "format": format,
         "bytes": size,
         "masked": masked,
+        "policy_version": policy_version,
         "pii_count": pii_count,
         "csv_bytes": csv.len(),
     });
     accounts::audit(&state, auth.audit("export_csv", None, details)).await;
     Ok(HttpResponse::Ok()
         .content_type("text/csv; charset=utf-8")
+        .insert_header(("X-Docsieve-Policy-Version", policy_version.to_string()))
         .insert_header((
             "Content-Disposition",
             format!(

@@ -167,3 +167,76 @@ fn mask_leaves_no_planted_value_in_any_turkish_document() {
         }
     }
 }
+
+/// `docsieve mask` on standard input with `args`: its exit code, standard output and error.
+fn mask_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    let mut child = Command::new(binary())
+        .arg("mask")
+        .args(args)
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(input.as_bytes()).expect("write");
+    }
+    let output = child.wait_with_output().expect("wait");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).to_string(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+    )
+}
+
+#[test]
+fn mask_operators_surrogate_with_a_key_file_numbered_and_their_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let key = dir.path().join("key");
+    std::fs::write(&key, b"0123456789abcdef0123456789abcdef").expect("key");
+    let other = dir.path().join("other");
+    std::fs::write(&other, b"fedcba9876543210fedcba9876543210").expect("key");
+    let input = "TC Kimlik No: 10000000146\nIBAN: TR33 0006 1005 1978 6457 8413 26\n";
+    let key_arg = key.to_str().expect("path");
+    let (code, first, _) = mask_stdin(&["--operator", "surrogate", "--key-file", key_arg], input);
+    assert_eq!(code, Some(0));
+    assert!(
+        !first.contains("10000000146") && !first.contains("[MASKED"),
+        "{first}"
+    );
+    // The same key, the same surrogates; the layout kept.
+    let (_, again, _) = mask_stdin(&["--operator", "surrogate", "--key-file", key_arg], input);
+    assert_eq!(first, again);
+    let iban = first
+        .lines()
+        .find_map(|line| line.strip_prefix("IBAN: "))
+        .expect("iban line");
+    assert_eq!(iban.len(), "TR33 0006 1005 1978 6457 8413 26".len());
+    assert!(
+        iban.starts_with("TR") && iban.matches(' ').count() == 6,
+        "{iban}"
+    );
+    let other_arg = other.to_str().expect("path");
+    let (_, another, _) = mask_stdin(&["--operator", "surrogate", "--key-file", other_arg], input);
+    assert_ne!(first, another);
+
+    let (code, numbered, _) = mask_stdin(
+        &["--operator", "numbered"],
+        "10000000146 ve 10000000146, ayrıca 10000000078",
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        numbered,
+        "[MASKED_NATIONAL_ID_TR_1] ve [MASKED_NATIONAL_ID_TR_1], ayrıca [MASKED_NATIONAL_ID_TR_2]"
+    );
+
+    let (code, _, error) = mask_stdin(&["--operator", "surrogate"], input);
+    assert_eq!(code, Some(2));
+    assert!(error.contains("--key-file"), "{error}");
+    let (code, _, error) = mask_stdin(&["--operator", "scramble"], input);
+    assert_eq!(code, Some(2));
+    assert!(error.contains("surrogate"), "{error}");
+}

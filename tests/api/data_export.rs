@@ -201,6 +201,7 @@ async fn a_tenant_is_exported_whole_as_a_zip_its_manifest_vouches_for() {
         "webhooks.json",
         "deliveries.jsonl",
         "connectors.json",
+        "privacy.json",
         "billing.json",
         "audit.jsonl",
     ] {

@@ -445,7 +445,12 @@ async fn dataset_of_files(
 }
 
 /// Creates a dataset of `executions` and waits until it is `until` (ready or failed).
-async fn dataset_of(server: &TestServer, who: &Tenant, executions: Value, until: &str) -> String {
+pub(crate) async fn dataset_of(
+    server: &TestServer,
+    who: &Tenant,
+    executions: Value,
+    until: &str,
+) -> String {
     let (status, created) = json_of(
         server
             .bearer(Method::POST, "/v1/datasets", &who.token)

@@ -23,6 +23,7 @@ mod hostile;
 mod jobs;
 mod memory;
 mod oss_metrics;
+mod privacy;
 mod process;
 mod quality;
 mod races;

@@ -151,6 +151,7 @@ struct StoredMeta {
     quality: Option<StoredQuality>,
     pii_count: Option<i64>,
     pii_type_summary: Option<std::collections::BTreeMap<String, u64>>,
+    policy_version: Option<i64>,
 }
 
 #[derive(Default, serde::Deserialize)]
@@ -190,6 +191,7 @@ fn row_of(input: crate::store::BuildInput, result: &[u8]) -> Result<DatasetRow, 
             serde_json::json!([])
         },
         masked: input.masked,
+        policy_version: meta.policy_version.unwrap_or(0),
         created_at: crate::clock::rfc3339(input.created_at),
     })
 }

@@ -25,6 +25,10 @@ pub struct DatasetRow {
     /// `[{name?, header?, rows}]`, masked like the text.
     pub tables: serde_json::Value,
     pub masked: bool,
+    /// The version of the tenant's privacy policy the execution was processed under (0: the default
+    /// policy; also for executions older than policies).
+    #[serde(default)]
+    pub policy_version: i64,
     /// RFC 3339 UTC.
     pub created_at: String,
 }
@@ -43,6 +47,7 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("fields", "json object"),
     ("tables", "json array"),
     ("masked", "bool"),
+    ("policy_version", "int64"),
     ("created_at", "timestamp (UTC, RFC 3339)"),
 ];
 
@@ -83,7 +88,7 @@ pub fn read_rows<R: BufRead>(reader: R) -> impl Iterator<Item = Result<DatasetRo
 }
 
 /// A row as it appears in flat formats: nested values as JSON text.
-pub fn flat(row: &DatasetRow) -> [String; 13] {
+pub fn flat(row: &DatasetRow) -> [String; 14] {
     [
         row.execution_id.to_string(),
         row.document_id.to_string(),
@@ -97,6 +102,7 @@ pub fn flat(row: &DatasetRow) -> [String; 13] {
         row.fields.to_string(),
         row.tables.to_string(),
         row.masked.to_string(),
+        row.policy_version.to_string(),
         row.created_at.clone(),
     ]
 }
@@ -121,6 +127,7 @@ pub fn sample(n: usize) -> DatasetRow {
         fields: serde_json::json!({"invoice_number": format!("INV-{n}")}),
         tables: serde_json::json!([{"header": ["Ad", "Tutar"], "rows": [["[MASKED_PERSON_NAME]", "10|5"]]}]),
         masked: true,
+        policy_version: 3,
         created_at: "2026-11-22T10:00:00Z".to_string(),
     }
 }

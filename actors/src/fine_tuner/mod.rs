@@ -439,6 +439,14 @@ impl Worker {
                 "the dataset has no built rows".to_string(),
             ));
         };
+        let surrogates = crate::privacy::surrogate_types_by_version(&services.store, job.tenant_id)
+            .await
+            .map_err(|error| {
+                (
+                    RecordCode::StorageError.as_str().to_string(),
+                    error.to_string(),
+                )
+            })?;
         std::fs::create_dir_all(&services.scratch_dir).map_err(|error| {
             (
                 RecordCode::TrainingFileFailed.as_str().to_string(),
@@ -463,7 +471,7 @@ impl Worker {
             .map_err(|message| (RecordCode::TrainingFileFailed.as_str().to_string(), message))?;
         let (rows_in, out_in) = (rows_path.clone(), out_path.clone());
         let written = tokio::task::spawn_blocking(move || {
-            training::write_training_file(&rows_in, &out_in, &template)
+            training::write_training_file(&rows_in, &out_in, &template, &surrogates)
         })
         .await
         .unwrap_or_else(|error| Err(TrainingError::Io(error.to_string())));

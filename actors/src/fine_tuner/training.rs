@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::error_code::RecordCode;
-use crate::pii_masker::{detect, Policy};
+use crate::pii_masker::{detect, PiiType, Policy, TypeSet};
 use crate::settings::FineTuneSettings;
 
 /// The three message templates of a row without `messages`; `{column}` stands for the row's column.
@@ -221,16 +221,31 @@ fn scan(message: &Value, policy: &Policy, found: &mut BTreeMap<String, u64>) -> 
     !findings.is_empty()
 }
 
-/// Streams the canonical rows at `rows` into a training file at `out`.
+/// Streams the canonical rows at `rows` into a training file at `out`. `surrogates` holds, per privacy
+/// policy version, the types that version masks with checksum-valid surrogates: in a row masked under
+/// it, a value of those types is the engine's own writing (the masking's re-scan refused any other
+/// value), and the scan here does not count it.
 pub fn write_training_file(
     rows: &Path,
     out: &Path,
     template: &Template,
+    surrogates: &BTreeMap<i64, TypeSet>,
 ) -> Result<Written, TrainingError> {
     let io = |error: std::io::Error| TrainingError::Io(error.to_string());
     let reader = std::io::BufReader::new(std::fs::File::open(rows).map_err(io)?);
     let mut writer = std::io::BufWriter::new(std::fs::File::create(out).map_err(io)?);
-    let policy = Policy::default();
+    let every = Policy::default();
+    let policies: BTreeMap<i64, Policy> = surrogates
+        .iter()
+        .map(|(&version, written)| {
+            let mut policy = Policy::default();
+            policy.enabled = PiiType::ALL
+                .iter()
+                .filter(|&&ty| !written.contains(ty))
+                .fold(TypeSet::default(), |set, &ty| set.with(ty));
+            (version, policy)
+        })
+        .collect();
     let mut written = Written {
         rows: 0,
         skipped: 0,
@@ -253,9 +268,11 @@ pub fn write_training_file(
             written.skipped += 1;
             continue;
         };
+        let version = row["policy_version"].as_i64().unwrap_or(0);
+        let policy = policies.get(&version).unwrap_or(&every);
         let mut leaked = false;
         for message in &messages {
-            leaked |= scan(message, &policy, &mut types);
+            leaked |= scan(message, policy, &mut types);
         }
         if leaked {
             refused_rows += 1;
@@ -296,12 +313,19 @@ mod tests {
     }
 
     fn run(lines: &[Value]) -> (Result<Written, TrainingError>, String) {
+        run_with(lines, &BTreeMap::new())
+    }
+
+    fn run_with(
+        lines: &[Value],
+        surrogates: &BTreeMap<i64, TypeSet>,
+    ) -> (Result<Written, TrainingError>, String) {
         let dir = tempfile::tempdir().expect("dir");
         let rows = dir.path().join("rows.jsonl");
         let out = dir.path().join("train.jsonl");
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         std::fs::write(&rows, text).expect("write");
-        let result = write_training_file(&rows, &out, &template());
+        let result = write_training_file(&rows, &out, &template(), surrogates);
         (result, std::fs::read_to_string(&out).unwrap_or_default())
     }
 
@@ -335,6 +359,35 @@ mod tests {
             render("{unknown} {text} {", &json!({"text": "x"})),
             "{unknown} x {"
         );
+    }
+
+    /// A row masked under a policy version that writes TCKN surrogates carries valid TCKNs by design:
+    /// they pass; under any other version (or a TCKN where that version writes only IBANs) they refuse.
+    #[test]
+    fn surrogates_pass_only_in_rows_of_a_version_that_writes_them() {
+        let row = |version: i64| {
+            json!({"masked": true, "policy_version": version,
+                "text": "TC kimlik no 94562304058", "fields": {"a": "b"}})
+        };
+        let surrogates = BTreeMap::from([
+            (2, TypeSet::default().with(PiiType::NationalIdTr)),
+            (3, TypeSet::default().with(PiiType::IbanTr)),
+        ]);
+        let (result, _) = run_with(&[row(2)], &surrogates);
+        assert_eq!(
+            result,
+            Ok(Written {
+                rows: 1,
+                skipped: 0
+            })
+        );
+        for version in [1, 3] {
+            let (result, _) = run_with(&[row(version)], &surrogates);
+            assert!(
+                matches!(result, Err(TrainingError::Refused { rows: 1, .. })),
+                "version {version}: {result:?}"
+            );
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 mod fair;
 mod messages;
+mod records;
 mod worker;
 
 use std::collections::{BTreeMap, HashMap};
@@ -43,6 +44,8 @@ pub struct JobServices {
     pub clock: Clock,
     pub jobs: JobsSettings,
     pub limits: Limits,
+    /// Tenants' privacy policies: each document is masked by its tenant's.
+    pub privacy: crate::privacy::Privacy,
 }
 
 /// The two lanes of the queue, each with its own slots: small documents are claimed in batches (one

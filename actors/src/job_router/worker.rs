@@ -19,11 +19,11 @@ use crate::pii_masker::MaskedDocument;
 use crate::pipeline::{self, ProcessError};
 use crate::store::DocumentRow;
 use crate::store::{
-    AuditRecord, ClaimedJob, JobEnd, JobKind, JobOutcome, JobPayload, NewExecution, OutboxEvent,
-    ProcessPayload, RequestedBy, StoreError, Usage, Written, EXTRACTION_CRASHED,
-    EXTRACTION_TIMED_OUT,
+    ClaimedJob, JobEnd, JobOutcome, JobPayload, NewExecution, OutboxEvent, ProcessPayload,
+    RequestedBy, StoreError, Usage, Written, EXTRACTION_CRASHED, EXTRACTION_TIMED_OUT,
 };
 
+use super::records::{audit_record, finished_metrics};
 use super::Dispatcher;
 
 /// The engine versions recorded in every execution's `result_meta`.
@@ -492,6 +492,20 @@ impl Dispatcher {
         // the job (a poison document), a first one gives it back to the queue for that retry.
         let alone = job.after_a_crash();
         let masked = work.masked;
+        // The tenant's privacy policy as it is now (the execution records its version). A key that
+        // does not open fails the job: keyed masking is never done with another key.
+        let policy = services
+            .privacy
+            .policy(job.tenant_id)
+            .await
+            .map_err(|error| {
+                let code = error.code();
+                if error.passing() {
+                    retry(code, error)
+                } else {
+                    failed(code, error)
+                }
+            })?;
         let result = pipeline::process(
             &self.extractor,
             &self.masker,
@@ -501,6 +515,7 @@ impl Dispatcher {
                 tenant: job.tenant_id,
                 alone,
             },
+            policy.for_document(),
             masked,
         )
         .await
@@ -538,6 +553,7 @@ impl Dispatcher {
             "language": output.language,
             "quality": output.quality,
             "fields": output.fields,
+            "policy_version": policy.version,
             "engine": {
                 "docsieve": ENGINE_VERSION,
                 "extractor": format!("docsieve-extract/{ENGINE_VERSION}"),
@@ -595,79 +611,6 @@ impl Pending<'_> {
             Finish::Completed { .. } | Finish::Failed { .. } | Finish::Retry { .. }
         )
     }
-}
-
-/// Counts a finished attempt and its duration.
-fn finished_metrics(job: &ClaimedJob, finish: &Finish, started: Instant) {
-    let outcome = match finish {
-        Finish::Completed { .. } | Finish::Built { .. } => "completed",
-        Finish::Failed { .. } => "failed",
-        Finish::Retry { .. } => "retried",
-        Finish::LeaseLost => {
-            tracing::warn!(job_id = %job.id, "the job's lease was taken before its outcome was written; its result is discarded");
-            "lease_lost"
-        }
-    };
-    metrics::counter!(crate::metric_names::JOBS_FINISHED_TOTAL,
-        "job_type" => job.job_type.clone(), "outcome" => outcome)
-    .increment(1);
-    metrics::histogram!(crate::metric_names::JOB_DURATION_SECONDS, "job_type" => job.job_type.clone())
-        .record(started.elapsed().as_secs_f64());
-}
-
-/// The audit entry of a finished job (none for a retry); a completion's `execution_id` is filled in
-/// by the completer.
-fn audit_record(
-    job: &ClaimedJob,
-    requested_by: &RequestedBy,
-    finish: &Finish,
-    meta: Option<&serde_json::Value>,
-) -> Option<AuditRecord> {
-    let details = match finish {
-        Finish::Completed { execution_id } => {
-            let meta = meta.cloned().unwrap_or_default();
-            json!({
-                "document_id": job.document_id,
-                "execution_id": execution_id,
-                "attempt": job.attempts,
-                "masked": meta["masked"],
-                "format": meta["format"],
-                "pii_count": meta["pii_count"],
-                "pii_type_summary": meta["pii_type_summary"],
-            })
-        }
-        Finish::Built { row_count } => json!({
-            "dataset_id": job.dataset_id,
-            "row_count": row_count,
-            "attempt": job.attempts,
-        }),
-        Finish::Failed { code, .. } => json!({
-            "document_id": job.document_id,
-            "dataset_id": job.dataset_id,
-            "attempt": job.attempts,
-            "error_code": code,
-        }),
-        Finish::Retry { .. } | Finish::LeaseLost => return None,
-    };
-    Some(AuditRecord {
-        tenant_id: Some(job.tenant_id),
-        actor_type: requested_by.audit_type(),
-        actor_id: requested_by.id.clone(),
-        action: if job.job_type == JobKind::DatasetBuild.as_str() {
-            "dataset_build"
-        } else {
-            "process"
-        },
-        target_type: Some("job"),
-        target_id: Some(job.id.clone()),
-        outcome: if matches!(finish, Finish::Completed { .. } | Finish::Built { .. }) {
-            "success"
-        } else {
-            "failure"
-        },
-        ip: None,
-        details,
-    })
 }
 
 /// The stored result of a document job: `{document, pii: {findings, pii_type_summary, pii_count}}`,

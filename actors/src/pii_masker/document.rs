@@ -110,6 +110,8 @@ fn mask_value(
 struct MaskedText<'d> {
     original: &'d str,
     findings: Vec<Finding>,
+    /// What replaced each finding, when not its placeholder ([`engine::Masked::written`]).
+    written: Option<Vec<Option<String>>>,
     /// Where the next part is expected in `original` (parts come in order).
     cursor: usize,
 }
@@ -136,7 +138,13 @@ impl<'d> MaskedText<'d> {
             return None;
         }
         self.cursor = end;
-        Some(engine::with_placeholders(self.original, start, end, inside))
+        Some(engine::with_replacements(
+            self.original,
+            start,
+            end,
+            inside,
+            self.written.as_deref().map(|w| &w[first..first + touching]),
+        ))
     }
 }
 
@@ -161,6 +169,7 @@ fn mask_parts(
         Some(MaskedText {
             original: &document.text,
             findings: result.findings,
+            written: result.written,
             cursor: 0,
         })
     };
@@ -433,6 +442,7 @@ mod tests {
         let mut pieces = MaskedText {
             original,
             findings: result.findings,
+            written: result.written,
             cursor: 0,
         };
         assert_eq!(pieces.cut("başka bir metin"), None);

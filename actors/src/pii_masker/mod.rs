@@ -8,6 +8,7 @@ mod detectors;
 mod document;
 mod engine;
 mod messages;
+mod operators;
 mod surrogate;
 
 use actix::Context;
@@ -20,9 +21,11 @@ pub use detectors::phone::{
 pub use document::{mask_document, MaskedDocument};
 pub use engine::checksum::{checksum_holds, compact_written, has_checksum};
 pub use engine::{
-    detect, mask as mask_text, summarize, Finding, LeakError, Masked, PiiType, Policy, TypeSet,
+    detect, mask as mask_text, summarize, Finding, LeakError, Masked, PiiType, Policy, Replacer,
+    TypeSet,
 };
 pub use messages::{Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply};
+pub use operators::{normal_form, Operator, Operators};
 pub use surrogate::{has_surrogate, surrogate, SurrogateKey};
 // Test support (generators and planted corpora, and the byte classes a bench counts words with):
 // for tests and benches only, through the crate's `test-support` feature.

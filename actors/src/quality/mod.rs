@@ -221,6 +221,7 @@ async fn masked_document(
                 execution.tenant_id,
                 bytes.clone(),
                 audits.limits.clone(),
+                crate::pii_masker::Policy::default(),
                 true,
             )
             .await

@@ -250,6 +250,8 @@ pub enum TenantTable {
     CreditLedger,
     TenantUsage,
     AuditEntries,
+    /// Every version of the privacy policy (the pseudonym key is never exported).
+    PrivacyPolicies,
 }
 
 impl TenantTable {
@@ -277,6 +279,7 @@ impl TenantTable {
             TenantTable::CreditLedger => ("credit_ledger", OWN),
             TenantTable::TenantUsage => ("tenant_usage", OWN),
             TenantTable::AuditEntries => ("audit_entries", OWN),
+            TenantTable::PrivacyPolicies => ("privacy_policies", OWN),
         }
     }
 

@@ -76,6 +76,36 @@ impl Store {
             .collect())
     }
 
+    /// The privacy policy versions that `ids` (executions of the tenant) were processed under, each
+    /// with how many of them; an execution older than policies counts as version 0, the default.
+    pub async fn execution_policy_versions(
+        &self,
+        tenant_id: i64,
+        ids: &[i64],
+    ) -> Result<std::collections::BTreeMap<i64, usize>, StoreError> {
+        #[derive(Default, serde::Deserialize)]
+        struct Meta {
+            #[serde(default)]
+            policy_version: i64,
+        }
+        let mut versions = std::collections::BTreeMap::new();
+        for chunk in ids.chunks(900) {
+            let metas: Vec<String> = execution::Entity::find()
+                .select_only()
+                .column(execution::Column::ResultMeta)
+                .filter(execution::Column::TenantId.eq(tenant_id))
+                .filter(execution::Column::Id.is_in(chunk.to_vec()))
+                .into_tuple()
+                .all(self.connection())
+                .await?;
+            for meta in metas {
+                let meta: Meta = serde_json::from_str(&meta).unwrap_or_default();
+                *versions.entry(meta.policy_version).or_default() += 1;
+            }
+        }
+        Ok(versions)
+    }
+
     pub async fn dataset(
         &self,
         tenant_id: i64,

@@ -38,6 +38,7 @@ pub fn schema() -> SchemaRef {
         string("fields"),
         string("tables"),
         Field::new("masked", DataType::Boolean, false),
+        Field::new("policy_version", DataType::Int64, false),
         Field::new(
             "created_at",
             DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
@@ -47,7 +48,7 @@ pub fn schema() -> SchemaRef {
 }
 
 fn batch(rows: &[DatasetRow], schema: &SchemaRef) -> Result<RecordBatch, ExportError> {
-    let mut ints: [Int64Builder; 3] = Default::default();
+    let mut ints: [Int64Builder; 4] = Default::default();
     let mut strings: Vec<StringBuilder> = (0..8).map(|_| StringBuilder::new()).collect();
     let mut masked = BooleanBuilder::new();
     let mut created = TimestampMillisecondBuilder::new().with_timezone("UTC");
@@ -55,6 +56,7 @@ fn batch(rows: &[DatasetRow], schema: &SchemaRef) -> Result<RecordBatch, ExportE
         ints[0].append_value(row.execution_id);
         ints[1].append_value(row.document_id);
         ints[2].append_value(row.pii_count);
+        ints[3].append_value(row.policy_version);
         let values = [
             row.filename.as_str(),
             row.format.as_str(),
@@ -74,7 +76,7 @@ fn batch(rows: &[DatasetRow], schema: &SchemaRef) -> Result<RecordBatch, ExportE
             .unwrap_or(0);
         created.append_value(millis);
     }
-    let [mut execution, mut document, mut pii] = ints;
+    let [mut execution, mut document, mut pii, mut policy] = ints;
     let mut string = strings
         .into_iter()
         .map(|mut b| Arc::new(b.finish()) as ArrayRef);
@@ -92,6 +94,7 @@ fn batch(rows: &[DatasetRow], schema: &SchemaRef) -> Result<RecordBatch, ExportE
         next()?,
         next()?,
         Arc::new(masked.finish()),
+        Arc::new(policy.finish()),
         Arc::new(created.finish()),
     ];
     RecordBatch::try_new(schema.clone(), columns).map_err(writer_error)

@@ -136,7 +136,7 @@ pub fn markdown<W: Write>(
             .collect();
         writeln!(
             out,
-            "- document: {}\n- format: {}\n- language: {}\n- quality: {}\n- personal data: {}{}\n- masked: {}\n- created: {}\n",
+            "- document: {}\n- format: {}\n- language: {}\n- quality: {}\n- personal data: {}{}\n- masked: {}\n- privacy policy version: {}\n- created: {}\n",
             row.document_id,
             row.format,
             row.language,
@@ -144,6 +144,7 @@ pub fn markdown<W: Write>(
             row.pii_count,
             if summary.is_empty() { String::new() } else { format!(" ({})", summary.join(", ")) },
             row.masked,
+            row.policy_version,
             row.created_at
         )?;
         if row.fields.as_object().is_some_and(|f| !f.is_empty()) {

@@ -48,7 +48,7 @@ pub fn xlsx(
             .write_string_with_format(0, col as u16, *name, &bold)
             .map_err(writer_error)?;
     }
-    let numeric = [0usize, 1, 6];
+    let numeric = [0usize, 1, 6, 12];
     let mut count: u64 = 0;
     for row in rows {
         let row = row?;

@@ -146,6 +146,44 @@ pub fn lookup(folded: &[u8]) -> Option<Word> {
     table.words.get(folded).copied()
 }
 
+/// Names to draw a surrogate name from: the given names (`given`) or surnames of the gazetteer's Turkish
+/// sections (`turkish`) or of its others; folded (ASCII lower case), letters only, three or more.
+pub fn surrogate_names(given: bool, turkish: bool) -> &'static [&'static str] {
+    static LISTS: OnceLock<[Box<[&'static str]>; 4]> = OnceLock::new();
+    let lists = LISTS.get_or_init(|| {
+        // A section starts at the first line of a block of comment lines, which names its language.
+        let split = |data: &'static str| {
+            let (mut turkish, mut other) = (Vec::new(), Vec::new());
+            let (mut in_turkish, mut after_comment) = (false, false);
+            for line in data
+                .lines()
+                .map(|line| line.strip_suffix('\r').unwrap_or(line))
+            {
+                if line.starts_with('#') {
+                    if !after_comment {
+                        in_turkish = line.starts_with("# Turkish");
+                    }
+                    after_comment = true;
+                    continue;
+                }
+                after_comment = false;
+                if line.len() >= 3 && line.bytes().all(|b| b.is_ascii_lowercase()) {
+                    if in_turkish {
+                        turkish.push(line);
+                    } else {
+                        other.push(line);
+                    }
+                }
+            }
+            (turkish.into_boxed_slice(), other.into_boxed_slice())
+        };
+        let (given_tr, given_other) = split(FIRST_NAMES.data);
+        let (surnames_tr, surnames_other) = split(SURNAMES.data);
+        [given_tr, given_other, surnames_tr, surnames_other]
+    });
+    &lists[usize::from(!given) * 2 + usize::from(!turkish)]
+}
+
 /// Labels that a name follows after a colon ("Ad Soyad:", "Name:").
 pub static NAME_LABELS: Words = Words::new(include_str!("lexicon/name_labels.txt"));
 

@@ -6,7 +6,7 @@
 mod automaton;
 pub(crate) mod checksum;
 mod context;
-mod lexicon;
+pub(crate) mod lexicon;
 // Test support: generators of values, layouts and business text, and the planted corpora built from
 // them. Compiled for the unit tests, and for benches and integration tests through the crate's
 // `test-support` feature (its own dev-dependency turns it on); never into the service.
@@ -40,6 +40,21 @@ pub struct Policy {
     pub known_values: Vec<(PiiType, String)>,
     /// A matcher over `known_values`, built once by [`Policy::prepare`] for the many parts of a document.
     prepared: Option<std::sync::Arc<KnownMatcher>>,
+    /// What replaces a found value when it is not its type's `[MASKED_<TYPE>]` (the tenant's masking
+    /// operators); None: placeholders.
+    pub replacer: Option<std::sync::Arc<dyn Replacer>>,
+}
+
+/// What a found value becomes in the masked output, when not its type's placeholder.
+pub trait Replacer: Send + Sync + std::fmt::Debug {
+    /// The replacement of `value`, of type `ty` as written in the text; None: the type's placeholder.
+    /// `round` counts the replacements of this value already turned down because each was itself a
+    /// value of the text: another is drawn.
+    fn replace(&self, ty: PiiType, value: &str, round: u32) -> Option<String>;
+
+    /// Whether what it writes for `ty` may read as a value (a surrogate), which must then not be one
+    /// of the text's own values; tokens, placeholders and nothing never are.
+    fn writes_values(&self, ty: PiiType) -> bool;
 }
 
 /// The known values, ready to be found in many texts: looked up by their first word at each word start
@@ -186,6 +201,7 @@ impl Default for Policy {
             context_after: 24,
             known_values: Vec::new(),
             prepared: None,
+            replacer: None,
         }
     }
 }
@@ -240,6 +256,10 @@ pub struct Masked {
     pub findings: Vec<Finding>,
     /// `pii_type_summary`: type name -> count.
     pub summary: BTreeMap<String, u64>,
+    /// What replaced each finding, in order, when the policy has a replacer (None in a place: the
+    /// type's placeholder); None: placeholders throughout.
+    #[serde(skip)]
+    pub written: Option<Vec<Option<String>>>,
 }
 
 /// Masking was refused: the output would still contain detectable values.
@@ -808,28 +828,81 @@ pub fn mask_scanned(text: &str, policy: &Policy, scanned: Scanned) -> Result<Mas
     masked_by(text, policy, resolved(text, policy, candidates))
 }
 
-/// `text[from..to]` with each finding (all inside that range, in order) replaced by its placeholder.
-pub fn with_placeholders(text: &str, from: usize, to: usize, findings: &[Finding]) -> String {
+/// `text[from..to]` with each finding (all inside that range, in order) replaced by its placeholder,
+/// or by its place in `written` (aligned with `findings`) when that holds a replacement.
+pub fn with_replacements(
+    text: &str,
+    from: usize,
+    to: usize,
+    findings: &[Finding],
+    written: Option<&[Option<String>]>,
+) -> String {
+    let replacement = |index: usize, finding: &Finding| -> &str {
+        written
+            .and_then(|written| written.get(index))
+            .and_then(|w| w.as_deref())
+            .unwrap_or_else(|| finding.pii_type.placeholder())
+    };
     // Sized exactly: a placeholder is usually longer than its value, and a string grown past its
     // first guess copies everything written so far.
     let longer: usize = findings
         .iter()
-        .map(|f| {
-            f.pii_type
-                .placeholder()
-                .len()
-                .saturating_sub(f.end - f.start)
-        })
+        .enumerate()
+        .map(|(index, f)| replacement(index, f).len().saturating_sub(f.end - f.start))
         .sum();
     let mut out = String::with_capacity(to - from + longer);
     let mut cursor = from;
-    for finding in findings {
+    for (index, finding) in findings.iter().enumerate() {
         out.push_str(&text[cursor..finding.start]);
-        out.push_str(finding.pii_type.placeholder());
+        out.push_str(replacement(index, finding));
         cursor = finding.end;
     }
     out.push_str(&text[cursor..to]);
     out
+}
+
+/// The policy's replacement of each finding (None: the placeholder), none of which is itself a value
+/// found in the text: such a replacement is drawn again, and after a few draws the placeholder stands.
+fn replacements(text: &str, findings: &[Finding], replacer: &dyn Replacer) -> Vec<Option<String>> {
+    // The text's values by a hash of their letters and digits in lower case (a hash that two values
+    // share by chance only costs a draw more); made only when some type's replacement is a value.
+    let folded = |value: &str| -> u64 {
+        use std::hash::Hasher;
+        let mut hasher = rustc_hash::FxHasher::default();
+        for c in value.chars().filter(|c| c.is_alphanumeric()) {
+            for lower in c.to_lowercase() {
+                hasher.write_u32(u32::from(lower));
+            }
+        }
+        hasher.finish()
+    };
+    let found: Option<rustc_hash::FxHashSet<u64>> = findings
+        .iter()
+        .any(|f| replacer.writes_values(f.pii_type))
+        .then(|| {
+            findings
+                .iter()
+                .map(|f| folded(&text[f.start..f.end]))
+                .collect()
+        });
+    findings
+        .iter()
+        .map(|finding| {
+            let value = &text[finding.start..finding.end];
+            let Some(found) = found
+                .as_ref()
+                .filter(|_| replacer.writes_values(finding.pii_type))
+            else {
+                return replacer.replace(finding.pii_type, value, 0);
+            };
+            (0..8).find_map(
+                |round| match replacer.replace(finding.pii_type, value, round) {
+                    Some(written) if found.contains(&folded(&written)) => None,
+                    other => Some(other),
+                },
+            )?
+        })
+        .collect()
 }
 
 fn masked_by(text: &str, policy: &Policy, mut hits: Vec<scan::Hit>) -> Result<Masked, LeakError> {
@@ -837,12 +910,28 @@ fn masked_by(text: &str, policy: &Policy, mut hits: Vec<scan::Hit>) -> Result<Ma
     // the value it replaces brings a keyword within a number's context window ("Sipariş SIP-1234567890
     // ayse.yilmaz@example.com Vergi No: ...": "Vergi" is 25 bytes after the order number, whose
     // digits pass the VKN check, and 16 after `[MASKED_EMAIL]`). What the re-scan finds wholly in the
-    // text between placeholders is a value of the input too, and is masked in another round; what
-    // overlaps a placeholder, or is still there after the last round, refuses the result.
+    // text between replacements is a value of the input too, and is masked in another round; what
+    // lies wholly inside a replacement is the engine's own writing (a surrogate passes its checksum by
+    // design); what straddles a replacement's edge demotes that replacement to its placeholder for
+    // another round, and refuses the result when it is a placeholder already, as does anything still
+    // there after the last round.
     let mut rounds = 1;
+    // Findings (by start) whose replacement must be the placeholder.
+    let mut demoted: Vec<usize> = Vec::new();
     loop {
         let findings = findings_of(text, &hits);
-        let out = with_placeholders(text, 0, text.len(), &findings);
+        let mut written = policy
+            .replacer
+            .as_deref()
+            .map(|replacer| replacements(text, &findings, replacer));
+        if let Some(written) = written.as_mut() {
+            for (finding, place) in findings.iter().zip(written.iter_mut()) {
+                if demoted.binary_search(&finding.start).is_ok() {
+                    *place = None;
+                }
+            }
+        }
+        let out = with_replacements(text, 0, text.len(), &findings, written.as_deref());
         // Without a finding the output is the text itself, whose scan (`hits`, by the same policy)
         // found nothing: a re-scan would find nothing again. A text without personal data is masked
         // at the cost of its detection.
@@ -851,50 +940,113 @@ fn masked_by(text: &str, policy: &Policy, mut hits: Vec<scan::Hit>) -> Result<Ma
         } else {
             raw_hits(&out, policy)
         };
-        if remaining.is_empty() {
-            return Ok(Masked {
-                text: out,
-                summary: summarise(&findings),
-                findings,
-            });
-        }
-        let Some(more) = in_input(text, &findings, &remaining).filter(|_| rounds < 4) else {
-            return Err(LeakError {
-                remaining: count_types(remaining.iter().map(|hit| hit.ty)),
-            });
+        let refused = |remaining: &[scan::Hit]| LeakError {
+            remaining: count_types(remaining.iter().map(|hit| hit.ty)),
         };
-        hits.extend(more);
+        let placed = if remaining.is_empty() {
+            Placed::Input(Vec::new())
+        } else {
+            in_input(text, &findings, written.as_deref(), &remaining)
+        };
+        match placed {
+            Placed::Input(more) if more.is_empty() => {
+                return Ok(Masked {
+                    text: out,
+                    summary: summarise(&findings),
+                    findings,
+                    written,
+                })
+            }
+            _ if rounds >= 4 => return Err(refused(&remaining)),
+            Placed::Input(more) => hits.extend(more),
+            Placed::Straddling(_) if written.is_none() => return Err(refused(&remaining)),
+            Placed::Straddling(starts) => {
+                let fresh: Vec<usize> = starts
+                    .into_iter()
+                    .filter(|start| demoted.binary_search(start).is_err())
+                    .collect();
+                if fresh.is_empty() {
+                    return Err(refused(&remaining));
+                }
+                demoted.extend(fresh);
+                demoted.sort_unstable();
+            }
+        }
         hits.sort_by(order);
         rounds += 1;
     }
 }
 
-/// The hits the re-scan found in the masked text (`remaining`, with `findings` replaced in `text`)
-/// at their places in `text`, when each lies wholly between two placeholders; `None` when one
-/// overlaps a placeholder.
-fn in_input(text: &str, findings: &[Finding], remaining: &[scan::Hit]) -> Option<Vec<scan::Hit>> {
-    // The stretches of text the output keeps: (start in the output, end in the output, start in the
-    // input), in order.
+/// Where the re-scan's hits in a masked text lie in the input.
+enum Placed {
+    /// Each wholly between two replacements (at its place in the input) or wholly inside one (left
+    /// out: the engine's own writing).
+    Input(Vec<scan::Hit>),
+    /// Some straddle a replacement's edge: the starts (in the input) of those replacements' findings.
+    Straddling(Vec<usize>),
+}
+
+/// The hits the re-scan found in the masked text (`remaining`, with `findings` replaced in `text` by
+/// `written`, or placeholders) placed in `text` ([`Placed`]).
+fn in_input(
+    text: &str,
+    findings: &[Finding],
+    written: Option<&[Option<String>]>,
+    remaining: &[scan::Hit],
+) -> Placed {
+    // The stretches of text the output keeps and the replacements between them: (start in the
+    // output, end in the output, start in the input), in order; `kept[i]` precedes `findings[i]`.
     let mut kept = Vec::with_capacity(findings.len() + 1);
+    let mut replaced = Vec::with_capacity(findings.len());
     let (mut input, mut output) = (0, 0);
-    for finding in findings {
+    for (index, finding) in findings.iter().enumerate() {
         kept.push((output, output + finding.start - input, input));
-        output += finding.start - input + finding.pii_type.placeholder().len();
+        output += finding.start - input;
+        let length = written
+            .and_then(|written| written.get(index))
+            .and_then(|w| w.as_ref())
+            .map_or_else(|| finding.pii_type.placeholder().len(), String::len);
+        replaced.push((output, output + length));
+        output += length;
         input = finding.end;
     }
     kept.push((output, output + text.len() - input, input));
-    remaining
-        .iter()
-        .map(|hit| {
-            let at = kept.partition_point(|stretch| stretch.1 < hit.end);
-            let &(start, end, from) = kept.get(at)?;
-            (start <= hit.start && hit.end <= end).then(|| scan::Hit {
-                start: from + hit.start - start,
-                end: from + hit.end - start,
-                ..*hit
-            })
-        })
-        .collect()
+    let mut placed = Vec::new();
+    let mut straddling = Vec::new();
+    for hit in remaining {
+        let at = kept.partition_point(|stretch| stretch.1 < hit.end);
+        if let Some(&(start, end, from)) = kept.get(at) {
+            if start <= hit.start && hit.end <= end {
+                placed.push(scan::Hit {
+                    start: from + hit.start - start,
+                    end: from + hit.end - start,
+                    ..*hit
+                });
+                continue;
+            }
+        }
+        // Not within a kept stretch: inside one replacement, or across an edge of some.
+        let first = replaced.partition_point(|r| r.1 <= hit.start);
+        let inside = replaced
+            .get(first)
+            .is_some_and(|&(start, end)| start <= hit.start && hit.end <= end);
+        if !inside {
+            straddling.extend(
+                replaced[first..]
+                    .iter()
+                    .zip(&findings[first..])
+                    .take_while(|((start, _), _)| *start < hit.end)
+                    .map(|(_, finding)| finding.start),
+            );
+        }
+    }
+    if straddling.is_empty() {
+        Placed::Input(placed)
+    } else {
+        straddling.sort_unstable();
+        straddling.dedup();
+        Placed::Straddling(straddling)
+    }
 }
 
 /// Counts without masking (`--no-mask`): findings and summary.

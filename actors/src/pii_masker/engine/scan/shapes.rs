@@ -64,22 +64,51 @@ pub(super) fn bracketed(b: &[u8], open: usize, words: &[&[u8]]) -> Option<usize>
 /// Bytes a mask token is looked for in (the longest placeholder has 30).
 pub(super) const MASK_TOKEN_MAX: usize = 48;
 
-/// A mask token `[MASKED_<NAME>]` at `i`, its name one of the 46 types': its end. A text's own
-/// "[MASKED_10000000146]" is no placeholder, and its number is found.
+/// A mask token at `i`, its name one of the 46 types' (upper case): its end. The tokens are the
+/// masking operators': `[MASKED_<NAME>]` (placeholder), `[MASKED_<NAME>_<n>]` (numbered, n of at most
+/// six digits) and `[<NAME>_<12 lower-case hex digits, one a letter>]` (hash). A text's own
+/// "[MASKED_10000000146]" is no placeholder, and its number is found; nor is "[PHONE_TR_905321234567]"
+/// a hash token (no letter), nor a longer number behind a type's name.
 pub(super) fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
-    if !b[i..].starts_with(b"[MASKED_") {
+    if b.get(i) != Some(&b'[') {
         return None;
     }
-    let rest = &b[i + 8..b.len().min(i + MASK_TOKEN_MAX)];
+    let rest = &b[i + 1..b.len().min(i + MASK_TOKEN_MAX)];
     let close = memchr::memchr(b']', rest)?;
-    let name = &rest[..close];
-    PiiType::ALL
-        .iter()
-        .any(|ty| {
-            let placeholder = ty.placeholder().as_bytes();
-            placeholder.len() == name.len() + 9 && &placeholder[8..placeholder.len() - 1] == name
+    let inner = &rest[..close];
+    let end = i + 1 + close + 1;
+    let a_type = |name: &[u8]| {
+        PiiType::ALL.iter().any(|ty| {
+            let own = ty.name().as_bytes();
+            own.len() == name.len()
+                && own
+                    .iter()
+                    .zip(name)
+                    .all(|(own, c)| own.to_ascii_uppercase() == *c)
         })
-        .then_some(i + 8 + close + 1)
+    };
+    let split = |name: &'_ [u8]| -> Option<(usize, usize)> {
+        let at = name.iter().rposition(|&c| c == b'_')?;
+        Some((at, name.len() - at - 1))
+    };
+    if let Some(name) = inner.strip_prefix(b"MASKED_") {
+        if a_type(name) {
+            return Some(end);
+        }
+        let (at, digits) = split(name)?;
+        let number = &name[at + 1..];
+        return ((1..=6).contains(&digits)
+            && number.iter().all(u8::is_ascii_digit)
+            && a_type(&name[..at]))
+        .then_some(end);
+    }
+    let (at, digits) = split(inner)?;
+    let hex = &inner[at + 1..];
+    (digits == 12
+        && hex.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        && hex.iter().any(u8::is_ascii_lowercase)
+        && a_type(&inner[..at]))
+    .then_some(end)
 }
 
 /// A cell cut of its spaces and of the quotes or brackets around a column name (`"Doğum Tarihi"`,

@@ -408,4 +408,23 @@ fn crossing_spans_and_shrunken_distances_are_no_refusals() {
 fn only_placeholders_are_mask_tokens() {
     assert_eq!(types_in("[MASKED_10000000146]"), vec!["national_id_tr"]);
     assert_eq!(types_in("[MASKED_FOO 10000000146]"), vec!["national_id_tr"]);
+    // The numbered and hash operators' tokens are mask tokens; a number dressed as one is not.
+    for token in [
+        "[MASKED_PHONE_TR_12]",
+        "[MASKED_NATIONAL_INSURANCE_UK_999999]",
+        "[PHONE_TR_90532a234567]",
+        "[CREDIT_CARD_41111111111f]",
+    ] {
+        assert!(types_in(&format!("Tel: {token}")).is_empty(), "{token}");
+    }
+    for disguised in [
+        "[PHONE_TR_905321234567]",
+        "[MASKED_NATIONAL_ID_TR_10000000146]",
+        "[SHOE_SIZE_10000000146]",
+    ] {
+        assert!(
+            !types_in(&format!("Kimlik no, tel: {disguised}")).is_empty(),
+            "{disguised}"
+        );
+    }
 }

@@ -1,0 +1,219 @@
+//! /v1/settings/privacy: the tenant's masking policy (which types are masked, from what confidence,
+//! and per type the operator), versioned; and the rotation of the tenant's pseudonym key.
+
+use std::collections::BTreeMap;
+
+use actix_web::{get, post, put, web};
+use chrono::{DateTime, Utc};
+use docsieve_actors::pii_masker::{Operator, PiiType};
+use docsieve_actors::privacy::{PrivacyError, PrivacySettings};
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use super::{envelope, Envelope};
+use crate::accounts;
+use crate::auth::Authenticated;
+use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
+use crate::state::AppState;
+use crate::validation::ValidJson;
+
+/// The roles that may change the policy or rotate the key.
+const MANAGERS: &[&str] = &["owner", "admin"];
+
+/// The tenant's privacy policy in force.
+#[derive(Serialize, ToSchema)]
+pub struct PrivacyPolicy {
+    /// The policy's version: each change makes a new one; 0 is the default policy of a tenant that
+    /// never set one. Every execution records the version it was masked under
+    /// (`result_meta.policy_version`), and a preview answers with it.
+    pub version: i64,
+    /// Types neither detected nor masked: their values stay as written.
+    pub disabled_types: Vec<PiiType>,
+    /// Findings below this confidence are left as written.
+    pub min_confidence: f32,
+    /// The operator of every type not named in `operators`.
+    pub default_operator: Operator,
+    /// The operators that differ from `default_operator`, by type name.
+    #[schema(value_type = BTreeMap<String, Operator>)]
+    pub operators: BTreeMap<PiiType, Operator>,
+    /// The operator in force for each detected type (every type not disabled), by type name.
+    pub effective: BTreeMap<String, Operator>,
+    /// The tenant's pseudonym key, which `surrogate` and `hash` derive from (never shown itself).
+    pub key: PseudonymKey,
+    /// When this version was set, and by which user (null for the default policy).
+    pub updated_at: Option<DateTime<Utc>>,
+    pub updated_by: Option<i64>,
+}
+
+/// What can be said of a tenant's pseudonym key.
+#[derive(Serialize, ToSchema)]
+pub struct PseudonymKey {
+    /// 1 for the first key, one more per rotation; 0 while the tenant has none yet (it is made at the
+    /// tenant's first use of a keyed operator).
+    pub version: i64,
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+pub(crate) fn privacy_error(error: PrivacyError) -> ApiError {
+    match error {
+        PrivacyError::Store(error) => error.into(),
+        other => ApiError::new(
+            ErrorKind::Internal,
+            ErrorCode::PseudonymKeyUnavailable,
+            other.to_string(),
+        ),
+    }
+}
+
+async fn current(state: &AppState, tenant_id: i64) -> Result<PrivacyPolicy, ApiError> {
+    let record = state.store.privacy_policy(tenant_id).await?;
+    let settings: PrivacySettings = match &record {
+        Some(record) => serde_json::from_str(&record.body)
+            .map_err(|error| privacy_error(PrivacyError::Stored(error.to_string())))?,
+        None => PrivacySettings::default(),
+    };
+    let key = state
+        .privacy
+        .key_version(tenant_id)
+        .await
+        .map_err(privacy_error)?;
+    let effective = PiiType::ALL
+        .iter()
+        .filter(|ty| !settings.disabled_types.contains(ty))
+        .map(|&ty| (ty.name().to_string(), settings.operator(ty)))
+        .collect();
+    Ok(PrivacyPolicy {
+        version: record.as_ref().map_or(0, |record| record.version),
+        effective,
+        disabled_types: settings.disabled_types,
+        min_confidence: settings.min_confidence,
+        default_operator: settings.default_operator,
+        operators: settings.operators,
+        key: PseudonymKey {
+            version: key.map_or(0, |(version, _)| version),
+            created_at: key.map(|(_, at)| at),
+        },
+        updated_at: record.as_ref().map(|record| record.created_at),
+        updated_by: record.and_then(|record| record.created_by),
+    })
+}
+
+/// The tenant's privacy policy in force: the types masked, the least confidence, the operator of
+/// each type, its version, and its pseudonym key's version. Every role may read it.
+#[utoipa::path(get, path = "/v1/settings/privacy", operation_id = "get_privacy_policy", tag = "privacy",
+    responses((status = 200, body = Envelope<PrivacyPolicy>), (status = 401, body = crate::error::ErrorBody),
+        (status = 500, body = crate::error::ErrorBody, description = "`pseudonym_key_unavailable`: the stored policy cannot be read")),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/settings/privacy")]
+pub async fn get_policy(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+) -> Result<web::Json<Envelope<PrivacyPolicy>>, ApiError> {
+    Ok(envelope(current(&state, auth.tenant_id).await?))
+}
+
+/// Sets the tenant's privacy policy: a new version, in force for every document masked from now on
+/// (previews at once; jobs within two seconds in a deployment of several processes). The body is the
+/// whole policy: a field left out takes its default (no type disabled, confidence 0, `placeholder`).
+/// Operators: `placeholder` (`[MASKED_<TYPE>]`), `numbered` (`[MASKED_<TYPE>_<n>]`, the same value
+/// the same number within a document), `surrogate` (a fake value of the type in the same layout,
+/// valid by the type's checksum, the same for the same value in every document of the tenant; types
+/// without a generator get the `hash` token), `hash` (`[<TYPE>_<12 hex digits>]`, a keyed hash),
+/// `redact` (removed). Owners and admins only; audited with the policy before and after (a policy
+/// holds no personal data).
+#[utoipa::path(put, path = "/v1/settings/privacy", operation_id = "set_privacy_policy", tag = "privacy",
+    request_body = PrivacySettings,
+    responses((status = 200, body = Envelope<PrivacyPolicy>), (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody, description = "`forbidden`: not an owner or admin"),
+        (status = 422, body = crate::error::ValidationErrorBody, description = "An unknown type, operator or field, or a confidence outside 0 to 1"),
+        (status = 500, body = crate::error::ErrorBody, description = "`pseudonym_key_unavailable`: the tenant's key cannot be opened")),
+    security(("api_key" = []), ("bearer" = [])))]
+#[put("/v1/settings/privacy")]
+pub async fn set_policy(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: ValidJson<PrivacySettings>,
+) -> Result<web::Json<Envelope<PrivacyPolicy>>, ApiError> {
+    auth.require_role(MANAGERS)?;
+    let settings = body.0;
+    settings.validate().map_err(|invalid| {
+        ApiError::validation(vec![ValidationDetail::new(
+            "body",
+            invalid.field,
+            invalid.message,
+            "value_error",
+        )])
+    })?;
+    let before = current(&state, auth.tenant_id).await?;
+    let (version, after) = state
+        .privacy
+        .put(auth.tenant_id, settings, Some(auth.user_id))
+        .await
+        .map_err(privacy_error)?;
+    let details = serde_json::json!({
+        "version": version,
+        "before": {
+            "version": before.version,
+            "disabled_types": before.disabled_types,
+            "min_confidence": before.min_confidence,
+            "default_operator": before.default_operator,
+            "operators": before.operators,
+        },
+        "after": after,
+    });
+    accounts::audit(
+        &state,
+        auth.audit(
+            "privacy_policy_changed",
+            Some(("privacy_policy", version.to_string())),
+            details,
+        ),
+    )
+    .await;
+    Ok(envelope(current(&state, auth.tenant_id).await?))
+}
+
+/// Replaces the tenant's pseudonym key by a new one: from now on every `surrogate` and `hash` differs
+/// from those made before (the old mapping cannot be made again). Owners and admins only; audited.
+#[utoipa::path(post, path = "/v1/settings/privacy/rotate-key", operation_id = "rotate_pseudonym_key", tag = "privacy",
+    responses((status = 200, body = Envelope<PseudonymKey>), (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody, description = "`forbidden`: not an owner or admin")),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/settings/privacy/rotate-key")]
+pub async fn rotate_key(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+) -> Result<web::Json<Envelope<PseudonymKey>>, ApiError> {
+    auth.require_role(MANAGERS)?;
+    let version = state
+        .privacy
+        .rotate_key(auth.tenant_id)
+        .await
+        .map_err(privacy_error)?;
+    accounts::audit(
+        &state,
+        auth.audit(
+            "pseudonym_key_rotated",
+            None,
+            serde_json::json!({"key_version": version}),
+        ),
+    )
+    .await;
+    let key = state
+        .privacy
+        .key_version(auth.tenant_id)
+        .await
+        .map_err(privacy_error)?;
+    Ok(envelope(PseudonymKey {
+        version,
+        created_at: key.map(|(_, at)| at),
+    }))
+}
+
+/// This resource's routes.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(get_policy)
+        .service(set_policy)
+        .service(rotate_key);
+}
