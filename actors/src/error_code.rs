@@ -139,6 +139,7 @@ code_table! {
     ExecutionNotMasked = "execution_not_masked", [409], "the execution's result is not masked and its original is gone: only masked text may go to the LLM";
     ExecutionNotCompleted = "execution_not_completed", [409], "the execution did not complete: it has no personal-data summary to audit";
     ConcurrentChange = "concurrent_change", [409], "something the request refers to was deleted while it ran: read it again";
+    ReidentificationDisabled = "reidentification_disabled", [409], "the tenant's re-identification is off: there is no vault to resolve pseudonyms from";
     ScheduleLimitReached = "schedule_limit_reached", [409], "the connector has as many schedules as the plan allows (the body says the limit)";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";
     LimitExceeded = "limit_exceeded", [413], "the document is past an extraction.limits bound";

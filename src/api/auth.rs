@@ -200,6 +200,10 @@ pub async fn signup(
         }
         Err(error) => return Err(error.into()),
     };
+    // The tenant's pseudonym key is made with it (were the store to fail here, at its first need).
+    if let Err(error) = state.privacy.ensure_key(created.tenant_id).await {
+        tracing::warn!(%error, tenant = created.tenant_id, "the new tenant's pseudonym key could not be made; it will be at its first use");
+    }
     accounts::send_verification(&state, &email, &token);
     accounts::audit(
         &state,

@@ -7,7 +7,7 @@ use actix_web::{get, post, put, web};
 use chrono::{DateTime, Utc};
 use docsieve_actors::pii_masker::{Operator, PiiType};
 use docsieve_actors::privacy::{PrivacyError, PrivacySettings};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
@@ -39,6 +39,10 @@ pub struct PrivacyPolicy {
     pub operators: BTreeMap<PiiType, Operator>,
     /// The operator in force for each detected type (every type not disabled), by type name.
     pub effective: BTreeMap<String, Operator>,
+    /// Whether the pseudonyms of the keyed operators are kept for `POST /v1/pseudonyms/resolve`.
+    pub reidentification: bool,
+    /// How many pseudonyms the re-identification vault holds (0 while re-identification is off).
+    pub vault_entries: i64,
     /// The tenant's pseudonym key, which `surrogate` and `hash` derive from (never shown itself).
     pub key: PseudonymKey,
     /// When this version was set, and by which user (null for the default policy).
@@ -49,8 +53,8 @@ pub struct PrivacyPolicy {
 /// What can be said of a tenant's pseudonym key.
 #[derive(Serialize, ToSchema)]
 pub struct PseudonymKey {
-    /// 1 for the first key, one more per rotation; 0 while the tenant has none yet (it is made at the
-    /// tenant's first use of a keyed operator).
+    /// 1 for the first key (made with the tenant), one more per rotation; 0 while the tenant has none
+    /// (an older tenant, until its first use of a keyed operator).
     pub version: i64,
     pub created_at: Option<DateTime<Utc>>,
 }
@@ -58,6 +62,11 @@ pub struct PseudonymKey {
 pub(crate) fn privacy_error(error: PrivacyError) -> ApiError {
     match error {
         PrivacyError::Store(error) => error.into(),
+        PrivacyError::ReidentificationOff => ApiError::new(
+            ErrorKind::Conflict,
+            ErrorCode::ReidentificationDisabled,
+            PrivacyError::ReidentificationOff.to_string(),
+        ),
         other => ApiError::new(
             ErrorKind::Internal,
             ErrorCode::PseudonymKeyUnavailable,
@@ -67,12 +76,20 @@ pub(crate) fn privacy_error(error: PrivacyError) -> ApiError {
 }
 
 async fn current(state: &AppState, tenant_id: i64) -> Result<PrivacyPolicy, ApiError> {
-    let record = state.store.privacy_policy(tenant_id).await?;
-    let settings: PrivacySettings = match &record {
-        Some(record) => serde_json::from_str(&record.body)
-            .map_err(|error| privacy_error(PrivacyError::Stored(error.to_string())))?,
-        None => PrivacySettings::default(),
+    let (record, settings) = match state
+        .privacy
+        .stored(tenant_id)
+        .await
+        .map_err(privacy_error)?
+    {
+        Some((record, settings)) => (Some(record), settings),
+        None => (None, PrivacySettings::default()),
     };
+    let vault_entries = state
+        .privacy
+        .vault_size(tenant_id)
+        .await
+        .map_err(privacy_error)?;
     let key = state
         .privacy
         .key_version(tenant_id)
@@ -90,6 +107,8 @@ async fn current(state: &AppState, tenant_id: i64) -> Result<PrivacyPolicy, ApiE
         min_confidence: settings.min_confidence,
         default_operator: settings.default_operator,
         operators: settings.operators,
+        reidentification: settings.reidentification,
+        vault_entries,
         key: PseudonymKey {
             version: key.map_or(0, |(version, _)| version),
             created_at: key.map(|(_, at)| at),
@@ -146,27 +165,29 @@ pub async fn set_policy(
         )])
     })?;
     let before = current(&state, auth.tenant_id).await?;
-    let (version, after) = state
+    let change = state
         .privacy
         .put(auth.tenant_id, settings, Some(auth.user_id))
         .await
         .map_err(privacy_error)?;
     let details = serde_json::json!({
-        "version": version,
+        "version": change.version,
         "before": {
             "version": before.version,
             "disabled_types": before.disabled_types,
             "min_confidence": before.min_confidence,
             "default_operator": before.default_operator,
             "operators": before.operators,
+            "reidentification": before.reidentification,
         },
-        "after": after,
+        "after": change.settings,
+        "vault_entries_destroyed": change.vault_destroyed,
     });
     accounts::audit(
         &state,
         auth.audit(
             "privacy_policy_changed",
-            Some(("privacy_policy", version.to_string())),
+            Some(("privacy_policy", change.version.to_string())),
             details,
         ),
     )
@@ -186,7 +207,7 @@ pub async fn rotate_key(
     auth: Authenticated,
 ) -> Result<web::Json<Envelope<PseudonymKey>>, ApiError> {
     auth.require_role(MANAGERS)?;
-    let version = state
+    let (key, destroyed) = state
         .privacy
         .rotate_key(auth.tenant_id)
         .await
@@ -196,24 +217,147 @@ pub async fn rotate_key(
         auth.audit(
             "pseudonym_key_rotated",
             None,
-            serde_json::json!({"key_version": version}),
+            serde_json::json!({"key_version": key.version, "vault_entries_destroyed": destroyed}),
         ),
     )
     .await;
-    let key = state
+    Ok(envelope(PseudonymKey {
+        version: key.version,
+        created_at: Some(key.created_at),
+    }))
+}
+
+/// The most pseudonyms one resolve call takes.
+const RESOLVE_MAX: usize = 100;
+
+/// Pseudonyms to resolve, and why.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveRequest {
+    /// Pseudonyms as the output shows them: surrogates (`Fatma Kaya`, `38167243950`) or hash tokens
+    /// (`[EMAIL_3f9a1c0b2d4e]`); case and separators do not matter. 1 to 100.
+    pub pseudonyms: Vec<String>,
+    /// Why they are resolved (a request of the data subject, a court order...): required, kept in
+    /// the audit log with who asked and how many. 3 to 500 characters.
+    pub reason: String,
+}
+
+/// What one pseudonym stands for.
+#[derive(Serialize, ToSchema)]
+pub struct Resolved {
+    pub pseudonym: String,
+    /// Whether the vault knows it.
+    pub found: bool,
+    /// The values it stands for: one, or more in the rare case where two values' pseudonyms met.
+    pub values: Vec<ResolvedValue>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ResolvedValue {
+    pub pii_type: PiiType,
+    /// The value as the document wrote it.
+    pub value: String,
+}
+
+/// The answer of a resolve: per pseudonym asked, in order.
+#[derive(Serialize, ToSchema)]
+pub struct Resolution {
+    pub results: Vec<Resolved>,
+    /// How many of them were found.
+    pub resolved: usize,
+}
+
+/// Resolves pseudonyms written by the keyed operators (`surrogate`, `hash`) back to the values they
+/// stand for, from the tenant's re-identification vault. Owners only; each call is audited with who,
+/// the reason and how many were asked and found (never a value). Only pseudonyms written while
+/// re-identification was on and under the current key resolve: turning it off or rotating the key
+/// deletes the vault. `numbered` tokens are local to their document and `placeholder` and `redact`
+/// keep nothing to resolve.
+#[utoipa::path(post, path = "/v1/pseudonyms/resolve", operation_id = "resolve_pseudonyms", tag = "privacy",
+    request_body = ResolveRequest,
+    responses((status = 200, body = Envelope<Resolution>), (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody, description = "`forbidden`: not an owner"),
+        (status = 409, body = crate::error::ErrorBody, description = "`reidentification_disabled`: the tenant's re-identification is off"),
+        (status = 422, body = crate::error::ValidationErrorBody, description = "No pseudonym or more than 100, an empty one, or a reason missing or outside 3 to 500 characters"),
+        (status = 500, body = crate::error::ErrorBody, description = "`pseudonym_key_unavailable`: the tenant's key cannot be opened")),
+    security(("api_key" = []), ("bearer" = [])))]
+#[post("/v1/pseudonyms/resolve")]
+pub async fn resolve(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    body: ValidJson<ResolveRequest>,
+) -> Result<web::Json<Envelope<Resolution>>, ApiError> {
+    auth.require_role(&["owner"])?;
+    let ResolveRequest { pseudonyms, reason } = body.0;
+    let reason = reason.trim().to_string();
+    let mut problems = Vec::new();
+    if pseudonyms.is_empty() || pseudonyms.len() > RESOLVE_MAX {
+        problems.push(ValidationDetail::new(
+            "body",
+            "pseudonyms",
+            format!(
+                "give 1 to {RESOLVE_MAX} pseudonyms, not {}",
+                pseudonyms.len()
+            ),
+            "value_error",
+        ));
+    } else if pseudonyms
+        .iter()
+        .any(|p| !p.chars().any(char::is_alphanumeric))
+    {
+        problems.push(ValidationDetail::new(
+            "body",
+            "pseudonyms",
+            "a pseudonym without a letter or digit",
+            "value_error",
+        ));
+    }
+    let length = reason.chars().count();
+    if !(3..=500).contains(&length) {
+        problems.push(ValidationDetail::new(
+            "body",
+            "reason",
+            format!("say why in 3 to 500 characters (got {length})"),
+            "value_error",
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::validation(problems));
+    }
+    let found = state
         .privacy
-        .key_version(auth.tenant_id)
+        .resolve(auth.tenant_id, &pseudonyms)
         .await
         .map_err(privacy_error)?;
-    Ok(envelope(PseudonymKey {
-        version,
-        created_at: key.map(|(_, at)| at),
-    }))
+    let results: Vec<Resolved> = pseudonyms
+        .into_iter()
+        .zip(found)
+        .map(|(pseudonym, values)| Resolved {
+            pseudonym,
+            found: !values.is_empty(),
+            values: values
+                .into_iter()
+                .map(|(pii_type, value)| ResolvedValue { pii_type, value })
+                .collect(),
+        })
+        .collect();
+    let resolved = results.iter().filter(|result| result.found).count();
+    accounts::audit(
+        &state,
+        auth.audit(
+            "pseudonyms_resolved",
+            None,
+            serde_json::json!({"reason": reason, "requested": results.len(), "resolved": resolved}),
+        ),
+    )
+    .await;
+    Ok(envelope(Resolution { results, resolved }))
 }
 
 /// This resource's routes.
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(get_policy)
         .service(set_policy)
-        .service(rotate_key);
+        .service(rotate_key)
+        .service(resolve);
 }

@@ -7,7 +7,9 @@ use actix_web::{post, web, HttpResponse};
 use docsieve_actors::extractor_pool::ExtractError;
 use docsieve_actors::extractor_pool::Limits;
 use docsieve_actors::pii_masker::MaskedDocument;
+use docsieve_actors::pii_masker::{Operator, PiiType};
 use docsieve_actors::pipeline::ProcessError;
+use docsieve_actors::privacy::Narrowing;
 use docsieve_actors::store::CreditError;
 use futures_util::TryStreamExt;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -101,23 +103,30 @@ pub async fn extract_and_mask(
     bytes: Vec<u8>,
     limits: Limits,
     masked: bool,
+    narrowing: &Narrowing,
 ) -> Result<(Box<MaskedDocument>, i64), ApiError> {
-    let policy = state
+    let mut policy = state
         .privacy
         .policy(tenant_id)
         .await
         .map_err(super::privacy::privacy_error)?;
+    if !narrowing.is_empty() {
+        policy = std::sync::Arc::new(policy.narrowed(narrowing));
+    }
+    let (engine, journal) = policy.recorded();
     let result = state
         .actors
-        .process(
-            tenant_id,
-            bytes.into(),
-            limits,
-            policy.for_document(),
-            masked,
-        )
+        .process(tenant_id, bytes.into(), limits, engine, masked)
         .await
         .map_err(process_error)?;
+    // Re-identification on: the pseudonyms written go to the vault before the answer shows them.
+    if let Some(journal) = journal {
+        state
+            .privacy
+            .remember(tenant_id, &policy, &journal)
+            .await
+            .map_err(super::privacy::privacy_error)?;
+    }
     Ok((result, policy.version))
 }
 
@@ -129,6 +138,35 @@ struct Processed {
     result: Box<MaskedDocument>,
     /// The tenant's privacy policy version it was processed under.
     policy_version: i64,
+    /// How the request narrowed that policy, if it did.
+    narrowed: Option<Narrowing>,
+}
+
+/// The query's narrowing of the tenant's policy: `types_off` (type names, comma-separated) and
+/// `policy` (`tenant`, the default, or an operator that keeps no pseudonym: `placeholder`, `redact`).
+fn narrowing(query: &Query, violations: &mut Violations) -> Narrowing {
+    let mut narrowing = Narrowing::default();
+    if let Some(list) = query.get("types_off") {
+        for name in list
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+        {
+            match PiiType::from_name(name) {
+                Some(ty) => narrowing.types_off.push(ty),
+                None => violations.push(ValidationDetail::new(
+                    "query",
+                    "types_off",
+                    format!("unknown personal-data type {name:?} (see GET /v1/settings/privacy, `effective`)"),
+                    "value_error.pii_type",
+                )),
+            }
+        }
+    }
+    let choices = ["tenant", "placeholder", "redact"];
+    let chosen = query.choice("policy", "tenant", &choices, violations);
+    narrowing.operator = Operator::from_name(chosen);
+    narrowing
 }
 
 /// A preview's credit, reserved when it is accepted and settled when it ends: the pages it read
@@ -201,6 +239,7 @@ async fn process_upload(
 ) -> Result<Processed, ApiError> {
     let mut violations = Violations::default();
     let masked = query.boolean("masked", false, &mut violations);
+    let narrowing = narrowing(query, &mut violations);
     violations.finish()?;
     let limits = state
         .settings
@@ -209,7 +248,7 @@ async fn process_upload(
     let (filename, bytes) = read_file(payload, limits.max_bytes).await?;
     let size = bytes.len();
     let credit = PreviewCredit::reserve(state, tenant_id).await?;
-    let result = extract_and_mask(state, tenant_id, bytes, limits, masked).await;
+    let result = extract_and_mask(state, tenant_id, bytes, limits, masked, &narrowing).await;
     let credits = match &result {
         Ok((result, _)) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
         Err(_) => 0,
@@ -222,6 +261,7 @@ async fn process_upload(
         masked,
         result,
         policy_version,
+        narrowed: (masked && !narrowing.is_empty()).then_some(narrowing),
     })
 }
 
@@ -246,7 +286,9 @@ pub(crate) fn process_error(error: ProcessError) -> ApiError {
 /// Extracts the uploaded file and returns the document model with its personal-data findings;
 /// `masked=true` masks every text-bearing part.
 #[utoipa::path(post, path = "/v1/data-process/preview", operation_id = "preview_document", tag = "processing",
-    params(("masked" = Option<bool>, Query, description = "Mask personal data in every part (default false)")),
+    params(("masked" = Option<bool>, Query, description = "Mask personal data in every part (default false)"),
+        ("types_off" = Option<String>, Query, description = "Narrows the tenant's privacy policy for this request: personal-data types (comma-separated names) left as written; a type the tenant disabled stays disabled, and nothing widens the policy. Unknown names are a 422"),
+        ("policy" = Option<String>, Query, description = "`tenant` (default): the tenant's operators; `placeholder` or `redact`: every type with that operator for this request (operators that keep no pseudonym; any other value is a 422)")),
     request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
         (status = 200, body = super::Envelope<PreviewBody>, description = "The document model plus `pii` {findings, pii_type_summary, pii_count}, `detected_language`, `quality`. Generic XML's leaf elements and attributes come as `key_value` elements `name: value`; keys (before ':' or '=', in any case) label the values after them; URL-encoded values are decoded and read as `key: value`; a key that says nothing (`value`, `text`) is labelled by its record; a PostgreSQL dump's COPY column list heads its rows, an SQL INSERT's values are read under its column list or its table's CREATE TABLE, and a JSON array of rows under its object's `columns` (names, or objects with a `name`) or its first row of names; a table whose cells ';' or '|' separate inside prose (an e-mail body's pasted list, a Markdown table) is read under its header line; JSON, JSON Lines and SQL files are text, never CSV. Privacy fails closed: a value whose checksum holds is masked even when its layout is odd (an IBAN length its country does not use, a Turkish reserve digit other than 0, a card issuer the table lacks), with its confidence lowered one step; a value right behind its own label that validates as the label's type takes that type (`PESEL: 02122401358` is a `national_id_pl`)"),
@@ -271,6 +313,7 @@ pub async fn preview(
         masked,
         result,
         policy_version,
+        narrowed,
     } = process_upload(&state, auth.tenant_id, &query, payload).await?;
     let pii_count: u64 = result.summary.values().sum();
     // Serialized straight from the model (no intermediate JSON tree: a long document's answer is large).
@@ -279,6 +322,7 @@ pub async fn preview(
             document: &result.document,
             masked,
             policy_version,
+            narrowed: narrowed.as_ref(),
             detected_language: &result.document.language.code,
             pii: PreviewPii {
                 findings: &result.findings,
@@ -292,6 +336,7 @@ pub async fn preview(
         "bytes": size,
         "masked": masked,
         "policy_version": policy_version,
+        "narrowed": narrowed,
         "pii_count": pii_count,
         "file_extension": filename.rsplit('.').next().filter(|e| e.len() <= 5),
     });
@@ -328,6 +373,8 @@ pub struct PreviewBody<'a> {
     /// The version of the tenant's privacy policy the document was processed under (0: the default
     /// policy of a tenant that never set one; see `GET /v1/settings/privacy`).
     policy_version: i64,
+    /// How the request narrowed the policy (`types_off`, `policy`); null when it did not.
+    narrowed: Option<&'a Narrowing>,
     /// ISO 639-1 code, or `und`.
     #[schema(value_type = String)]
     detected_language: &'a str,
@@ -365,7 +412,9 @@ fn download_name(filename: &str, extension: &str) -> String {
 /// Extracts the uploaded file and returns it as CSV: table rows for tabular input (with a `sheet`
 /// column when there are several sheets), otherwise one row per element (`index, page, type, text`).
 #[utoipa::path(post, path = "/v1/data-process/export/csv", operation_id = "export_csv", tag = "processing",
-    params(("masked" = Option<bool>, Query, description = "Mask personal data (default false)")),
+    params(("masked" = Option<bool>, Query, description = "Mask personal data (default false)"),
+        ("types_off" = Option<String>, Query, description = "Narrows the tenant's privacy policy for this request: personal-data types (comma-separated names) left as written; a type the tenant disabled stays disabled, and nothing widens the policy. Unknown names are a 422"),
+        ("policy" = Option<String>, Query, description = "`tenant` (default): the tenant's operators; `placeholder` or `redact`: every type with that operator for this request (operators that keep no pseudonym; any other value is a 422)")),
     request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
         (status = 200, content_type = "text/csv", body = String, description = "RFC 4180 CSV, UTF-8, as an attachment; masked by the tenant's privacy policy, whose version the `X-Docsieve-Policy-Version` header gives",
@@ -391,6 +440,7 @@ pub async fn export_csv(
         masked,
         result,
         policy_version,
+        narrowed,
     } = process_upload(&state, auth.tenant_id, &query, payload).await?;
     let document = result.document;
     let csv = web::block(move || {
@@ -407,6 +457,7 @@ pub async fn export_csv(
         "bytes": size,
         "masked": masked,
         "policy_version": policy_version,
+        "narrowed": narrowed,
         "pii_count": pii_count,
         "csv_bytes": csv.len(),
     });

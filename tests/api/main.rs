@@ -27,6 +27,7 @@ mod privacy;
 mod process;
 mod quality;
 mod races;
+mod reidentification;
 mod schemathesis;
 mod scopes;
 mod storage;

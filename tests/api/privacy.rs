@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::jobs::{corpus, planted, tenant, Tenant};
 use crate::support::{json_of, TestServer};
 
-async fn put_policy(server: &TestServer, token: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn put_policy(server: &TestServer, token: &str, body: Value) -> (u16, Value) {
     json_of(
         server
             .bearer(Method::PUT, "/v1/settings/privacy", token)
@@ -24,7 +24,7 @@ async fn put_policy(server: &TestServer, token: &str, body: Value) -> (u16, Valu
     .await
 }
 
-async fn rotate(server: &TestServer, token: &str) -> (u16, Value) {
+pub(crate) async fn rotate(server: &TestServer, token: &str) -> (u16, Value) {
     json_of(
         server
             .bearer(Method::POST, "/v1/settings/privacy/rotate-key", token)
@@ -36,7 +36,7 @@ async fn rotate(server: &TestServer, token: &str) -> (u16, Value) {
 }
 
 /// Invites `email` into `owner`'s tenant as `role`, signs it up and accepts: its access token there.
-async fn joined(server: &TestServer, owner: &Tenant, email: &str, role: &str) -> String {
+pub(crate) async fn joined(server: &TestServer, owner: &Tenant, email: &str, role: &str) -> String {
     let before = server.outbox("invitation").len();
     let (status, body) = json_of(
         server
@@ -78,7 +78,12 @@ async fn joined(server: &TestServer, owner: &Tenant, email: &str, role: &str) ->
 }
 
 /// A masked preview of one file: its status and body.
-async fn preview(server: &TestServer, who: &Tenant, name: &str, bytes: Vec<u8>) -> (u16, Value) {
+pub(crate) async fn preview(
+    server: &TestServer,
+    who: &Tenant,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (u16, Value) {
     json_of(
         server
             .bearer(
@@ -95,7 +100,7 @@ async fn preview(server: &TestServer, who: &Tenant, name: &str, bytes: Vec<u8>) 
 }
 
 /// The audit log's actions.
-async fn audited_actions(server: &TestServer, who: &Tenant) -> Vec<Value> {
+pub(crate) async fn audited_actions(server: &TestServer, who: &Tenant) -> Vec<Value> {
     let response = server
         .bearer(Method::GET, "/v1/audit/export?format=jsonl", &who.token)
         .send()
@@ -123,7 +128,13 @@ async fn the_policy_is_read_by_all_set_by_owners_and_admins_versioned_and_audite
     assert_eq!(policy["default_operator"], "placeholder");
     assert_eq!(policy["effective"].as_object().expect("map").len(), 46);
     assert_eq!(policy["effective"]["national_id_tr"], "placeholder");
-    assert_eq!(policy["key"]["version"], 0);
+    // The tenant's pseudonym key was made with it.
+    assert_eq!(policy["key"]["version"], 1);
+    assert!(policy["key"]["created_at"].is_string(), "{policy}");
+    assert_eq!(
+        (&policy["reidentification"], &policy["vault_entries"]),
+        (&json!(false), &json!(0))
+    );
     let (_, me) = owner.get(&server, "/v1/me").await;
     assert_eq!(me["data"]["plan"], "trial");
 
@@ -150,7 +161,7 @@ async fn the_policy_is_read_by_all_set_by_owners_and_admins_versioned_and_audite
     let (status, body) = rotate(&server, &member).await;
     assert_eq!((status, body["code"].as_str()), (403, Some("forbidden")));
 
-    // An admin sets it: version 1, the key made for the keyed operators.
+    // An admin sets it: version 1, under the tenant's first key.
     let (status, body) = put_policy(&server, &admin, wanted).await;
     assert_eq!(status, 200, "{body}");
     let policy = &body["data"];

@@ -506,6 +506,7 @@ impl Dispatcher {
                     failed(code, error)
                 }
             })?;
+        let (engine, journal) = policy.recorded();
         let result = pipeline::process(
             &self.extractor,
             &self.masker,
@@ -515,7 +516,7 @@ impl Dispatcher {
                 tenant: job.tenant_id,
                 alone,
             },
-            policy.for_document(),
+            engine,
             masked,
         )
         .await
@@ -537,6 +538,14 @@ impl Dispatcher {
             }
             other => failed(other.code(), other),
         })?;
+        // Re-identification on: the pseudonyms written go to the vault before the result is kept.
+        if let Some(journal) = journal {
+            services
+                .privacy
+                .remember(job.tenant_id, &policy, &journal)
+                .await
+                .map_err(|error| retry(error.code(), error))?;
+        }
         let pii_count: u64 = result.summary.values().sum();
         let output = &result.document;
         let meta = json!({

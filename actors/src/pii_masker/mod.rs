@@ -25,7 +25,7 @@ pub use engine::{
     TypeSet,
 };
 pub use messages::{Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply};
-pub use operators::{normal_form, Operator, Operators};
+pub use operators::{fold, normal_form, Journal, Operator, Operators, Pseudonym};
 pub use surrogate::{has_surrogate, surrogate, SurrogateKey};
 // Test support (generators and planted corpora, and the byte classes a bench counts words with):
 // for tests and benches only, through the crate's `test-support` feature.

@@ -13,7 +13,7 @@
 //! "The same value" is the value's normal form: a checksummed identifier's compact form, any other
 //! value's letters and digits in lower case (so `AYŞE YILMAZ` and `Ayşe Yılmaz` are one person).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +68,25 @@ impl Operator {
     pub fn keyed(self) -> bool {
         matches!(self, Operator::Surrogate | Operator::Hash)
     }
+
+    /// Whether the operator writes values of `ty` (checksum-valid surrogates, which a scan of the
+    /// output finds by design) rather than tokens.
+    pub fn writes_values(self, ty: PiiType) -> bool {
+        self == Operator::Surrogate && super::surrogate::has_surrogate(ty)
+    }
 }
+
+/// A pseudonym a keyed operator wrote, and the value (as written) it stands for: what the
+/// re-identification vault keeps.
+#[derive(Clone, Debug)]
+pub struct Pseudonym {
+    pub pii_type: PiiType,
+    pub value: String,
+    pub written: String,
+}
+
+/// The pseudonyms one masking wrote, when re-identification is on.
+pub type Journal = Arc<Mutex<Vec<Pseudonym>>>;
 
 /// The operators of one masking: one per type, the key of the keyed ones, and the numbers handed out
 /// so far. A [`Replacer`] for [`super::Policy::replacer`].
@@ -77,6 +95,8 @@ pub struct Operators {
     /// None when no operator is keyed: a keyed one then writes the placeholder.
     key: Option<SurrogateKey>,
     numbers: Mutex<Numbers>,
+    /// Where the keyed operators' pseudonyms go, when re-identification is on.
+    journal: Option<Journal>,
 }
 
 #[derive(Default)]
@@ -92,7 +112,14 @@ impl Operators {
             by_type: PiiType::ALL.iter().map(|&ty| operator(ty)).collect(),
             key,
             numbers: Mutex::new(Numbers::default()),
+            journal: None,
         }
+    }
+
+    /// The same operators, writing down in `journal` every pseudonym a keyed one makes.
+    pub fn with_journal(mut self, journal: Journal) -> Operators {
+        self.journal = Some(journal);
+        self
     }
 
     pub fn operator(&self, ty: PiiType) -> Operator {
@@ -145,6 +172,12 @@ pub fn normal_form(ty: PiiType, value: &str) -> String {
         let compact = compact_written(ty, value);
         return national_number(ty, &compact).to_string();
     }
+    fold(value)
+}
+
+/// A text's letters and digits in lower case (the Turkish dotted and dotless i as `i`): how a
+/// pseudonym is looked up whatever its case and separators.
+pub fn fold(value: &str) -> String {
     value
         .chars()
         .filter(|c| c.is_alphanumeric())
@@ -157,7 +190,32 @@ pub fn normal_form(ty: PiiType, value: &str) -> String {
 
 impl Replacer for Operators {
     fn replace(&self, ty: PiiType, value: &str, round: u32) -> Option<String> {
-        match self.operator(ty) {
+        let operator = self.operator(ty);
+        let written = self.written(operator, ty, value, round);
+        if let (Some(journal), Some(written)) = (&self.journal, &written) {
+            if operator.keyed() {
+                journal
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(Pseudonym {
+                        pii_type: ty,
+                        value: value.to_string(),
+                        written: written.clone(),
+                    });
+            }
+        }
+        written
+    }
+
+    fn writes_values(&self, ty: PiiType) -> bool {
+        self.operator(ty).writes_values(ty)
+    }
+}
+
+impl Operators {
+    /// What `operator` writes for `value`.
+    fn written(&self, operator: Operator, ty: PiiType, value: &str, round: u32) -> Option<String> {
+        match operator {
             Operator::Placeholder => None,
             Operator::Redact => Some(String::new()),
             Operator::Numbered => Some(format!(
@@ -172,10 +230,6 @@ impl Replacer for Operators {
                 .and_then(|key| surrogate_drawn(key, ty, value, round))
                 .or_else(|| self.token(ty, &normal_form(ty, value), round)),
         }
-    }
-
-    fn writes_values(&self, ty: PiiType) -> bool {
-        self.operator(ty) == Operator::Surrogate && super::surrogate::has_surrogate(ty)
     }
 }
 

@@ -60,7 +60,7 @@ pub use jobs::{
     EXTRACTION_TIMED_OUT, JOB_COST_SQL, LEASE_EXPIRED, PROCESS_DIED,
 };
 pub use leases::{lease_until, ExhaustedJob, Reaped};
-pub use privacy::{PrivacyPolicyRecord, PseudonymKeyRecord};
+pub use privacy::{PrivacyPolicyRecord, PseudonymKeyRecord, VaultEntry};
 pub use processing::{DocumentRecord, PageRequest};
 pub use quality::FlaggedExecution;
 pub use queue::{

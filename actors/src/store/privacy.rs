@@ -143,13 +143,13 @@ impl Store {
     }
 
     /// Replaces the tenant's key by `sealed` (the old one is gone: its mapping cannot be made
-    /// again) and returns the new key's version.
+    /// again) and returns the new key.
     pub async fn rotate_pseudonym_key(
         &self,
         tenant_id: i64,
         sealed: &str,
         now: DateTime<Utc>,
-    ) -> Result<i64, StoreError> {
+    ) -> Result<PseudonymKeyRecord, StoreError> {
         let updated = self
             .connection()
             .execute(self.statement(
@@ -161,9 +161,136 @@ impl Store {
         if updated.rows_affected() == 0 {
             self.insert_pseudonym_key(tenant_id, sealed, now).await?;
         }
-        Ok(self
-            .pseudonym_key(tenant_id)
+        self.pseudonym_key(tenant_id)
             .await?
-            .map_or(1, |record| record.version))
+            .ok_or(StoreError::Database(sea_orm::DbErr::RecordNotFound(
+                "the pseudonym key just written".into(),
+            )))
+    }
+}
+
+/// One pseudonym of the re-identification vault: keyed digests of the pseudonym and of its value,
+/// and the value sealed under the tenant's key (see `privacy::vault`).
+#[derive(Clone, Debug)]
+pub struct VaultEntry {
+    pub pseudonym_digest: String,
+    pub value_digest: String,
+    pub pii_type: String,
+    pub sealed: String,
+}
+
+/// Rows per INSERT statement when the vault takes a document's pseudonyms.
+const VAULT_BATCH: usize = 100;
+
+impl Store {
+    /// Keeps the pseudonyms of `entries` made under key `key_version` (one already kept stays);
+    /// returns how many were new.
+    pub async fn vault_insert(
+        &self,
+        tenant_id: i64,
+        key_version: i64,
+        entries: &[VaultEntry],
+        now: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let mut inserted = 0;
+        for batch in entries.chunks(VAULT_BATCH) {
+            let rows = vec!["(?, ?, ?, ?, ?, ?, ?)"; batch.len()].join(", ");
+            let mut values = Vec::with_capacity(batch.len() * 7);
+            for entry in batch {
+                values.extend([
+                    tenant_id.into(),
+                    key_version.into(),
+                    entry.pseudonym_digest.clone().into(),
+                    entry.value_digest.clone().into(),
+                    entry.pii_type.clone().into(),
+                    entry.sealed.clone().into(),
+                    now.into(),
+                ]);
+            }
+            inserted += self
+                .connection()
+                .execute(self.statement(
+                    &format!(
+                        "INSERT INTO pseudonym_vault (tenant_id, key_version, pseudonym_digest, \
+                         value_digest, pii_type, sealed, created_at) VALUES {rows} \
+                         ON CONFLICT (tenant_id, pseudonym_digest, value_digest) DO NOTHING"
+                    ),
+                    values,
+                ))
+                .await?
+                .rows_affected();
+        }
+        Ok(inserted)
+    }
+
+    /// The vault's entries for these pseudonym digests, made under key `key_version`.
+    pub async fn vault_lookup(
+        &self,
+        tenant_id: i64,
+        key_version: i64,
+        digests: &[String],
+    ) -> Result<Vec<VaultEntry>, StoreError> {
+        if digests.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; digests.len()].join(", ");
+        let mut values: Vec<sea_orm::Value> = vec![tenant_id.into(), key_version.into()];
+        values.extend(digests.iter().map(|digest| digest.clone().into()));
+        let rows = self
+            .connection()
+            .query_all(self.statement(
+                &format!(
+                    "SELECT pseudonym_digest, value_digest, pii_type, sealed FROM pseudonym_vault \
+                     WHERE tenant_id = ? AND key_version = ? AND pseudonym_digest IN ({marks}) \
+                     ORDER BY id"
+                ),
+                values,
+            ))
+            .await?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(VaultEntry {
+                    pseudonym_digest: row.try_get("", "pseudonym_digest")?,
+                    value_digest: row.try_get("", "value_digest")?,
+                    pii_type: row.try_get("", "pii_type")?,
+                    sealed: row.try_get("", "sealed")?,
+                })
+            })
+            .collect()
+    }
+
+    /// How many pseudonyms the tenant's vault holds.
+    pub async fn vault_size(&self, tenant_id: i64) -> Result<i64, StoreError> {
+        let row = self
+            .connection()
+            .query_one(self.statement(
+                "SELECT COUNT(*) AS n FROM pseudonym_vault WHERE tenant_id = ?",
+                vec![tenant_id.into()],
+            ))
+            .await?;
+        Ok(row
+            .map(|row| row.try_get("", "n"))
+            .transpose()?
+            .unwrap_or(0))
+    }
+
+    /// Deletes the tenant's vault, or only its rows made under `key_version`; returns how many
+    /// pseudonyms went.
+    pub async fn destroy_vault(
+        &self,
+        tenant_id: i64,
+        key_version: Option<i64>,
+    ) -> Result<u64, StoreError> {
+        let statement = match key_version {
+            None => self.statement(
+                "DELETE FROM pseudonym_vault WHERE tenant_id = ?",
+                vec![tenant_id.into()],
+            ),
+            Some(version) => self.statement(
+                "DELETE FROM pseudonym_vault WHERE tenant_id = ? AND key_version = ?",
+                vec![tenant_id.into(), version.into()],
+            ),
+        };
+        Ok(self.connection().execute(statement).await?.rows_affected())
     }
 }
