@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use actix_web::{get, post, put, web};
 use chrono::{DateTime, Utc};
 use docsieve_actors::pii_masker::{Operator, PiiType};
-use docsieve_actors::privacy::{PrivacyError, PrivacySettings};
+use docsieve_actors::privacy::{NumberedScope, PrivacyError, PrivacySettings};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -39,6 +39,8 @@ pub struct PrivacyPolicy {
     pub operators: BTreeMap<PiiType, Operator>,
     /// The operator in force for each detected type (every type not disabled), by type name.
     pub effective: BTreeMap<String, Operator>,
+    /// What `numbered` counts within: `document`, or `dataset` (numbers given when a dataset is built).
+    pub numbered_scope: NumberedScope,
     /// Whether the pseudonyms of the keyed operators are kept for `POST /v1/pseudonyms/resolve`.
     pub reidentification: bool,
     /// How many pseudonyms the re-identification vault holds (0 while re-identification is off).
@@ -107,6 +109,7 @@ async fn current(state: &AppState, tenant_id: i64) -> Result<PrivacyPolicy, ApiE
         min_confidence: settings.min_confidence,
         default_operator: settings.default_operator,
         operators: settings.operators,
+        numbered_scope: settings.numbered_scope,
         reidentification: settings.reidentification,
         vault_entries,
         key: PseudonymKey {
@@ -178,6 +181,7 @@ pub async fn set_policy(
             "min_confidence": before.min_confidence,
             "default_operator": before.default_operator,
             "operators": before.operators,
+            "numbered_scope": before.numbered_scope,
             "reidentification": before.reidentification,
         },
         "after": change.settings,

@@ -413,6 +413,22 @@ async fn dataset_of_files(
     masked: bool,
     files: Vec<(String, Vec<u8>)>,
 ) -> String {
+    let executions: Vec<i64> = processed(server, who, masked, files)
+        .await
+        .iter()
+        .map(|v| v["execution_id"].as_i64().expect("completed"))
+        .collect();
+    dataset_of(server, who, json!(executions), "ready").await
+}
+
+/// Uploads `files` in one asynchronous request (`masked` or not) and waits for their jobs: the final
+/// job views, in the order sent.
+pub(crate) async fn processed(
+    server: &TestServer,
+    who: &Tenant,
+    masked: bool,
+    files: Vec<(String, Vec<u8>)>,
+) -> Vec<Value> {
     let form = files
         .into_iter()
         .fold(reqwest::multipart::Form::new(), |form, (name, bytes)| {
@@ -435,13 +451,7 @@ async fn dataset_of_files(
         .iter()
         .map(|id| id.as_str().expect("id").to_string())
         .collect();
-    let executions: Vec<i64> = who
-        .wait_for(server, &jobs, Duration::from_secs(90))
-        .await
-        .iter()
-        .map(|v| v["execution_id"].as_i64().expect("completed"))
-        .collect();
-    dataset_of(server, who, json!(executions), "ready").await
+    who.wait_for(server, &jobs, Duration::from_secs(90)).await
 }
 
 /// Creates a dataset of `executions` and waits until it is `until` (ready or failed).

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use docsieve_actors::pii_masker::stdnum;
 use reqwest::multipart::{Form, Part};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -99,13 +100,27 @@ pub(crate) async fn preview(
     .await
 }
 
-/// The audit log's actions.
-pub(crate) async fn audited_actions(server: &TestServer, who: &Tenant) -> Vec<Value> {
+/// The JSON Lines rows of a ready dataset made of `executions`.
+pub(crate) async fn dataset_rows(
+    server: &TestServer,
+    who: &Tenant,
+    executions: &[i64],
+) -> Vec<Value> {
+    let dataset = crate::fine_tune::dataset_of(server, who, json!(executions), "ready").await;
     let response = server
-        .bearer(Method::GET, "/v1/audit/export?format=jsonl", &who.token)
+        .bearer(
+            Method::GET,
+            &format!("/v1/datasets/{dataset}/export?format=jsonl"),
+            &who.token,
+        )
         .send()
         .await
         .expect("GET");
+    json_lines(response).await
+}
+
+/// A 200 answer of JSON Lines, read.
+async fn json_lines(response: reqwest::Response) -> Vec<Value> {
     assert_eq!(response.status(), 200);
     response
         .text()
@@ -114,6 +129,38 @@ pub(crate) async fn audited_actions(server: &TestServer, who: &Tenant) -> Vec<Va
         .lines()
         .map(|line| serde_json::from_str(line).expect("a JSON line"))
         .collect()
+}
+
+/// The audit log's actions.
+pub(crate) async fn audited_actions(server: &TestServer, who: &Tenant) -> Vec<Value> {
+    let response = server
+        .bearer(Method::GET, "/v1/audit/export?format=jsonl", &who.token)
+        .send()
+        .await
+        .expect("GET");
+    json_lines(response).await
+}
+
+/// `letters` (name, text) processed masked by one asynchronous request: each completed execution's
+/// id and detail (`GET /v1/executions/{id}`), in the order sent.
+pub(crate) async fn masked_executions(
+    server: &TestServer,
+    who: &Tenant,
+    letters: &[(String, String)],
+) -> Vec<(i64, Value)> {
+    let files = letters
+        .iter()
+        .map(|(name, text)| (name.clone(), text.clone().into_bytes()))
+        .collect();
+    let mut executions = Vec::new();
+    for view in crate::fine_tune::processed(server, who, true, files).await {
+        assert_eq!(view["status"], "completed", "{view}");
+        let id = view["execution_id"].as_i64().expect("execution");
+        let (status, execution) = who.get(server, &format!("/v1/executions/{id}")).await;
+        assert_eq!(status, 200, "{execution}");
+        executions.push((id, execution));
+    }
+    executions
 }
 
 #[tokio::test]
@@ -374,50 +421,9 @@ fn separators(value: &str) -> Vec<(usize, char)> {
         .collect()
 }
 
-/// python-stdnum's verdict on `values` (kind, compact value): None when it accepts them all.
-fn stdnum_refuses(values: &[(&str, String)]) -> Option<String> {
-    let script = include_str!("../interop/stdnum_check.py");
-    let mut child = std::process::Command::new("python3")
-        .args(["-c", script])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3");
-    let lines: String = values
-        .iter()
-        .map(|(kind, value)| format!("{kind} {value}\n"))
-        .collect();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(lines.as_bytes())
-        .expect("write");
-    let output = child.wait_with_output().expect("python3 ran");
-    (!(output.status.success() && output.stdout.starts_with(b"ok")))
-        .then(|| format!("{lines}{}", String::from_utf8_lossy(&output.stderr)))
-}
-
-fn stdnum_present() -> bool {
-    let present = std::process::Command::new("python3")
-        .args(["-c", "import stdnum"])
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !present {
-        assert!(
-            !std::env::var("CI").is_ok_and(|value| value == "true"),
-            "python3 with python-stdnum is not installed; CI must run this test"
-        );
-        eprintln!("skipping: python3 with python-stdnum is not installed");
-    }
-    present
-}
-
 #[tokio::test]
 async fn surrogates_validate_keep_their_layout_and_give_one_pseudonym_per_value_across_a_dataset() {
-    if !stdnum_present() {
+    if !stdnum::present() {
         return;
     }
     let server = TestServer::start().await;
@@ -430,53 +436,15 @@ async fn surrogates_validate_keep_their_layout_and_give_one_pseudonym_per_value_
     .await;
     assert_eq!(status, 200, "{body}");
     let letters = letters();
-    let form = letters.iter().fold(Form::new(), |form, (name, text)| {
-        form.part(
-            "files",
-            Part::bytes(text.clone().into_bytes()).file_name(name.clone()),
-        )
-    });
-    let (status, body) = who
-        .upload(&server, "/v1/data-process/async?masked=true", form)
-        .await;
-    assert_eq!(status, 202, "{body}");
-    let jobs: Vec<String> = body["data"]["job_ids"]
-        .as_array()
-        .expect("ids")
-        .iter()
-        .map(|id| id.as_str().expect("id").to_string())
-        .collect();
-    let views = who.wait_for(&server, &jobs, Duration::from_secs(90)).await;
     let mut executions = Vec::new();
-    for view in &views {
-        assert_eq!(view["status"], "completed", "{view}");
-        let id = view["execution_id"].as_i64().expect("execution");
-        let (status, execution) = who.get(&server, &format!("/v1/executions/{id}")).await;
-        assert_eq!(status, 200, "{execution}");
+    for (id, execution) in masked_executions(&server, &who, &letters).await {
         assert!(
             execution.to_string().contains("\"policy_version\":1"),
             "{execution}"
         );
         executions.push(id);
     }
-    let dataset = crate::fine_tune::dataset_of(&server, &who, json!(executions), "ready").await;
-    let response = server
-        .bearer(
-            Method::GET,
-            &format!("/v1/datasets/{dataset}/export?format=jsonl"),
-            &who.token,
-        )
-        .send()
-        .await
-        .expect("GET");
-    assert_eq!(response.status(), 200);
-    let rows: Vec<Value> = response
-        .text()
-        .await
-        .expect("body")
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a JSON line"))
-        .collect();
+    let rows = dataset_rows(&server, &who, &executions).await;
     assert_eq!(rows.len(), 3);
     assert!(
         rows.iter().all(|row| row["policy_version"] == 1),
@@ -529,7 +497,7 @@ async fn surrogates_validate_keep_their_layout_and_give_one_pseudonym_per_value_
         }
     }
     assert_eq!(checked.len(), 12);
-    if let Some(refusal) = stdnum_refuses(&checked) {
+    if let Some(refusal) = stdnum::refuses(&checked) {
         panic!("python-stdnum refused a surrogate: {refusal}");
     }
     for (label, values) in &pseudonyms {

@@ -2,14 +2,14 @@
 //! resolve for owners only, with a reason, audited without values; turning it off or rotating the
 //! key deletes the vault. A request narrows the policy (`policy=`, `types_off=`) and never widens it.
 
-use std::time::Duration;
-
 use reqwest::multipart::{Form, Part};
 use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::jobs::{tenant, Tenant};
-use crate::privacy::{audited_actions, joined, preview, put_policy, rotate};
+use crate::privacy::{
+    audited_actions, dataset_rows, joined, masked_executions, preview, put_policy, rotate,
+};
 use crate::support::{json_of, TestServer};
 
 async fn resolve(server: &TestServer, token: &str, body: Value) -> (u16, Value) {
@@ -90,21 +90,8 @@ async fn owners_resolve_the_pseudonyms_written_while_reidentification_is_on() {
     assert_ne!(tckn, "10000000146");
     assert_eq!(vault_entries(&server, &owner).await, 3);
     let other = "Müşteri: Mehmet Demir\nTC Kimlik No: 10000000146\n";
-    let form = Form::new().part(
-        "files",
-        Part::bytes(other.as_bytes().to_vec()).file_name("other.txt"),
-    );
-    let (status, body) = owner
-        .upload(&server, "/v1/data-process/async?masked=true", form)
-        .await;
-    assert_eq!(status, 202, "{body}");
-    let jobs = vec![body["data"]["job_ids"][0]
-        .as_str()
-        .expect("a job")
-        .to_string()];
-    let views = owner
-        .wait_for(&server, &jobs, Duration::from_secs(90))
-        .await;
+    let files = vec![("other.txt".to_string(), other.as_bytes().to_vec())];
+    let views = crate::fine_tune::processed(&server, &owner, true, files).await;
     assert_eq!(views[0]["status"], "completed", "{}", views[0]);
     // One new pseudonym: the other name (the TCKN's was kept already).
     assert_eq!(vault_entries(&server, &owner).await, 4);
@@ -323,4 +310,63 @@ async fn a_request_narrows_the_policy_and_never_widens_it() {
         csv.contains("[MASKED_NATIONAL_ID_TR]") && !csv.contains("10000000146"),
         "{csv}"
     );
+}
+
+#[tokio::test]
+async fn numbered_across_a_dataset_gives_one_value_one_number_in_every_row() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "numbers@reident.example").await;
+    let (status, body) = put_policy(
+        &server,
+        &who.token,
+        json!({"default_operator": "numbered", "numbered_scope": "dataset"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["numbered_scope"], "dataset");
+    // Three letters: the same customer and TCKN in each, a different clerk in each.
+    let letters: Vec<(String, String)> = ["Mehmet Demir", "Zeynep Kaya", "Ali Çelik"]
+        .iter()
+        .enumerate()
+        .map(|(i, clerk)| {
+            (
+                format!("letter{i}.txt"),
+                format!("Müşteri: Ayşe Yılmaz\nTC Kimlik No: 10000000146\nOnaylayan: {clerk}\n"),
+            )
+        })
+        .collect();
+    let mut executions = Vec::new();
+    for (id, execution) in masked_executions(&server, &who, &letters).await {
+        // An execution's own result names each value by its keyed hash.
+        let shown = execution.to_string();
+        assert!(shown.contains("[MASKED_PERSON_NAME_#"), "{shown}");
+        assert!(
+            !shown.contains("10000000146") && !shown.contains("Yılmaz"),
+            "{shown}"
+        );
+        executions.push(id);
+    }
+    let rows = dataset_rows(&server, &who, &executions).await;
+    assert_eq!(rows.len(), 3);
+    let mut clerks = Vec::new();
+    for row in &rows {
+        let text = row["text"].as_str().expect("text");
+        assert!(!text.contains("_#"), "{text}");
+        let customer = after(text, "Müşteri:");
+        let tckn = after(text, "TC Kimlik No:");
+        // The customer and the TCKN are one number in every row; each clerk another.
+        assert_eq!(tckn, "[MASKED_NATIONAL_ID_TR_1]", "{text}");
+        let clerk = after(text, "Onaylayan:").to_string();
+        assert!(customer.starts_with("[MASKED_PERSON_NAME_"), "{text}");
+        assert_ne!(customer, clerk, "{text}");
+        clerks.push((customer.to_string(), clerk));
+    }
+    assert!(
+        clerks.iter().all(|(customer, _)| customer == &clerks[0].0),
+        "{clerks:?}"
+    );
+    let mut numbers: Vec<&String> = clerks.iter().map(|(_, clerk)| clerk).collect();
+    numbers.sort();
+    numbers.dedup();
+    assert_eq!(numbers.len(), 3, "{clerks:?}");
 }

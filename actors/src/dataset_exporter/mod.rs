@@ -9,6 +9,7 @@ mod auto_export;
 mod document_csv;
 mod formats;
 mod messages;
+mod numbering;
 mod rows;
 
 use std::path::PathBuf;
@@ -220,22 +221,23 @@ type RowWriter = std::io::BufWriter<std::fs::File>;
 
 /// Turns one batch of inputs and their result blobs into canonical lines (on a blocking thread).
 fn write_batch(
-    mut out: RowWriter,
+    (mut out, mut numbering): (RowWriter, numbering::Numbering),
     batch: Vec<(
         crate::store::BuildInput,
         Result<bytes::Bytes, crate::blob::BlobError>,
     )>,
-) -> Result<(RowWriter, i64), String> {
+) -> Result<((RowWriter, numbering::Numbering), i64), String> {
     let mut written = 0_i64;
     for (input, bytes) in batch {
         let id = input.execution_id;
         let bytes =
             bytes.map_err(|e| format!("the result of execution {id} cannot be read: {e}"))?;
-        let row = row_of(input, &bytes)?;
+        let mut row = row_of(input, &bytes)?;
+        numbering.apply(&mut row);
         rows::write_line(&mut out, &row).map_err(|e| e.to_string())?;
         written += 1;
     }
-    Ok((out, written))
+    Ok(((out, numbering), written))
 }
 
 /// Builds the canonical rows of a dataset (what a `dataset_build` job runs). Executions are read in
@@ -257,8 +259,10 @@ pub async fn build_rows(
     let scratch = scratch(services, "rows.jsonl")?;
     let file = std::fs::File::create(&scratch.0).map_err(|e| format!("scratch file: {e}"))?;
     let out: RowWriter = std::io::BufWriter::with_capacity(256 * 1024, file);
-    // The writer travels between batches through the task that last used it.
-    let mut busy = tokio::task::spawn_blocking(move || Ok::<_, String>((out, 0_i64)));
+    // The writer, with the numbers given so far, travels between batches through the task that
+    // last used it.
+    let start = (out, numbering::Numbering::default());
+    let mut busy = tokio::task::spawn_blocking(move || Ok::<_, String>((start, 0_i64)));
     let mut count: i64 = 0;
     for chunk in ids.chunks(1000) {
         let inputs = services
@@ -283,7 +287,7 @@ pub async fn build_rows(
         let batch: Vec<_> = inputs.into_iter().zip(bodies).collect();
         busy = tokio::task::spawn_blocking(move || write_batch(out, batch));
     }
-    let (mut out, written) = busy
+    let ((mut out, _), written) = busy
         .await
         .map_err(|e| format!("the build thread failed: {e}"))??;
     count += written;

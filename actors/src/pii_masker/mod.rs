@@ -33,6 +33,8 @@ pub use surrogate::{has_surrogate, surrogate, SurrogateKey};
 pub use engine::text::CLASS;
 #[cfg(feature = "test-support")]
 pub use engine::{planted, synthetic};
+#[cfg(feature = "test-support")]
+pub use surrogate::stdnum;
 
 /// State of the pii_masker actor.
 pub struct PiiMasker {

@@ -2,9 +2,10 @@
 //!
 //! - `placeholder`: the spec's `[MASKED_<TYPE>]` (the default);
 //! - `numbered`: `[MASKED_<TYPE>_<n>]`, the same value the same number within one [`Operators`]
-//!   (one document: a new `Operators` per document);
+//!   (one document: a new `Operators` per document); across datasets, `[MASKED_<TYPE>_#<12 hex>]`,
+//!   a keyed hash that a dataset build turns into numbers;
 //! - `surrogate`: a realistic fake value of the type that keeps the written layout and passes the
-//!   type's check (see `surrogate.rs`), the same for the same value under the tenant's key; a type
+//!   type's check (see `surrogate/`), the same for the same value under the tenant's key; a type
 //!   without a surrogate generator yet gets the `hash` token;
 //! - `hash`: `[<TYPE>_<12 hex digits>]`, a keyed hash of the value (HMAC-SHA256 under the tenant's key),
 //!   the same for the same value in every document of the tenant;
@@ -97,6 +98,9 @@ pub struct Operators {
     numbers: Mutex<Numbers>,
     /// Where the keyed operators' pseudonyms go, when re-identification is on.
     journal: Option<Journal>,
+    /// `numbered` across a dataset: the token names the value by a keyed hash
+    /// (`[MASKED_<TYPE>_#<12 hex>]`), numbered when a dataset is built from the output.
+    across_datasets: bool,
 }
 
 #[derive(Default)]
@@ -113,7 +117,15 @@ impl Operators {
             key,
             numbers: Mutex::new(Numbers::default()),
             journal: None,
+            across_datasets: false,
         }
+    }
+
+    /// The same operators, `numbered` writing the tokens a dataset build numbers across its rows
+    /// (with a key; without one, numbers stay per document).
+    pub fn numbered_across_datasets(mut self) -> Operators {
+        self.across_datasets = self.key.is_some();
+        self
     }
 
     /// The same operators, writing down in `journal` every pseudonym a keyed one makes.
@@ -147,22 +159,23 @@ impl Operators {
         })
     }
 
-    fn token(&self, ty: PiiType, normal: &str, round: u32) -> Option<String> {
+    /// Twelve hex digits of the keyed hash of a value, one of them a letter (a run of digits could be
+    /// read as a number: the scanner takes a token only with a letter in it).
+    fn keyed_hex(&self, ty: PiiType, normal: &str, round: u32) -> Option<String> {
         let mac = self
             .key
             .as_ref()?
             .mac(&[b"hash", ty.name().as_bytes(), normal.as_bytes()], round);
-        // Twelve hex digits, one of them a letter (a run of digits could be read as a number: the
-        // scanner takes a token only with a letter in it).
         let mut digits = hex::encode(&mac[..6]).into_bytes();
         if !digits.iter().any(u8::is_ascii_lowercase) {
             digits[0] = b'a' + digits[0] % 6;
         }
-        Some(format!(
-            "[{}_{}]",
-            ty.name().to_ascii_uppercase(),
-            String::from_utf8_lossy(&digits)
-        ))
+        String::from_utf8(digits).ok()
+    }
+
+    fn token(&self, ty: PiiType, normal: &str, round: u32) -> Option<String> {
+        let hex = self.keyed_hex(ty, normal, round)?;
+        Some(format!("[{}_{hex}]", ty.name().to_ascii_uppercase()))
     }
 }
 
@@ -218,6 +231,13 @@ impl Operators {
         match operator {
             Operator::Placeholder => None,
             Operator::Redact => Some(String::new()),
+            Operator::Numbered if self.across_datasets => {
+                let hex = self.keyed_hex(ty, &normal_form(ty, value), round)?;
+                Some(format!(
+                    "[MASKED_{}_#{hex}]",
+                    ty.name().to_ascii_uppercase()
+                ))
+            }
             Operator::Numbered => Some(format!(
                 "[MASKED_{}_{}]",
                 ty.name().to_ascii_uppercase(),

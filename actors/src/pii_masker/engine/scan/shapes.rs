@@ -66,7 +66,8 @@ pub(super) const MASK_TOKEN_MAX: usize = 48;
 
 /// A mask token at `i`, its name one of the 46 types' (upper case): its end. The tokens are the
 /// masking operators': `[MASKED_<NAME>]` (placeholder), `[MASKED_<NAME>_<n>]` (numbered, n of at most
-/// six digits) and `[<NAME>_<12 lower-case hex digits, one a letter>]` (hash). A text's own
+/// six digits, or `#` and twelve lower-case hex digits: numbered across a dataset) and
+/// `[<NAME>_<12 lower-case hex digits, one a letter>]` (hash). A text's own
 /// "[MASKED_10000000146]" is no placeholder, and its number is found; nor is "[PHONE_TR_905321234567]"
 /// a hash token (no letter), nor a longer number behind a type's name.
 pub(super) fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
@@ -97,6 +98,13 @@ pub(super) fn mask_token_end(b: &[u8], i: usize) -> Option<usize> {
         }
         let (at, digits) = split(name)?;
         let number = &name[at + 1..];
+        // A number to be given when a dataset is built: `#` and twelve lower-case hex digits.
+        if let Some(hex) = number.strip_prefix(b"#") {
+            return (hex.len() == 12
+                && hex.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+                && a_type(&name[..at]))
+            .then_some(end);
+        }
         return ((1..=6).contains(&digits)
             && number.iter().all(u8::is_ascii_digit)
             && a_type(&name[..at]))

@@ -1,9 +1,10 @@
 //! Checksum-valid surrogates: a realistic fake value of a finding's type that keeps its written layout
 //! and passes the type's own check, derived from the real value under a per-tenant key, so that the
 //! same value gives the same surrogate in every document of a tenant (co-reference survives) and
-//! another key gives another one. The first step of the `surrogate` masking operator; the types here
-//! are the Turkish national and tax ids, Turkish IBANs, payment cards, Turkish phones and e-mail
-//! addresses.
+//! another key gives another one. The `surrogate` masking operator's values: the Turkish national and
+//! tax ids, IBANs (Turkish, and ten countries' more), payment cards, Turkish phones, e-mail addresses,
+//! names, eight more checksummed identifiers (German, Spanish, Dutch, British, US), dates of birth
+//! (`dates.rs`) and postal addresses (`address.rs`).
 //!
 //! A surrogate is drawn from HMAC-SHA256(key, type, compact value, attempt): the digits come from the
 //! MAC and the check digits are computed, so it validates by construction; it is never the value
@@ -11,6 +12,11 @@
 //! grouping and letter case: only its letters and digits are replaced, one for one.
 
 use ring::hmac;
+
+mod address;
+mod dates;
+#[cfg(any(test, feature = "test-support"))]
+pub mod stdnum;
 
 use super::engine::checksum::{checksum_holds, compact_written};
 use super::engine::PiiType;
@@ -89,6 +95,17 @@ pub fn has_surrogate(ty: PiiType) -> bool {
             | PiiType::PhoneTr
             | PiiType::Email
             | PiiType::PersonName
+            | PiiType::Iban
+            | PiiType::Imei
+            | PiiType::NpiUs
+            | PiiType::AbaRoutingUs
+            | PiiType::TaxIdDe
+            | PiiType::NhsNumberUk
+            | PiiType::CitizenIdNl
+            | PiiType::NationalIdEs
+            | PiiType::ForeignerIdEs
+            | PiiType::DateOfBirth
+            | PiiType::Address
     )
 }
 
@@ -116,6 +133,12 @@ pub fn surrogate_drawn(
     if ty == PiiType::PersonName {
         return person_name(key, written, attempts);
     }
+    if ty == PiiType::DateOfBirth {
+        return dates::date_of_birth(key, written, attempts.start);
+    }
+    if ty == PiiType::Address {
+        return address::address(key, written, attempts.start);
+    }
     let compact = compact_written(ty, written);
     // A phone is drawn from its national significant number: `+90 532 …`, `0532 …` and `(0532) …`
     // are one number, and get one subscriber part.
@@ -123,8 +146,23 @@ pub fn surrogate_drawn(
     attempts.into_iter().find_map(|attempt| {
         let digits = Digits(key.draw(ty, identity, attempt));
         let fake = compact_surrogate(ty, &compact, &digits)?;
-        (fake != compact && checksum_holds(ty, &fake)).then(|| with_layout(written, &fake))
+        (fake != compact && checksum_holds(ty, &fake) && layout_holds(ty, &fake))
+            .then(|| with_layout(written, &fake))
     })
+}
+
+/// The rules of a type's layout that its check lets pass with a lowered confidence, and a surrogate
+/// must keep: a German tax id's first ten digits have one digit twice or three times, the others once.
+fn layout_holds(ty: PiiType, compact: &str) -> bool {
+    if ty != PiiType::TaxIdDe {
+        return true;
+    }
+    let mut counts = [0u8; 10];
+    for b in compact.bytes().take(10) {
+        counts[usize::from(b.wrapping_sub(b'0') % 10)] += 1;
+    }
+    let repeated: Vec<u8> = counts.into_iter().filter(|&n| n > 1).collect();
+    matches!(repeated.as_slice(), [2] | [3])
 }
 
 /// What names one value of `ty` whatever its prefix: a Turkish phone's last ten digits (its national
@@ -291,22 +329,147 @@ fn compact_surrogate(ty: PiiType, value: &str, digits: &Digits) -> Option<String
             let body = digits.text(0, value.len() - prefix.len() - 1);
             with_check_digits(ty, format!("{prefix}{body}"), 1)
         }
+        // Another country's IBAN keeps its country and length, and each character of its account
+        // part after the bank code its class (the country's layout: letters where it has letters), drawn anew; the
+        // national check digits inside a Belgian or Spanish account are computed too. A country
+        // whose accounts carry other national checks is left to the hash token.
+        PiiType::Iban if (15..=34).contains(&value.len()) => {
+            let country = value.get(..2)?;
+            let &(_, length, bank) = IBAN_SURROGATE_COUNTRIES
+                .iter()
+                .find(|(code, _, _)| *code == country)?;
+            if value.len() != length {
+                return None;
+            }
+            let mut account = drawn_like(&value[4..], bank, digits);
+            national_iban_check(country, &mut account)?;
+            let check = 98 - iban_mod97(&format!("{account}{country}00"));
+            Some(format!("{country}{check:02}{account}"))
+        }
+        // The others end in one check character; what comes first is drawn, but for the leading
+        // characters that name an issuer or range (an IMEI's reporting body, an NPI's first digit, a
+        // routing number's Federal Reserve district, a NIE's letter).
+        PiiType::Imei if value.len() == 15 => {
+            with_check_digits(ty, drawn_like(&value[..14], 2, digits), 1)
+        }
+        PiiType::NpiUs if value.len() == 10 => {
+            with_check_digits(ty, drawn_like(&value[..9], 1, digits), 1)
+        }
+        PiiType::AbaRoutingUs if value.len() == 9 => {
+            with_check_digits(ty, drawn_like(&value[..8], 2, digits), 1)
+        }
+        // A German tax id's first ten digits: nine different ones in a drawn order, one of them
+        // twice, not starting with 0.
+        PiiType::TaxIdDe if value.len() == 11 => {
+            let mut pool: Vec<u8> = (b'0'..=b'9').collect();
+            let mut head: Vec<u8> = (0..9)
+                .map(|at| pool.remove(usize::from(digits.0[at]) % pool.len()))
+                .collect();
+            let twice = head[usize::from(digits.0[9]) % 9];
+            head.insert(usize::from(digits.0[10]) % 10, twice);
+            let first = head.iter().position(|&d| d != b'0')?;
+            head.swap(0, first);
+            with_check_digits(ty, String::from_utf8(head).ok()?, 1)
+        }
+        PiiType::NhsNumberUk | PiiType::CitizenIdNl if (8..=10).contains(&value.len()) => {
+            with_check_digits(ty, drawn_like(&value[..value.len() - 1], 0, digits), 1)
+        }
+        PiiType::NationalIdEs | PiiType::ForeignerIdEs if value.len() == 9 => {
+            let keep = usize::from(ty == PiiType::ForeignerIdEs);
+            with_check(ty, drawn_like(&value[..8], keep, digits), 1, LETTERS)
+        }
         _ => None,
     }
 }
 
-/// `head` completed with the `count` trailing check digits that make `ty`'s check hold (tried in one
-/// buffer: a surrogate is made for every finding of a document).
+/// The countries whose IBANs get surrogates, with their length and the length of the bank code that
+/// starts their account part (kept: a surrogate names a bank that exists): those whose account numbers
+/// carry no national check digit, and Belgium and Spain, whose checks are computed.
+const IBAN_SURROGATE_COUNTRIES: [(&str, usize, usize); 10] = [
+    ("AT", 20, 5),
+    ("BE", 16, 3),
+    ("CH", 21, 5),
+    ("DE", 22, 8),
+    ("DK", 18, 4),
+    ("ES", 24, 4),
+    ("GB", 22, 4),
+    ("IE", 22, 4),
+    ("LU", 20, 3),
+    ("NL", 18, 4),
+];
+
+/// Sets the national check digits inside a drawn account number (`account` is the IBAN after its
+/// check digits): Belgium's last two (the first ten modulo 97, 97 for 0), Spain's two control digits
+/// (bank and branch, then account, weighted modulo 11). None when the account is not all digits.
+fn national_iban_check(country: &str, account: &mut String) -> Option<()> {
+    let weighted = |digits: &str| -> Option<u32> {
+        const WEIGHTS: [u32; 10] = [1, 2, 4, 8, 5, 10, 9, 7, 3, 6];
+        let sum: u32 = digits
+            .chars()
+            .zip(WEIGHTS)
+            .map(|(c, w)| c.to_digit(10).map(|d| d * w))
+            .sum::<Option<u32>>()?;
+        Some(match 11 - sum % 11 {
+            11 => 0,
+            10 => 1,
+            other => other,
+        })
+    };
+    match country {
+        "BE" => {
+            let first: u64 = account.get(..10)?.parse().ok()?;
+            let check = match first % 97 {
+                0 => 97,
+                other => other,
+            };
+            account.replace_range(10..12, &format!("{check:02}"));
+        }
+        "ES" => {
+            let first = weighted(&format!("00{}", account.get(..8)?))?;
+            let second = weighted(account.get(10..20)?)?;
+            account.replace_range(8..10, &format!("{first}{second}"));
+        }
+        _ => {}
+    }
+    Some(())
+}
+
+const DIGITS: &[u8] = b"0123456789";
+const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/// `value` with its characters from `keep` on drawn anew, each of its class: a digit for a digit, a
+/// capital for a letter.
+fn drawn_like(value: &str, keep: usize, digits: &Digits) -> String {
+    value
+        .bytes()
+        .enumerate()
+        .map(|(at, b)| match b {
+            _ if at < keep => char::from(b),
+            b'0'..=b'9' => char::from(b'0' + digits.digit(at)),
+            b'A'..=b'Z' | b'a'..=b'z' => char::from(LETTERS[usize::from(digits.0[at % 32]) % 26]),
+            other => char::from(other),
+        })
+        .collect()
+}
+
+/// `head` completed with the `count` trailing check digits that make `ty`'s check hold.
 fn with_check_digits(ty: PiiType, head: String, count: u32) -> Option<String> {
+    with_check(ty, head, count, DIGITS)
+}
+
+/// `head` completed with the `count` trailing characters of `alphabet` that make `ty`'s check hold
+/// (tried in one buffer: a surrogate is made for every finding of a document); None when none does.
+fn with_check(ty: PiiType, head: String, count: u32, alphabet: &[u8]) -> Option<String> {
     let width = count as usize;
+    let base = alphabet.len();
     let mut candidate = head.into_bytes();
-    candidate.extend(std::iter::repeat_n(b'0', width));
+    candidate.extend(std::iter::repeat_n(alphabet[0], width));
     let from = candidate.len() - width;
-    for tail in 0..10u32.pow(count) {
+    for tail in 0..base.pow(count) {
         let mut rest = tail;
         for at in (from..candidate.len()).rev() {
-            candidate[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
+            candidate[at] = alphabet[rest % base];
+            rest /= base;
         }
         if checksum_holds(ty, std::str::from_utf8(&candidate).ok()?) {
             return String::from_utf8(candidate).ok();
@@ -354,12 +517,58 @@ mod tests {
     use crate::pii_masker::engine::planted;
     use crate::pii_masker::engine::synthetic::Rng;
 
-    const CHECKSUMMED: [PiiType; 4] = [
-        PiiType::NationalIdTr,
-        PiiType::TaxIdTr,
-        PiiType::IbanTr,
-        PiiType::CreditCard,
+    /// The checksummed types with surrogates, and the name `stdnum_check.py` validates each under.
+    const CHECKSUMMED: [(PiiType, &str); 13] = [
+        (PiiType::NationalIdTr, "tckn"),
+        (PiiType::TaxIdTr, "vkn"),
+        (PiiType::IbanTr, "iban"),
+        (PiiType::CreditCard, "card"),
+        (PiiType::Iban, "iban"),
+        (PiiType::Imei, "imei"),
+        (PiiType::NpiUs, "npi"),
+        (PiiType::AbaRoutingUs, "rtn"),
+        (PiiType::TaxIdDe, "idnr"),
+        (PiiType::NhsNumberUk, "nhs"),
+        (PiiType::CitizenIdNl, "bsn"),
+        (PiiType::NationalIdEs, "dni"),
+        (PiiType::ForeignerIdEs, "nie"),
     ];
+
+    /// An account of each country with IBAN surrogates: the IBAN registry's examples, but for Belgium
+    /// (whose example names a bank code python-stdnum does not know).
+    const IBAN_EXAMPLES: [&str; 10] = [
+        "AT611904300234573201",
+        "BE48001123456727",
+        "CH9300762011623852957",
+        "DE89370400440532013000",
+        "DK5000400440116243",
+        "ES9121000418450200051332",
+        "GB29NWBK60161331926819",
+        "IE29AIBK93115212345678",
+        "LU280019400644750000",
+        "NL91ABNA0417164300",
+    ];
+
+    #[test]
+    fn every_checksummed_type_but_the_dated_ones_has_surrogates() {
+        let dated = [
+            PiiType::NationalIdPl,
+            PiiType::PersonalIdSe,
+            PiiType::NationalIdBe,
+            PiiType::SocialSecurityFr,
+            PiiType::FiscalCodeIt,
+            PiiType::VatEu,
+        ];
+        for &ty in PiiType::ALL {
+            if crate::pii_masker::has_checksum(ty) && !dated.contains(&ty) {
+                assert!(
+                    CHECKSUMMED.iter().any(|(checked, _)| *checked == ty),
+                    "{}",
+                    ty.name()
+                );
+            }
+        }
+    }
 
     /// Whether a compact value is of `ty` by its own rule: the check digits, or for a phone its
     /// national significant number in an allocated range.
@@ -370,6 +579,11 @@ mod tests {
             ),
             _ => checksum_holds(ty, compact),
         }
+    }
+
+    /// A text's characters other than letters and digits, in order: what a surrogate keeps.
+    pub(super) fn punctuation(text: &str) -> String {
+        text.chars().filter(|c| !c.is_alphanumeric()).collect()
     }
 
     /// The separators of a written value, by position.
@@ -390,15 +604,30 @@ mod tests {
             SurrogateKey::new(b"tenant-2"),
         );
         let mut rng = Rng::new(65);
-        for ty in CHECKSUMMED.into_iter().chain([PiiType::PhoneTr]) {
+        for ty in CHECKSUMMED
+            .into_iter()
+            .map(|(ty, _)| ty)
+            .chain([PiiType::PhoneTr])
+        {
             let (mut checked, mut differ) = (0, 0);
             for _ in 0..200 {
                 let Some(value) = planted::compact(ty, &mut rng) else {
                     continue;
                 };
+                // Another country's IBAN has a surrogate where its national checks are known.
+                let country = value.get(..2).unwrap_or_default();
+                if ty == PiiType::Iban
+                    && !IBAN_SURROGATE_COUNTRIES
+                        .iter()
+                        .any(|(code, _, _)| *code == country)
+                {
+                    assert_eq!(surrogate(&key, ty, &value), None, "{value}");
+                    continue;
+                }
                 for (layout, written) in planted::layouts(ty, &value) {
                     let fake = surrogate(&key, ty, &written)
                         .unwrap_or_else(|| panic!("{} {layout}: {written:?}", ty.name()));
+                    assert!(layout_holds(ty, &compact_written(ty, &fake)), "{fake}");
                     let compact = compact_written(ty, &fake);
                     assert!(valid(ty, &compact), "{} {layout}: {fake:?}", ty.name());
                     assert_ne!(compact, compact_written(ty, &written), "{fake:?}");
@@ -423,56 +652,41 @@ mod tests {
         }
     }
 
-    /// An independent reading: python-stdnum validates every surrogate (tckimlik, vkn, iban, luhn).
+    /// An independent reading: python-stdnum validates every checksummed surrogate, of 13 types.
     /// Skipped where Python or stdnum is missing, except in CI, which must run it.
     #[test]
     fn python_stdnum_validates_the_surrogates() {
-        let script = include_str!("../../../tests/interop/stdnum_check.py");
-        let importable = std::process::Command::new("python3")
-            .args(["-c", "import stdnum"])
-            .output()
-            .is_ok_and(|output| output.status.success());
-        if !importable {
-            assert!(
-                !std::env::var("CI").is_ok_and(|value| value == "true"),
-                "python3 with python-stdnum is not installed; CI must run this test"
-            );
-            eprintln!("skipping: python3 with python-stdnum is not installed");
+        if !stdnum::present() {
             return;
         }
         let key = SurrogateKey::new(b"stdnum");
         let mut rng = Rng::new(66);
-        let mut lines = String::new();
-        for (ty, kind) in CHECKSUMMED.into_iter().zip(["tckn", "vkn", "iban", "card"]) {
+        let mut values: Vec<(&str, String)> = Vec::new();
+        for (ty, kind) in CHECKSUMMED {
+            if ty == PiiType::Iban {
+                continue;
+            }
             for _ in 0..100 {
                 let Some(value) = planted::compact(ty, &mut rng) else {
                     continue;
                 };
                 let fake = surrogate(&key, ty, &value).expect("a surrogate");
-                lines.push_str(&format!("{kind} {}\n", compact_written(ty, &fake)));
+                values.push((kind, compact_written(ty, &fake)));
             }
         }
-        let mut child = std::process::Command::new("python3")
-            .args(["-c", script])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("python3");
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(lines.as_bytes())
-            .expect("write");
-        let output = child.wait_with_output().expect("python3 ran");
-        assert!(
-            output.status.success() && output.stdout.starts_with(b"ok"),
-            "stdnum refused a surrogate: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert!(lines.lines().count() >= 300, "{lines}");
+        // Other countries' IBANs: the registry's example of each country with surrogates, under
+        // twenty keys (the generated ones have digits where a country's layout has letters).
+        for example in IBAN_EXAMPLES {
+            for secret in 0..20u8 {
+                let fake = surrogate(&SurrogateKey::new(&[secret]), PiiType::Iban, example)
+                    .unwrap_or_else(|| panic!("a surrogate of {example}"));
+                values.push(("iban", compact_written(PiiType::Iban, &fake)));
+            }
+        }
+        if let Some(refusal) = stdnum::refuses(&values) {
+            panic!("stdnum refused a surrogate: {refusal}");
+        }
+        assert!(values.len() >= 1000, "{}", values.len());
     }
 
     #[test]
@@ -506,10 +720,13 @@ mod tests {
             Some(address)
         );
         assert_eq!(surrogate(&key, PiiType::Email, "no-at-sign"), None);
-        assert_eq!(
-            surrogate(&key, PiiType::Address, "Atatürk Cad. No: 5"),
-            None
+        let street = surrogate(&key, PiiType::Address, "Atatürk Cad. No: 5").expect("address");
+        assert!(
+            street.ends_with(" Cad. No: 5") || street.contains(" Cad. No: "),
+            "{street}"
         );
+        assert!(!street.contains("Atatürk"), "{street}");
+        assert_eq!(surrogate(&key, PiiType::Ipv4, "10.0.0.1"), None);
         // A name: as many words, each in its case, drawn by the word (one given name for "Ayşe"
         // alone and in the whole name), never the name itself.
         let whole = surrogate(&key, PiiType::PersonName, "Ayşe Yılmaz").expect("a name");
