@@ -163,7 +163,9 @@ fn narrowing(query: &Query, violations: &mut Violations) -> Narrowing {
             }
         }
     }
-    let choices = ["tenant", "placeholder", "redact"];
+    let choices: Vec<&str> = std::iter::once("tenant")
+        .chain(Narrowing::OPERATORS.map(Operator::name))
+        .collect();
     let chosen = query.choice("policy", "tenant", &choices, violations);
     narrowing.operator = Operator::from_name(chosen);
     narrowing

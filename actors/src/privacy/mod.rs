@@ -229,12 +229,10 @@ pub async fn surrogate_types_by_version(
         .into_iter()
         .filter_map(|record| {
             let settings: PrivacySettings = serde_json::from_str(&record.body).ok()?;
+            let enabled = settings.enabled();
             let written = PiiType::ALL
                 .iter()
-                .filter(|&&ty| {
-                    !settings.disabled_types.contains(&ty)
-                        && settings.operator(ty).writes_values(ty)
-                })
+                .filter(|&&ty| enabled.contains(ty) && settings.operator(ty).writes_values(ty))
                 .fold(TypeSet::default(), |set, &ty| set.with(ty));
             Some((record.version, written))
         })

@@ -51,13 +51,21 @@ pub(crate) fn all_digits(value: &[u8]) -> bool {
 
 /// Luhn over ASCII digits.
 pub(crate) fn luhn(value: &[u8]) -> bool {
-    if value.len() < 2 || !all_digits(value) {
-        return false;
-    }
+    value.len() >= 2 && all_digits(value) && luhn_sum(value, false) % 10 == 0
+}
+
+/// The Luhn digit that completes `body` (ASCII digits).
+pub(crate) fn luhn_check_digit(body: &[u8]) -> u8 {
+    ((10 - luhn_sum(body, true) % 10) % 10) as u8
+}
+
+/// The Luhn sum of ASCII digits, every second one from the right doubled (from the rightmost one
+/// when `body` is the number without its check digit).
+fn luhn_sum(digits: &[u8], body: bool) -> u32 {
     let mut sum = 0u32;
-    for (index, byte) in value.iter().rev().enumerate() {
+    for (index, byte) in digits.iter().rev().enumerate() {
         let mut digit = u32::from(byte - b'0');
-        if index % 2 == 1 {
+        if (index % 2 == 1) != body {
             digit *= 2;
             if digit > 9 {
                 digit -= 9;
@@ -65,7 +73,7 @@ pub(crate) fn luhn(value: &[u8]) -> bool {
         }
         sum += digit;
     }
-    sum % 10 == 0
+    sum
 }
 
 /// ISO 7064 MOD 11,10 (German tax id, Croatian OIB, German VAT).

@@ -10,11 +10,18 @@ pub fn tckn(value: &[u8]) -> bool {
     if d[0] == 0 {
         return false;
     }
+    let first: &[u8; 9] = d[..9].try_into().expect("nine digits");
+    tckn_check_digits(first) == (d[9], d[10])
+}
+
+/// A TCKN's two check digits after its first nine (digit values, not bytes): d10 with a Euclidean
+/// modulo, then d11 over the first ten.
+pub(crate) fn tckn_check_digits(d: &[u8; 9]) -> (u8, u8) {
     let odd = i32::from(d[0] + d[2] + d[4] + d[6] + d[8]);
     let even = i32::from(d[1] + d[3] + d[5] + d[7]);
-    let d10 = (7 * odd - even).rem_euclid(10);
-    let d11 = (d[..10].iter().map(|&x| i32::from(x)).sum::<i32>()) % 10;
-    d10 == i32::from(d[9]) && d11 == i32::from(d[10])
+    let d10 = (7 * odd - even).rem_euclid(10) as u8;
+    let d11 = ((d.iter().map(|&x| u32::from(x)).sum::<u32>() + u32::from(d10)) % 10) as u8;
+    (d10, d11)
 }
 
 /// Vergi Kimlik No: 10 digits, GİB's check digit.

@@ -6,7 +6,7 @@
 //! `, Leeds`). Street-type words (`Mah.`, `Cad.`, `Street`, `Straße`), short words (`No`, `D`) and
 //! labels before a colon (`Kat:`, `Daire:`) stay too, with every separator.
 
-use super::{cased_like, SurrogateKey};
+use super::{cased_like, has_turkish_letters, SurrogateKey};
 use crate::pii_masker::engine::lexicon::{lookup, street_compound, surrogate_names, Word};
 use crate::pii_masker::engine::text::fold;
 
@@ -66,7 +66,7 @@ pub(super) fn address(key: &SurrogateKey, written: &str, attempt: u32) -> Option
         }
         place[index] = true;
     }
-    let turkish = written.contains(['ç', 'ğ', 'ı', 'ö', 'ş', 'ü', 'Ç', 'Ğ', 'İ', 'Ö', 'Ş', 'Ü'])
+    let turkish = has_turkish_letters(written)
         || runs.iter().any(|&(from, to, _)| {
             matches!(
                 fold(&written[from..to]).as_slice(),

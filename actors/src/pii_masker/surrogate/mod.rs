@@ -220,7 +220,7 @@ fn person_name(
     if words.is_empty() {
         return None;
     }
-    let turkish = written.contains(['ç', 'ğ', 'ı', 'ö', 'ş', 'ü', 'Ç', 'Ğ', 'İ', 'Ö', 'Ş', 'Ü'])
+    let turkish = has_turkish_letters(written)
         || words.iter().any(|&(from, to)| {
             let folded = fold(&written[from..to]);
             [true, false].into_iter().any(|given| {
@@ -265,6 +265,11 @@ fn person_name(
     })
 }
 
+/// Whether a text has a letter of Turkish's own (`ç ğ ı ö ş ü` and their capitals, `İ`).
+fn has_turkish_letters(text: &str) -> bool {
+    text.contains(['ç', 'ğ', 'ı', 'ö', 'ş', 'ü', 'Ç', 'Ğ', 'İ', 'Ö', 'Ş', 'Ü'])
+}
+
 /// `name` (lower case) in the case of `word`: upper case, capitalised or lower case.
 fn cased_like(word: &str, name: &str) -> String {
     let letters = || word.chars().filter(|c| c.is_alphabetic());
@@ -303,13 +308,12 @@ fn compact_surrogate(ty: PiiType, value: &str, digits: &Digits) -> Option<String
         // The TCKN's two check digits and a card's Luhn digit are computed outright (they are the
         // most frequent; trying a hundred tails would cost the TCKN fifty checks on average).
         PiiType::NationalIdTr if value.len() == 11 => {
-            let mut tckn = vec![1 + digits.digit(0) % 9];
-            tckn.extend((1..9).map(|i| digits.digit(i)));
-            let odd: i32 = tckn.iter().step_by(2).map(|&d| i32::from(d)).sum();
-            let even: i32 = tckn.iter().skip(1).step_by(2).map(|&d| i32::from(d)).sum();
-            tckn.push((odd * 7 - even).rem_euclid(10) as u8);
-            tckn.push((tckn.iter().map(|&d| u32::from(d)).sum::<u32>() % 10) as u8);
-            Some(tckn.into_iter().map(|d| char::from(b'0' + d)).collect())
+            let mut first = [0u8; 9];
+            first[0] = 1 + digits.digit(0) % 9;
+            (1..9).for_each(|i| first[i] = digits.digit(i));
+            let (d10, d11) = crate::pii_masker::detectors::tr::tckn_check_digits(&first);
+            let all = first.into_iter().chain([d10, d11]);
+            Some(all.map(|d| char::from(b'0' + d)).collect())
         }
         PiiType::TaxIdTr if value.len() == 10 => with_check_digits(ty, digits.text(0, 9), 1),
         PiiType::IbanTr if value.len() == 26 && value.starts_with("TR") => {
@@ -335,22 +339,8 @@ fn compact_surrogate(ty: PiiType, value: &str, digits: &Digits) -> Option<String
             let prefix = test_card_prefix(value.len());
             let body = digits.text(0, value.len() - prefix.len() - 1);
             let mut card = format!("{prefix}{body}");
-            // Luhn: from the right of the body, every first digit doubled.
-            let sum: u32 = card
-                .bytes()
-                .rev()
-                .enumerate()
-                .map(|(i, b)| {
-                    let d = u32::from(b - b'0');
-                    if i % 2 == 0 {
-                        let twice = d * 2;
-                        twice / 10 + twice % 10
-                    } else {
-                        d
-                    }
-                })
-                .sum();
-            card.push(char::from(b'0' + ((10 - sum % 10) % 10) as u8));
+            let check = crate::pii_masker::detectors::luhn_check_digit(card.as_bytes());
+            card.push(char::from(b'0' + check));
             Some(card)
         }
         // Another country's IBAN keeps its country and length, and each character of its account
