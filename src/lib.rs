@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod api;
 pub mod auth;
 pub mod cli_extract;
+pub mod cli_keys;
 pub mod cli_mask;
 pub mod config;
 pub mod error;

@@ -1,4 +1,4 @@
-//! The `docsieve` command: `serve` (default), `migrate`, `print-config`.
+//! The `docsieve` command: `serve` (default), `migrate`, `print-config`, `keys`, `mask`, `extract`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,6 +36,9 @@ enum Command {
     Migrate,
     /// Print the effective configuration, secrets redacted.
     PrintConfig,
+    /// The master key: rotate it, or check that every stored blob opens.
+    #[command(subcommand)]
+    Keys(docsieve::cli_keys::KeysCommand),
     /// Find and mask personal data in files (offline).
     Mask(docsieve::cli_mask::MaskArgs),
     /// Extract the document model from a file (offline).
@@ -101,6 +104,10 @@ fn main() -> ExitCode {
     }
     match command {
         Command::Mask(_) | Command::Extract(_) | Command::ExtractWorker(_) => ExitCode::SUCCESS,
+        Command::Keys(keys) => {
+            telemetry::init_logging(&settings.log);
+            docsieve::cli_keys::run(&settings, keys)
+        }
         Command::PrintConfig => match toml::to_string_pretty(&settings.redacted()) {
             Ok(text) => {
                 print!("{text}");

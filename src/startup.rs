@@ -234,6 +234,25 @@ fn connector_services(
     }
 }
 
+/// The master keys in force (`DOCSIEVE_MASTER_KEY`, `storage.master_key_file`, or the generated
+/// `<data_dir>/master_key`).
+pub fn master_keys(settings: &Settings) -> anyhow::Result<docsieve_actors::blob::MasterKeys> {
+    let file = &settings.storage.master_key_file;
+    let file = (!file.trim().is_empty()).then(|| Path::new(file.trim()));
+    docsieve_actors::blob::MasterKeys::load(file, &settings.storage.data_dir)
+        .context("reading the master key (storage.master_key_file, DOCSIEVE_MASTER_KEY)")
+}
+
+/// The blob store, sealing under the tenants' data keys.
+pub fn open_blobs(settings: &Settings, store: &Store) -> anyhow::Result<Blobs> {
+    let ring = docsieve_actors::blob::KeyRing::new(store.clone(), master_keys(settings)?);
+    Ok(
+        Blobs::open(&settings.storage.blob_url, &settings.storage.data_dir)
+            .context("opening blob storage (storage.blob_url)")?
+            .sealed(Arc::new(ring)),
+    )
+}
+
 /// Opens what the server holds (database, blobs, cache, LLM probe, mail) and starts the actors.
 async fn open_state(
     settings: Settings,
@@ -246,8 +265,7 @@ async fn open_state(
     let store = Store::connect(&store_settings)
         .await
         .context("connecting to the database (database.url)")?;
-    let blobs = Blobs::open(&settings.storage.blob_url, &settings.storage.data_dir)
-        .context("opening blob storage (storage.blob_url)")?;
+    let blobs = open_blobs(&settings, &store)?;
     let clock = Clock::default();
     let cache = docsieve_actors::cache::open(
         &settings.redis.url,

@@ -141,6 +141,7 @@ code_table! {
     ConcurrentChange = "concurrent_change", [409], "something the request refers to was deleted while it ran: read it again";
     ReidentificationDisabled = "reidentification_disabled", [409], "the tenant's re-identification is off: there is no vault to resolve pseudonyms from";
     ScheduleLimitReached = "schedule_limit_reached", [409], "the connector has as many schedules as the plan allows (the body says the limit)";
+    OriginalExpired = "original_expired", [410], "the document's original was destroyed when its retention ended: upload it again";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";
     LimitExceeded = "limit_exceeded", [413], "the document is past an extraction.limits bound";
     ResultTooLarge = "result_too_large", [413], "a preview's answer is past extraction.preview_max_bytes: use the async path";

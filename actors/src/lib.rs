@@ -20,6 +20,7 @@ pub mod pipeline;
 pub mod privacy;
 pub mod procfs;
 pub mod quality;
+pub mod retention;
 pub mod runtime;
 pub mod secrets;
 pub mod settings;

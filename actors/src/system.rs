@@ -208,6 +208,9 @@ impl ActorSystem {
         let orphan_grace = services.as_ref().map_or(Duration::ZERO, |services| {
             Duration::from_secs(services.jobs.jobs.orphan_grace_seconds)
         });
+        let retention_every = services.as_ref().map_or(Duration::ZERO, |services| {
+            Duration::from_secs(services.jobs.jobs.retention_interval_seconds)
+        });
         let (extraction, jobs, exports, webhooks, scheduled, fine_tune) = match services {
             Some(services) => (
                 services.extraction,
@@ -219,6 +222,7 @@ impl ActorSystem {
                     exports: services.exports,
                     connectors: services.connectors,
                     orphan_grace,
+                    retention_every,
                 }),
                 Some(services.fine_tune),
             ),

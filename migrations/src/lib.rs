@@ -21,6 +21,7 @@ mod m20261128_000011_job_lanes;
 mod m20261129_000012_fine_tune_templates;
 mod m20261205_000013_privacy;
 mod m20261205_000014_pseudonym_vault;
+mod m20261205_000015_data_protection;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -43,6 +44,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000012_fine_tune_templates::Migration),
             Box::new(m20261205_000013_privacy::Migration),
             Box::new(m20261205_000014_pseudonym_vault::Migration),
+            Box::new(m20261205_000015_data_protection::Migration),
         ]
     }
 }

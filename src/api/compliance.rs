@@ -175,9 +175,20 @@ fn recipients(state: &AppState, destinations: &Destinations) -> Vec<Value> {
     list
 }
 
+/// A retention period as the record says it.
+fn period(days: Option<i64>, since: &str) -> String {
+    match days {
+        Some(days) => format!(
+            "{days} days after {since}, then destroyed by the scheduled destruction run and logged (GET /v1/compliance/destruction-log)"
+        ),
+        None => "until the tenant deletes the document or the account".to_string(),
+    }
+}
+
 fn record(
     state: &AppState,
     auth: &Authenticated,
+    retention: docsieve_actors::retention::RetentionInForce,
     plan: Plan,
     categories: &[PiiCategory],
     destinations: &Destinations,
@@ -218,7 +229,8 @@ fn record(
         "purposes": purposes,
         "recipients": recipients(state, destinations),
         "retention": [
-            {"data": "uploaded originals and their processing results", "period": "until the tenant deletes the document or the account"},
+            {"data": "uploaded and fetched originals", "period": period(retention.originals_days, "the document was received")},
+            {"data": "processing results (extracted, masked text)", "period": period(retention.results_days, "the document was processed")},
             {"data": "copies of connector objects", "period": "until the document is processed (the connector keeps the original)"},
             {"data": "dataset export files", "period": format!("{retention_days} days ({} plan), written again on request", plan.as_str())},
             {"data": "webhook deliveries and the audit log", "period": "until the account is deleted"},
@@ -226,6 +238,7 @@ fn record(
         "security_measures": [
             "personal data is masked fail-closed: a value whose checksum holds is masked whatever else is odd about it; a document that cannot be masked safely is refused",
             "only masked text is sent to an LLM or a fine-tuning provider",
+            "originals, results and exports sealed at rest with AES-256-GCM under a data key per tenant, wrapped by the server's master key",
             "connector and webhook secrets sealed at rest with AES-256-GCM; passwords hashed with argon2id; API keys and refresh tokens stored as SHA-256 digests",
             "tenant isolation on every query; roles (owner, admin, member) on every route",
             "documents read in isolated worker processes with resource limits",
@@ -302,7 +315,13 @@ pub async fn processing_record(
     let plan = state.store.plan_in_force(auth.tenant_id).await?;
     let categories = state.store.pii_categories(auth.tenant_id).await?;
     let destinations = state.store.destinations(auth.tenant_id).await?;
-    let record = record(&state, &auth, plan, &categories, &destinations);
+    let retention = docsieve_actors::retention::retention_of(
+        &state.store,
+        &state.settings.plans,
+        auth.tenant_id,
+    )
+    .await?;
+    let record = record(&state, &auth, retention, plan, &categories, &destinations);
     Ok(if format == "markdown" {
         HttpResponse::Ok()
             .content_type("text/markdown; charset=utf-8")

@@ -39,6 +39,9 @@ pub struct DocumentView {
     /// The object's ETag when it was fetched (connector documents).
     pub source_etag: Option<String>,
     pub created_at: String,
+    /// When the destruction run deleted the original (the tenant's originals retention ended): the
+    /// record stays, reprocessing answers 410 `original_expired`.
+    pub original_destroyed_at: Option<String>,
     pub latest_job: Option<DocumentJob>,
     pub latest_execution: Option<DocumentExecution>,
 }
@@ -77,6 +80,7 @@ fn document_view(record: &DocumentRecord) -> DocumentView {
         source_key: document.source_key.clone(),
         source_etag: document.source_etag.clone(),
         created_at: rfc3339(document.created_at),
+        original_destroyed_at: document.original_destroyed_at.map(rfc3339),
         latest_job: record.latest_job.as_ref().map(|job| DocumentJob {
             job_id: job.id.clone(),
             status: job.status.clone(),
@@ -208,6 +212,7 @@ fn reprocess_masked(body: &[u8]) -> Result<bool, ApiError> {
         (status = 400, description = "reprocess_not_local", body = crate::error::ErrorBody),
         (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody),
+        (status = 410, description = "original_expired: the original was destroyed when its retention ended", body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody),
         (status = 402, description = "Too few credits left: one is reserved per document (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),
         (status = 429, body = crate::error::ErrorBody)
@@ -227,6 +232,16 @@ pub async fn reprocess(
         .document(auth.tenant_id, document_id)
         .await?
         .ok_or_else(|| not_found(document_id))?;
+    if let Some(destroyed) = record.document.original_destroyed_at {
+        return Err(ApiError::new(
+            ErrorKind::Gone,
+            ErrorCode::OriginalExpired,
+            format!(
+                "the original of document {document_id} was destroyed on {} when its retention ended; upload it again to process it",
+                rfc3339(destroyed)
+            ),
+        ));
+    }
     if record.document.source != "upload" {
         return Err(ApiError::new(
             ErrorKind::BadRequest,

@@ -31,6 +31,9 @@ pub struct ExecutionView {
     pub finished_at: Option<String>,
     pub duration_ms: Option<i64>,
     pub created_at: String,
+    /// When the destruction run deleted the stored result (the tenant's results retention ended):
+    /// the record stays, `result` is null from then on.
+    pub result_destroyed_at: Option<String>,
     /// Set when the LLM cross-validation disagreed with the deterministic fields.
     pub cross_validation_flag: bool,
     /// `A` to `F`.
@@ -72,6 +75,7 @@ pub fn execution_view(execution: &ExecutionRecord) -> ExecutionView {
         finished_at: execution.finished_at.map(rfc3339),
         duration_ms: execution.duration_ms,
         created_at: rfc3339(execution.created_at),
+        result_destroyed_at: execution.result_destroyed_at.map(rfc3339),
         cross_validation_flag: execution.cross_validation_flag,
         quality_grade: meta["quality"]["grade"].clone(),
         pii_count: meta["pii_count"].clone(),

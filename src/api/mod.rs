@@ -20,6 +20,7 @@ pub mod privacy;
 pub mod process;
 pub mod quality;
 pub mod queue;
+pub mod retention;
 pub mod schedules;
 pub mod system;
 pub mod team;
@@ -54,6 +55,7 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     connectors::configure(cfg);
     schedules::configure(cfg);
     compliance::configure(cfg);
+    retention::configure(cfg);
     privacy::configure(cfg);
     team::configure(cfg);
     admin::configure(cfg);

@@ -7,7 +7,7 @@ use super::common::{clean_filename, multipart_failure};
 use actix_multipart::Multipart;
 use actix_web::{post, web, HttpRequest, HttpResponse};
 use bytes::Bytes;
-use docsieve_actors::blob::keys;
+use docsieve_actors::blob::Keys;
 use docsieve_actors::connector::Connector;
 use docsieve_actors::connector::{fetch_document, object_name, process_job, Fetched};
 use docsieve_actors::error_code::RecordCode;
@@ -456,7 +456,7 @@ async fn submit_files(
     for (filename, bytes, format, mime) in valid {
         let sha256 = hex::encode(ring::digest::digest(&ring::digest::SHA256, &bytes));
         let size = bytes.len() as i64;
-        let blob_key = keys::upload(auth.tenant_id, &new_id("u"));
+        let blob_key = Keys::upload(auth.tenant_id, &new_id("u"));
         if let Err(error) = state.blobs.put(&blob_key, Bytes::from(bytes)).await {
             forget(state, &stored).await;
             return Err(error.into());

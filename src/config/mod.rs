@@ -48,6 +48,10 @@ pub struct ServerSettings {
 pub struct StorageSettings {
     pub data_dir: PathBuf,
     pub blob_url: String,
+    /// The master key file (64 hex digits per line, the first current); empty: the
+    /// `DOCSIEVE_MASTER_KEY` variable, else `<data_dir>/master_key`, generated on first start.
+    #[serde(default)]
+    pub master_key_file: String,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -367,6 +367,7 @@ async fn every_timed_duty_runs_once_per_firing_across_processes() {
                     "connector_schedules",
                     "export_cleanup",
                     "orphan_sweep",
+                    "retention",
                 ]
         })
         .await;

@@ -14,6 +14,7 @@ mod config_cli;
 mod connectors;
 mod crash;
 mod data_export;
+mod data_protection;
 mod datasets;
 mod egress;
 mod emulators;

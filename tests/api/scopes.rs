@@ -21,7 +21,7 @@ async fn key(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
     .await
 }
 
-async fn with_key(
+pub(crate) async fn with_key(
     server: &TestServer,
     key: &str,
     method: Method,

@@ -509,7 +509,8 @@ async fn a_cron_firing_runs_its_sync_once_across_two_processes() {
     for n in 0..4 {
         s3.put("iki", &format!("{n}.txt"), letter(n)).await;
     }
-    // Both processes share the signing secret (which also seals connector secrets) and the blobs.
+    // Both processes share the signing secret (which also seals connector secrets), the master key
+    // (which wraps the data keys the blobs are sealed under) and the blobs.
     let shared = tempfile::tempdir().expect("shared blobs");
     let blob_url = format!("file://{}", shared.path().display());
     let options = || {
@@ -518,6 +519,7 @@ async fn a_cron_firing_runs_its_sync_once_across_two_processes() {
                 "DOCSIEVE__AUTH__JWT_SECRET",
                 "two-processes-share-this-secret-0123456789abcdef",
             )
+            .env("DOCSIEVE_MASTER_KEY", &"5a".repeat(32))
             .env("DOCSIEVE__STORAGE__BLOB_URL", &blob_url)
     };
     let first = TestServer::start_with(options()).await;

@@ -257,6 +257,18 @@ impl TestServer {
         options
     }
 
+    /// A `docsieve` command (`keys rotate`, say) with this server's configuration and environment.
+    pub fn command(&self, args: &[&str]) -> std::process::Output {
+        Command::new(binary())
+            .arg("--config")
+            .arg(test_config())
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .output()
+            .expect("run docsieve")
+    }
+
     /// The value this server was started with for an environment variable (the last one set).
     pub fn env_value(&self, key: &str) -> Option<String> {
         self.env

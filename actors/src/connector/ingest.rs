@@ -5,7 +5,7 @@
 use bytes::Bytes;
 
 use super::{Connector, ConnectorError, FailureCode};
-use crate::blob::keys;
+use crate::blob::Keys;
 use crate::error_code::RecordCode;
 use crate::extractor_pool::{admit, Refusal};
 use crate::store::{
@@ -71,7 +71,7 @@ pub async fn fetch_document(
         Err(refusal) => return Ok(Fetched::Refused(refusal)),
     };
     let size = bytes.len() as i64;
-    let blob_key = keys::upload(connector.tenant_id, &new_id("c"));
+    let blob_key = Keys::upload(connector.tenant_id, &new_id("c"));
     services
         .blobs
         .put(&blob_key, Bytes::from(bytes))

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use actix::Context;
 
-use crate::blob::{keys, Blobs, Scratch};
+use crate::blob::{Blobs, Keys, Scratch};
 use crate::clock::Clock;
 use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome, Request};
@@ -322,7 +322,7 @@ pub async fn export_format(
         .as_str()
         .ok_or("the dataset has not been built")?
         .to_string();
-    let key = keys::dataset_export(tenant_id, dataset_id, format.extension());
+    let key = Keys::dataset_export(tenant_id, dataset_id, format.extension());
     let size = if format == ExportFormat::Jsonl {
         // The canonical rows are the JSON Lines export, written by the same serializer.
         services

@@ -583,7 +583,7 @@ impl Dispatcher {
             .await
             .map_err(|error| retry("serialization", error))?
             .map_err(|error| retry("serialization", error))?;
-        let result_key = crate::blob::keys::job_result(job.tenant_id, &job.id);
+        let result_key = crate::blob::Keys::job_result(job.tenant_id, &job.id);
         services
             .blobs
             .upload_from(&result_key, &scratch.0)

@@ -6,6 +6,7 @@
 //! | `connector_schedules` | every `connectors.schedule_poll_seconds` | the same | yes |
 //! | `export_cleanup` | every `datasets.cleanup_interval_seconds` | the same | yes |
 //! | `orphan_sweep` | daily | daily | yes, and once more a grace later |
+//! | `retention` | every `jobs.retention_interval_seconds` | the same | (its first look) |
 //!
 //! Every firing is claimed once across the processes sharing the database, in one way
 //! ([`Store::claim_firing`](crate::store::Store::claim_firing): a duty's mark in `clock_ticks`, a
@@ -17,7 +18,7 @@
 //! idempotent, so the API routes that run the same work (`POST /system/billing/cycle`,
 //! `POST /admin/storage/cleanup`) may run beside it.
 //!
-//! Retention and any new periodic work become a [`Duty`] in [`duties`].
+//! Any new periodic work becomes a [`Duty`] in [`duties`].
 
 mod duty;
 mod schedules;
@@ -61,6 +62,9 @@ pub struct SchedulerServices {
     pub connectors: ConnectorServices,
     /// Age from which an upload original no document refers to is swept (`jobs.orphan_grace_seconds`).
     pub orphan_grace: Duration,
+    /// How often the destruction run looks for originals and results past their retention
+    /// (`jobs.retention_interval_seconds`).
+    pub retention_every: Duration,
 }
 
 /// State of the scheduler actor: its duties (none in the crate's unit tests).
@@ -87,6 +91,8 @@ fn duties(services: &SchedulerServices) -> Vec<Duty> {
     let exports = services.exports.clone();
     let connectors = services.connectors.clone();
     let sweeping = services.exports.clone();
+    let retaining = services.exports.clone();
+    let retention_every = services.retention_every.max(Duration::from_secs(1));
     let grace = services.orphan_grace;
     let cleanup_every = Duration::from_secs(services.exports.settings.cleanup_interval_seconds);
     let poll = Duration::from_secs(services.connectors.settings.schedule_poll_seconds);
@@ -133,7 +139,24 @@ fn duties(services: &SchedulerServices) -> Vec<Duty> {
             first_look: FirstLook::Run,
             work: work(move |now| sweep_orphans(sweeping.clone(), grace, now)),
         },
+        Duty {
+            name: "retention",
+            cadence: Cadence::Every(retention_every),
+            look_every: retention_every,
+            at_start: Vec::new(),
+            first_look: FirstLook::Run,
+            work: work(move |now| destroy_due(retaining.clone(), now)),
+        },
     ]
+}
+
+/// Destroys the originals and results past their tenants' retention, and logs it.
+async fn destroy_due(services: ExportServices, now: chrono::DateTime<chrono::Utc>) {
+    let run =
+        crate::retention::run_destruction(&services.store, &services.blobs, &services.plans, now);
+    if let Err(error) = run.await {
+        tracing::warn!(%error, "the destruction run failed; retrying at the next run");
+    }
 }
 
 /// Closes every open period past its end and opens the next.

@@ -155,6 +155,10 @@ pub struct JobsSettings {
     /// long after, then daily. Longer than any upload request takes.
     #[serde(default = "orphan_grace_seconds")]
     pub orphan_grace_seconds: u64,
+    /// How often the destruction run looks for originals and results past their retention, in
+    /// seconds (KVKK asks for a periodic destruction at most every six months; daily by default).
+    #[serde(default = "retention_interval_seconds")]
+    pub retention_interval_seconds: u64,
     /// Memory this process's running jobs may hold at once, in MiB, by their documents' estimates
     /// (size times a factor of their format): a job that would pass it stays queued until running
     /// ones end; one larger than the whole budget runs alone. 0: no budget.
@@ -191,9 +195,13 @@ fn orphan_grace_seconds() -> u64 {
     600
 }
 
+fn retention_interval_seconds() -> u64 {
+    86_400
+}
+
 impl JobsSettings {
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64, u64, u64); 11] = [
+        let checks: [(&str, u64, u64, u64); 12] = [
             (
                 "per_tenant_concurrency",
                 self.per_tenant_concurrency as u64,
@@ -210,6 +218,12 @@ impl JobsSettings {
             ("max_attempts", u64::from(self.max_attempts), 1, 100),
             ("poll_interval_ms", self.poll_interval_ms, 10, 600_000),
             ("orphan_grace_seconds", self.orphan_grace_seconds, 0, 86_400),
+            (
+                "retention_interval_seconds",
+                self.retention_interval_seconds,
+                1,
+                15_552_000,
+            ),
             ("memory_budget_mb", self.memory_budget_mb, 0, 1 << 30),
             ("small_max_bytes", self.small_max_bytes, 0, 16 << 20),
             ("batch_max_jobs", self.batch_max_jobs as u64, 1, 1024),

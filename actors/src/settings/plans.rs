@@ -58,6 +58,14 @@ pub struct PlanSettings {
     pub min_schedule_interval_minutes: Option<u32>,
     /// Whether the plan may fine-tune models (`POST /v1/fine-tune`).
     pub fine_tune: bool,
+    /// Days an uploaded or fetched original is kept after it was received; the destruction run deletes
+    /// it afterwards (its document's record stays, and reprocessing it answers 410). 0: kept until
+    /// the document is deleted. A tenant may choose fewer days.
+    #[serde(default)]
+    pub originals_retention_days: u32,
+    /// Days an execution's stored result is kept; the same rules.
+    #[serde(default)]
+    pub results_retention_days: u32,
 }
 
 /// The `[plans]` section: one table per plan.
@@ -80,6 +88,8 @@ impl PlansSettings {
             max_schedules_per_connector: 0,
             min_schedule_interval_minutes: None,
             fine_tune: false,
+            originals_retention_days: 0,
+            results_retention_days: 0,
         };
         PlansSettings {
             trial: plan(),

@@ -11,6 +11,7 @@ mod compliance;
 mod connect;
 mod connectors;
 mod credits;
+mod data_keys;
 mod datasets;
 mod fine_tune;
 mod group;
@@ -19,6 +20,7 @@ mod leases;
 mod privacy;
 mod processing;
 mod queue;
+mod retention;
 mod sessions;
 mod team;
 mod ticks;
@@ -47,6 +49,7 @@ pub use connect::StoreSettings;
 // columns and active models stay inside the store.
 pub use connectors::ConnectorRecord;
 pub use credits::{settled_metrics, CreditError, CreditTotals, Settlement, ShortOfCredits};
+pub use data_keys::DataKeyRecord;
 pub use datasets::{BuildInput, ExpiredExport, NewExport};
 pub use entities::audit_entry::Model as AuditEntryRecord;
 pub use entities::dataset::Model as DatasetRecord;
@@ -67,6 +70,7 @@ pub use queue::{
     BuildPayload, EnqueueError, JobKind, JobPayload, JobTarget, NewDocument, NewJob, Origin,
     ProcessPayload, Queued, RequestedBy,
 };
+pub use retention::{Destruction, DestructionRecord, DueItem, RetentionChoice};
 pub use schedules::{
     NewSchedule, ObjectFate, ObjectVersion, ScheduleError, ScheduleRecord, SyncOutcome,
     SyncRunRecord, STALE_CLAIM_MINUTES, SYNC_HEARTBEAT_SECONDS, SYNC_STALE_SECONDS,

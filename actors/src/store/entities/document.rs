@@ -21,6 +21,8 @@ pub struct Model {
     pub source_etag: Option<String>,
     pub blob_key: String,
     pub created_at: DateTimeUtc,
+    /// When the destruction run deleted the original (its retention ended); the record stays.
+    pub original_destroyed_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -20,6 +20,8 @@ pub struct Model {
     pub result_meta: String,
     pub cross_validation_flag: bool,
     pub created_at: DateTimeUtc,
+    /// When the destruction run deleted the stored result (its retention ended); the record stays.
+    pub result_destroyed_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,5 +1,19 @@
 //! Blob storage through object_store: a local folder under the data dir by default, or any S3, GCS or
 //! Azure URL from `storage.blob_url`. Owns the key layout; never interprets the bytes it stores.
+//! With a key ring (the server always has one), every object under `tenants/<id>/` is sealed under
+//! that tenant's data key as it is written and opened as it is read, streaming (see `seal`), so that
+//! nothing sits in clear on the disk or in the bucket.
+
+mod keyring;
+mod layout;
+mod seal;
+
+pub use keyring::{
+    generate_master_key, master_key_id, rewrap_all, write_key_file, KeyError, KeyRing, MasterKeys,
+    MasterSource, Rotation, MASTER_KEY_ENV,
+};
+pub use layout::Keys;
+pub use seal::{is_sealed, plain_size};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,31 +38,10 @@ pub enum BlobError {
     NotFound(String),
     #[error("object storage error: {0}")]
     Store(#[from] object_store::Error),
-}
-
-/// Object keys, so that every part of the service agrees on where things live.
-pub mod keys {
-    pub fn document_original(tenant_id: i64, document_id: i64) -> String {
-        format!("tenants/{tenant_id}/documents/{document_id}/original")
-    }
-
-    pub fn execution_result(tenant_id: i64, execution_id: i64) -> String {
-        format!("tenants/{tenant_id}/executions/{execution_id}/result.json")
-    }
-
-    /// The result of a processing job (the same key on every attempt, so a retry overwrites it).
-    pub fn job_result(tenant_id: i64, job_id: &str) -> String {
-        format!("tenants/{tenant_id}/results/{job_id}.json")
-    }
-
-    /// An uploaded original, under a fresh random name (the document row is written after it).
-    pub fn upload(tenant_id: i64, name: &str) -> String {
-        format!("tenants/{tenant_id}/uploads/{name}")
-    }
-
-    pub fn dataset_export(tenant_id: i64, dataset_id: &str, format: &str) -> String {
-        format!("tenants/{tenant_id}/datasets/{dataset_id}/export.{format}")
-    }
+    #[error("{0}")]
+    Key(#[from] KeyError),
+    #[error("{0}")]
+    Seal(#[from] seal::SealError),
 }
 
 #[derive(Clone)]
@@ -58,6 +51,24 @@ pub struct Blobs {
     local_root: Option<Arc<PathBuf>>,
     /// Where the blobs live, for the health report (no credentials).
     location: String,
+    /// The tenants' data keys: with it, blobs are sealed at rest.
+    ring: Option<Arc<KeyRing>>,
+}
+
+/// The tenant whose data key seals `key` (`tenants/<id>/...`); 0, the service's own, for the rest.
+fn tenant_of(key: &str) -> i64 {
+    key.strip_prefix("tenants/")
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A stream's failure to open as the object store's error type.
+fn stream_error(error: impl std::error::Error + Send + Sync + 'static) -> object_store::Error {
+    object_store::Error::Generic {
+        store: "docsieve sealed blob",
+        source: Box::new(error),
+    }
 }
 
 /// Credentials and options for cloud stores come from the usual environment variables
@@ -85,6 +96,7 @@ impl Blobs {
                 store: Arc::new(store),
                 local_root: Some(Arc::new(folder.clone())),
                 location: format!("file://{}", folder.display()),
+                ring: None,
             });
         }
         let url =
@@ -97,7 +109,36 @@ impl Blobs {
             store: Arc::new(PrefixStore::new(store, prefix)),
             local_root: None,
             location: location.to_string(),
+            ring: None,
         })
+    }
+
+    /// The same store, sealing what it writes and opening what it reads under the tenants' keys.
+    pub fn sealed(mut self, ring: Arc<KeyRing>) -> Blobs {
+        self.ring = Some(ring);
+        self
+    }
+
+    /// The key ring, when blobs are sealed.
+    pub fn key_ring(&self) -> Option<&Arc<KeyRing>> {
+        self.ring.as_ref()
+    }
+
+    async fn data_key(&self, key: &str) -> Result<Option<Arc<seal::DataKey>>, BlobError> {
+        match &self.ring {
+            Some(ring) => Ok(Some(ring.data_key(tenant_of(key)).await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Opens what was read from the store (bytes written before sealing existed pass as they are).
+    fn opened(data_key: Option<&Arc<seal::DataKey>>, bytes: Bytes) -> Result<Bytes, BlobError> {
+        match data_key {
+            Some(data_key) if seal::is_sealed(&bytes) => {
+                Ok(Bytes::from(seal::open(data_key, &bytes)?))
+            }
+            _ => Ok(bytes),
+        }
     }
 
     pub fn location(&self) -> &str {
@@ -105,6 +146,10 @@ impl Blobs {
     }
 
     pub async fn put(&self, key: &str, bytes: Bytes) -> Result<(), BlobError> {
+        let bytes = match self.data_key(key).await? {
+            Some(data_key) => Bytes::from(seal::seal(&data_key, &bytes)?),
+            None => bytes,
+        };
         self.store
             .put(&ObjectPath::from(key), PutPayload::from_bytes(bytes))
             .await?;
@@ -112,15 +157,24 @@ impl Blobs {
     }
 
     pub async fn get(&self, key: &str) -> Result<Bytes, BlobError> {
+        let data_key = self.data_key(key).await?;
         match self.store.get(&ObjectPath::from(key)).await {
-            Ok(result) => Ok(result.bytes().await?),
+            Ok(result) => Blobs::opened(data_key.as_ref(), result.bytes().await?),
             Err(object_store::Error::NotFound { .. }) => Err(BlobError::NotFound(key.to_string())),
             Err(error) => Err(error.into()),
         }
     }
 
-    /// The file behind `key` when the store is a local folder (readers then skip the copy).
+    /// The file behind `key` when the store is a local folder and keeps it in clear (readers then
+    /// skip the copy).
     pub fn local_file(&self, key: &str) -> Option<PathBuf> {
+        if self.ring.is_some() {
+            return None;
+        }
+        self.local_path(key)
+    }
+
+    fn local_path(&self, key: &str) -> Option<PathBuf> {
         let root = self.local_root.as_ref()?;
         plain_key(key).then(|| root.join(key))
     }
@@ -129,7 +183,7 @@ impl Blobs {
     /// the files directly (no task per object); on cloud stores up to 32 requests are in flight.
     pub async fn get_many(&self, keys: Vec<String>) -> Vec<Result<Bytes, BlobError>> {
         use futures_util::StreamExt;
-        let files: Option<Vec<PathBuf>> = keys.iter().map(|key| self.local_file(key)).collect();
+        let files: Option<Vec<PathBuf>> = keys.iter().map(|key| self.local_path(key)).collect();
         let Some(files) = files else {
             return futures_util::stream::iter(keys)
                 .map(|key| async move { self.get(&key).await })
@@ -138,11 +192,25 @@ impl Blobs {
                 .await;
         };
         let count = keys.len();
+        // The data keys first (one per tenant), then one blocking task reads and opens the files.
+        let mut data_keys = std::collections::HashMap::new();
+        for key in &keys {
+            let tenant_id = tenant_of(key);
+            if let std::collections::hash_map::Entry::Vacant(slot) = data_keys.entry(tenant_id) {
+                slot.insert(self.data_key(key).await.map_err(|e| e.to_string()));
+            }
+        }
         let read = tokio::task::spawn_blocking(move || {
             keys.into_iter()
                 .zip(files)
                 .map(|(key, file)| match std::fs::read(file) {
-                    Ok(bytes) => Ok(Bytes::from(bytes)),
+                    Ok(bytes) => match &data_keys[&tenant_of(&key)] {
+                        Ok(data_key) => Blobs::opened(data_key.as_ref(), Bytes::from(bytes)),
+                        Err(error) => Err(BlobError::Folder {
+                            path: key,
+                            source: std::io::Error::other(error.clone()),
+                        }),
+                    },
                     Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                         Err(BlobError::NotFound(key))
                     }
@@ -171,8 +239,12 @@ impl Blobs {
         futures_util::stream::BoxStream<'static, Result<Bytes, object_store::Error>>,
         BlobError,
     > {
+        let data_key = self.data_key(key).await?;
         match self.store.get(&ObjectPath::from(key)).await {
-            Ok(result) => Ok(result.into_stream()),
+            Ok(result) => match data_key {
+                Some(data_key) => Ok(opening(result.into_stream(), data_key)),
+                None => Ok(result.into_stream()),
+            },
             Err(object_store::Error::NotFound { .. }) => Err(BlobError::NotFound(key.to_string())),
             Err(error) => Err(error.into()),
         }
@@ -207,6 +279,10 @@ impl Blobs {
             source: error,
         };
         let mut file = tokio::fs::File::open(path).await.map_err(io)?;
+        let mut sealer = match self.data_key(key).await? {
+            Some(data_key) => Some(seal::Sealer::new(data_key)?),
+            None => None,
+        };
         let upload = self.store.put_multipart(&ObjectPath::from(key)).await?;
         let mut writer = WriteMultipart::new_with_chunk_size(upload, 8 * 1024 * 1024);
         let mut buffer = vec![0u8; 1024 * 1024];
@@ -218,18 +294,33 @@ impl Blobs {
             }
             total += read as u64;
             writer.wait_for_capacity(4).await?;
-            writer.write(&buffer[..read]);
+            match sealer.as_mut() {
+                Some(sealer) => writer.write(&sealer.push(&buffer[..read])),
+                None => writer.write(&buffer[..read]),
+            }
+        }
+        if let Some(sealer) = sealer {
+            writer.write(&sealer.finish());
         }
         writer.finish().await?;
         Ok(total)
     }
 
     /// Copies an object inside the store (a hard link on the local store, a server-side copy on
-    /// cloud stores); returns the copy's size.
+    /// cloud stores); returns the copy's plain size. Both keys must belong to one tenant: the sealed
+    /// bytes are copied as they are.
     pub async fn copy(&self, from: &str, to: &str) -> Result<u64, BlobError> {
+        debug_assert_eq!(tenant_of(from), tenant_of(to));
         let to = ObjectPath::from(to);
         match self.store.copy(&ObjectPath::from(from), &to).await {
-            Ok(()) => Ok(self.store.head(&to).await?.size),
+            Ok(()) => {
+                let size = self.store.head(&to).await?.size;
+                Ok(if self.ring.is_some() {
+                    seal::plain_size(size)
+                } else {
+                    size
+                })
+            }
             Err(object_store::Error::NotFound { .. }) => Err(BlobError::NotFound(from.to_string())),
             Err(error) => Err(error.into()),
         }
@@ -244,7 +335,6 @@ impl Blobs {
         prefix: &str,
         before: chrono::DateTime<chrono::Utc>,
     ) -> Result<Vec<(String, u64)>, BlobError> {
-        use futures_util::TryStreamExt;
         if let Some(root) = self.local_root.clone() {
             let prefix = prefix.trim_matches('/').to_string();
             let folder = root.join(&prefix);
@@ -268,16 +358,22 @@ impl Blobs {
             .unwrap_or_default();
             return Ok(listed);
         }
-        let listed: Vec<object_store::ObjectMeta> = self
-            .store
-            .list(Some(&ObjectPath::from(prefix)))
-            .try_collect()
-            .await?;
-        Ok(listed
+        Ok(self
+            .metas(prefix)
+            .await?
             .into_iter()
             .filter(|meta| meta.last_modified < before)
             .map(|meta| (meta.location.to_string(), meta.size))
             .collect())
+    }
+
+    async fn metas(&self, prefix: &str) -> Result<Vec<object_store::ObjectMeta>, BlobError> {
+        use futures_util::TryStreamExt;
+        Ok(self
+            .store
+            .list(Some(&ObjectPath::from(prefix)))
+            .try_collect()
+            .await?)
     }
 
     /// Deletes what [`Blobs::written_before`] listed: on the local store the file itself (a staging
@@ -303,6 +399,27 @@ impl Blobs {
         }
     }
 
+    /// Every object under `prefix` (all of them below it), with its stored size.
+    pub async fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, BlobError> {
+        Ok(self
+            .metas(prefix)
+            .await?
+            .into_iter()
+            .map(|meta| (meta.location.to_string(), meta.size))
+            .collect())
+    }
+
+    /// Whether the object as stored is sealed (its first bytes), without opening it.
+    pub async fn sealed_at_rest(&self, key: &str) -> Result<bool, BlobError> {
+        let path = ObjectPath::from(key);
+        let size = self.store.head(&path).await?.size;
+        if size < seal::HEADER as u64 {
+            return Ok(false);
+        }
+        let head = self.store.get_range(&path, 0..seal::HEADER as u64).await?;
+        Ok(seal::is_sealed(&head))
+    }
+
     /// One metadata request against the store; a missing probe object counts as reachable.
     pub async fn ping(&self) -> Result<Duration, BlobError> {
         let started = Instant::now();
@@ -311,6 +428,66 @@ impl Blobs {
             Err(error) => Err(error.into()),
         }
     }
+}
+
+/// Opens a sealed object as it streams; an object written before sealing existed passes as it is.
+fn opening(
+    raw: futures_util::stream::BoxStream<'static, Result<Bytes, object_store::Error>>,
+    data_key: Arc<seal::DataKey>,
+) -> futures_util::stream::BoxStream<'static, Result<Bytes, object_store::Error>> {
+    use futures_util::StreamExt;
+    enum Mode {
+        /// The first bytes, until there are enough to tell.
+        Unknown(Vec<u8>),
+        Sealed(seal::Opener),
+        Clear,
+        Done,
+    }
+    let state = (raw, Mode::Unknown(Vec::new()), data_key);
+    futures_util::stream::unfold(state, |(mut raw, mut mode, data_key)| async move {
+        loop {
+            if matches!(mode, Mode::Done) {
+                return None;
+            }
+            let next = raw.next().await;
+            let (out, next_mode) = match (mode, next) {
+                (_, Some(Err(error))) => (Err(error), Mode::Done),
+                (Mode::Clear, Some(Ok(chunk))) => (Ok(chunk), Mode::Clear),
+                (Mode::Clear, None) | (Mode::Done, _) => return None,
+                (Mode::Unknown(mut head), Some(Ok(chunk))) => {
+                    head.extend_from_slice(&chunk);
+                    if head.len() < seal::HEADER {
+                        mode = Mode::Unknown(head);
+                        continue;
+                    }
+                    if !seal::is_sealed(&head) {
+                        (Ok(Bytes::from(head)), Mode::Clear)
+                    } else {
+                        let mut opener = seal::Opener::new(data_key.clone());
+                        match opener.push(&head) {
+                            Ok(plain) => (Ok(Bytes::from(plain)), Mode::Sealed(opener)),
+                            Err(error) => (Err(stream_error(error)), Mode::Done),
+                        }
+                    }
+                }
+                (Mode::Unknown(head), None) => (Ok(Bytes::from(head)), Mode::Done),
+                (Mode::Sealed(mut opener), Some(Ok(chunk))) => match opener.push(&chunk) {
+                    Ok(plain) => (Ok(Bytes::from(plain)), Mode::Sealed(opener)),
+                    Err(error) => (Err(stream_error(error)), Mode::Done),
+                },
+                (Mode::Sealed(opener), None) => match opener.finish() {
+                    Ok(plain) => (Ok(Bytes::from(plain)), Mode::Done),
+                    Err(error) => (Err(stream_error(error)), Mode::Done),
+                },
+            };
+            mode = next_mode;
+            if matches!(&out, Ok(bytes) if bytes.is_empty()) {
+                continue;
+            }
+            return Some((out, (raw, mode, data_key)));
+        }
+    })
+    .boxed()
 }
 
 /// A key that maps to the same relative path in a local folder as object_store's LocalFileSystem
@@ -397,122 +574,4 @@ pub async fn sweep_orphan_uploads(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn local_store_round_trips_and_deletes() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let blobs = Blobs::open("", dir.path()).expect("open");
-        let key = keys::document_original(7, 42);
-        blobs
-            .put(&key, Bytes::from_static(b"hello"))
-            .await
-            .expect("put");
-        assert_eq!(
-            blobs.get(&key).await.expect("get"),
-            Bytes::from_static(b"hello")
-        );
-        assert!(dir
-            .path()
-            .join("blobs/tenants/7/documents/42/original")
-            .exists());
-        blobs.delete(&key).await.expect("delete");
-        blobs.delete(&key).await.expect("deleting twice is fine");
-        assert!(matches!(blobs.get(&key).await, Err(BlobError::NotFound(_))));
-        assert!(blobs.ping().await.is_ok());
-    }
-
-    #[tokio::test]
-    async fn objects_written_before_a_time_are_listed_under_their_prefix() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let blobs = Blobs::open("", dir.path()).expect("open");
-        let old = keys::upload(7, "u_old");
-        blobs
-            .put(&old, Bytes::from_static(b"old"))
-            .await
-            .expect("put");
-        // A file written by another process (a killed one) is listed too.
-        std::fs::write(dir.path().join("blobs/tenants/7/uploads/u_planted"), b"x").expect("plant");
-        // The staging file of a write cut off by a kill, which the store's listing skips.
-        std::fs::write(dir.path().join("blobs/tenants/7/uploads/u_cut#1"), b"xy").expect("plant");
-        let cut = chrono::Utc::now() + chrono::Duration::seconds(1);
-        blobs
-            .put(&keys::document_original(7, 1), Bytes::from_static(b"other"))
-            .await
-            .expect("put");
-        let mut listed = blobs
-            .written_before("tenants/7/uploads", cut)
-            .await
-            .expect("list");
-        listed.sort();
-        assert_eq!(
-            listed,
-            vec![
-                ("tenants/7/uploads/u_cut#1".to_string(), 2),
-                (old, 3),
-                ("tenants/7/uploads/u_planted".to_string(), 1)
-            ]
-        );
-        blobs
-            .delete_written("tenants/7/uploads/u_cut#1")
-            .await
-            .expect("delete");
-        assert!(!dir.path().join("blobs/tenants/7/uploads/u_cut#1").exists());
-        let past = chrono::Utc::now() - chrono::Duration::hours(1);
-        assert!(blobs
-            .written_before("tenants/7/uploads", past)
-            .await
-            .expect("list")
-            .is_empty());
-    }
-
-    #[tokio::test]
-    async fn batch_reads_keep_the_order_and_report_missing_objects() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let blobs = Blobs::open("", dir.path()).expect("open");
-        for (key, body) in [("a/1.json", "one"), ("a/2.json", "two"), ("b c/3", "three")] {
-            blobs
-                .put(key, Bytes::from(body.to_string()))
-                .await
-                .expect("put");
-        }
-        let keys = |list: &[&str]| list.iter().map(|k| k.to_string()).collect::<Vec<_>>();
-        let read = blobs
-            .get_many(keys(&["a/2.json", "a/missing", "a/1.json"]))
-            .await;
-        assert_eq!(read[0].as_ref().expect("two"), &Bytes::from_static(b"two"));
-        assert!(matches!(read[1], Err(BlobError::NotFound(_))));
-        assert_eq!(read[2].as_ref().expect("one"), &Bytes::from_static(b"one"));
-        // A key the fast path cannot map goes through the object store, with the same answers.
-        let read = blobs.get_many(keys(&["b c/3", "a/1.json"])).await;
-        assert_eq!(
-            read[0].as_ref().expect("three"),
-            &Bytes::from_static(b"three")
-        );
-        assert_eq!(read[1].as_ref().expect("one"), &Bytes::from_static(b"one"));
-        let size = blobs.copy("a/1.json", "c/copy.json").await.expect("copy");
-        assert_eq!(size, 3);
-        blobs.delete("a/1.json").await.expect("delete the original");
-        assert_eq!(
-            blobs.get("c/copy.json").await.expect("copy stays"),
-            Bytes::from_static(b"one")
-        );
-        assert!(matches!(
-            blobs.copy("a/1.json", "c/x").await,
-            Err(BlobError::NotFound(_))
-        ));
-        assert!(
-            !plain_key("a/../b") && !plain_key("") && !plain_key("a//b") && plain_key("t/1/r.json")
-        );
-    }
-
-    #[test]
-    fn rejects_a_malformed_url() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        assert!(matches!(
-            Blobs::open("not a url", dir.path()),
-            Err(BlobError::InvalidUrl(_))
-        ));
-    }
-}
+mod tests;
