@@ -73,6 +73,7 @@ fn outcome(job: &ClaimedJob, now: chrono::DateTime<Utc>) -> JobOutcome {
                 pages: 1,
                 bytes: 170,
             },
+            subjects: Vec::new(),
         }),
         events: vec![OutboxEvent {
             event: "job.completed",

@@ -1,4 +1,5 @@
-//! `docsieve keys`: the master key's rotation and a check that every stored blob opens.
+//! `docsieve keys`: the master key's rotation and a check that every stored blob opens; and
+//! `docsieve receipts verify`, the offline check of a signed erasure receipt.
 //!
 //! `docsieve keys rotate` re-wraps every tenant's data key under a new master key; no blob is
 //! rewritten. With the key in a file (`storage.master_key_file`, or the generated
@@ -141,4 +142,75 @@ async fn verify(settings: &Settings, store: &Store) -> anyhow::Result<(serde_jso
         "tenants": tenants,
     });
     Ok((report, failed == 0))
+}
+
+#[derive(clap::Subcommand)]
+pub enum ReceiptsCommand {
+    /// Check an erasure or closure receipt's signature offline: exit 0 when it holds.
+    Verify(VerifyArgs),
+}
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// The receipt: the JSON the erasure answered (`receipt`, or the whole answer), or `-` for stdin.
+    file: PathBuf,
+    /// The server's public key, hex (`GET /v1/compliance/receipt-key`).
+    #[arg(long, value_name = "HEX")]
+    public_key: String,
+}
+
+/// `docsieve receipts verify`: offline, no configuration or database needed.
+pub fn receipts(command: ReceiptsCommand) -> ExitCode {
+    let ReceiptsCommand::Verify(args) = command;
+    let text = if args.file.as_os_str() == "-" {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text);
+        text
+    } else {
+        match std::fs::read_to_string(&args.file) {
+            Ok(text) => text,
+            Err(error) => {
+                eprintln!(
+                    "docsieve receipts: cannot read {}: {error}",
+                    args.file.display()
+                );
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let value: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(error) => {
+            eprintln!("docsieve receipts: not JSON: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    // The receipt itself, or an answer holding it (`{data: {receipt}}`, `{receipt}`).
+    let candidate = [&value["data"]["receipt"], &value["receipt"], &value]
+        .into_iter()
+        .find(|v| v["signature"].is_string())
+        .cloned()
+        .unwrap_or_default();
+    let Ok(receipt) = serde_json::from_value::<docsieve_actors::receipts::Receipt>(candidate)
+    else {
+        eprintln!(
+            "docsieve receipts: no receipt ({{payload, signature, algorithm, key_id}}) in the file"
+        );
+        return ExitCode::from(2);
+    };
+    let Ok(public) = hex::decode(args.public_key.trim()) else {
+        eprintln!("docsieve receipts: --public-key is not hex");
+        return ExitCode::from(2);
+    };
+    if docsieve_actors::receipts::verify(&receipt, &public) {
+        println!(
+            "valid: signed by key {}",
+            docsieve_actors::receipts::key_id(&public)
+        );
+        println!("{}", receipt.payload);
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("docsieve receipts: the signature does not hold: altered, or another key");
+        ExitCode::FAILURE
+    }
 }

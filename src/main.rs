@@ -39,6 +39,9 @@ enum Command {
     /// The master key: rotate it, or check that every stored blob opens.
     #[command(subcommand)]
     Keys(docsieve::cli_keys::KeysCommand),
+    /// Check a signed erasure or closure receipt (offline).
+    #[command(subcommand)]
+    Receipts(docsieve::cli_keys::ReceiptsCommand),
     /// Find and mask personal data in files (offline).
     Mask(docsieve::cli_mask::MaskArgs),
     /// Extract the document model from a file (offline).
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Mask(args)) => return docsieve::cli_mask::run(args),
+        Some(Command::Receipts(command)) => return docsieve::cli_keys::receipts(command),
         Some(Command::Extract(args)) => return docsieve::cli_extract::run(args),
         Some(Command::ExtractWorker(args)) => return extract_worker(args),
         _ => {}
@@ -103,7 +107,10 @@ fn main() -> ExitCode {
         }
     }
     match command {
-        Command::Mask(_) | Command::Extract(_) | Command::ExtractWorker(_) => ExitCode::SUCCESS,
+        Command::Mask(_)
+        | Command::Extract(_)
+        | Command::ExtractWorker(_)
+        | Command::Receipts(_) => ExitCode::SUCCESS,
         Command::Keys(keys) => {
             telemetry::init_logging(&settings.log);
             docsieve::cli_keys::run(&settings, keys)

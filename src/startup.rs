@@ -154,6 +154,7 @@ fn actor_services(
     settings: &Settings,
     connectors: &docsieve_actors::connector::ConnectorServices,
     privacy: &docsieve_actors::privacy::Privacy,
+    receipts: &Arc<docsieve_actors::receipts::ReceiptSigner>,
 ) -> anyhow::Result<docsieve_actors::system::Services> {
     let docsieve_actors::connector::ConnectorServices {
         store,
@@ -210,6 +211,7 @@ fn actor_services(
             exports: exports.clone(),
             connectors: connectors.clone(),
         },
+        receipts: receipts.clone(),
     })
 }
 
@@ -280,7 +282,13 @@ async fn open_state(
         docsieve_actors::secrets::SecretBox::from_server_secret(&settings.auth.jwt_secret);
     let connectors = connector_services(&settings, &store, &blobs, &cache, &clock, &secrets);
     let privacy = docsieve_actors::privacy::Privacy::new(store.clone(), secrets.clone());
-    let services = actor_services(&settings, &connectors, &privacy)?;
+    let receipts = docsieve_actors::receipts::ReceiptSigner::load(&settings.storage.data_dir)
+        .map_err(anyhow::Error::msg)
+        .context(
+            "reading the receipt signing key (DOCSIEVE_RECEIPT_KEY, <data_dir>/receipt_key)",
+        )?;
+    let receipts = Arc::new(receipts);
+    let services = actor_services(&settings, &connectors, &privacy, &receipts)?;
     let actors = ActorSystem::start_with(&settings.actors, Some(services));
     metrics::gauge!(
         metric_names::BUILD_INFO,
@@ -302,6 +310,7 @@ async fn open_state(
         connectors,
         secrets,
         privacy,
+        receipts,
         started_at: Instant::now(),
     };
     Ok((state, actors))

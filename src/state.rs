@@ -31,5 +31,7 @@ pub struct AppState {
     pub secrets: docsieve_actors::secrets::SecretBox,
     /// Tenants' privacy policies and pseudonym keys (shared with the job worker, one cache).
     pub privacy: docsieve_actors::privacy::Privacy,
+    /// Signs erasure and closure receipts (the server's Ed25519 key).
+    pub receipts: Arc<docsieve_actors::receipts::ReceiptSigner>,
     pub started_at: Instant,
 }

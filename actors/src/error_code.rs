@@ -129,6 +129,7 @@ code_table! {
     FineTuneJobNotFound = "fine_tune_job_not_found", [404], "no such fine-tune job in this tenant";
     ScheduleNotFound = "schedule_not_found", [404], "no such schedule on this connector";
     BlobNotFound = "blob_not_found", [404], "a stored file is missing";
+    ReceiptNotFound = "receipt_not_found", [404], "no closure receipt with this id and token";
     MethodNotAllowed = "method_not_allowed", [405], "the route does not take this method (see Allow)";
     EmailTaken = "email_taken", [409], "an account with this e-mail address exists";
     LastOwner = "last_owner", [409], "the team's last owner cannot be removed";
@@ -140,6 +141,7 @@ code_table! {
     ExecutionNotCompleted = "execution_not_completed", [409], "the execution did not complete: it has no personal-data summary to audit";
     ConcurrentChange = "concurrent_change", [409], "something the request refers to was deleted while it ran: read it again";
     ReidentificationDisabled = "reidentification_disabled", [409], "the tenant's re-identification is off: there is no vault to resolve pseudonyms from";
+    NoClosurePending = "no_closure_pending", [409], "the tenant's closure was not requested, or it is done: nothing to restore";
     ScheduleLimitReached = "schedule_limit_reached", [409], "the connector has as many schedules as the plan allows (the body says the limit)";
     OriginalExpired = "original_expired", [410], "the document's original was destroyed when its retention ended: upload it again";
     PayloadTooLarge = "payload_too_large", [413], "the request body is over server.max_request_bytes";

@@ -164,6 +164,8 @@ pub struct Services {
     pub billing: crate::scheduler::BillingServices,
     pub fine_tune: crate::fine_tuner::FineTuneServices,
     pub connectors: crate::connector::ConnectorServices,
+    /// Signs the receipts of tenant closures (the destruction run purges them).
+    pub receipts: std::sync::Arc<crate::receipts::ReceiptSigner>,
 }
 
 /// The running actors and the arbiters they live on.
@@ -223,6 +225,7 @@ impl ActorSystem {
                     connectors: services.connectors,
                     orphan_grace,
                     retention_every,
+                    receipts: services.receipts,
                 }),
                 Some(services.fine_tune),
             ),

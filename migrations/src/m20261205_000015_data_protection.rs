@@ -1,8 +1,12 @@
-//! Data protection (issue 66): each tenant's data key, wrapped by the server's master key (the blobs
+//! Data protection (issue 66): a dataset's version (one more each time an erasure rebuilds it),
+//! each tenant's data key, wrapped by the server's master key (the blobs
 //! of a tenant are sealed under it; shredding clears `wrapped` and keeps the row as the record), the
 //! retention a tenant chose over its plan's, the marks of what the destruction runs removed, the
 //! destruction log (the KVKK periodic-destruction record, with no foreign key: it outlives the
-//! tenant), and the subject index (keyed digests of the values each execution found, never the values).
+//! tenant), a tenant's closure (when it is due, and the signed receipt of its purge, kept after the
+//! tenant is gone for whoever holds the receipt's token), and the subject index (keyed digests of the values each job found, never the values: one row per
+//! value and job, with how often it occurs and where first; the job's execution is found by its
+//! `job_id`).
 
 use sea_orm_migration::prelude::*;
 
@@ -17,7 +21,9 @@ impl MigrationName for Migration {
 }
 
 /// Columns added to existing tables: (table, column).
-const ADDED: [(&str, &str); 4] = [
+const ADDED: [(&str, &str); 6] = [
+    ("datasets", "version"),
+    ("tenants", "closure_due_at"),
     ("tenants", "originals_retention_days"),
     ("tenants", "results_retention_days"),
     ("documents", "original_destroyed_at"),
@@ -41,7 +47,9 @@ impl MigrationTrait for Migration {
             )
             .await?;
         for (table, column) in ADDED {
-            let column = if column.ends_with("_days") {
+            let column = if column == "version" {
+                big_default(column, 1)
+            } else if column.ends_with("_days") {
                 big_null(column)
             } else {
                 timestamp_null(column)
@@ -55,6 +63,18 @@ impl MigrationTrait for Migration {
                 )
                 .await?;
         }
+        manager
+            .create_table(
+                table_with_string_id("closure_receipts")
+                    .col(big("tenant_id"))
+                    .col(string("token_digest"))
+                    .col(timestamp("due_at"))
+                    .col(timestamp_null("issued_at"))
+                    .col(text_null("receipt"))
+                    .col(timestamp("created_at"))
+                    .to_owned(),
+            )
+            .await?;
         manager
             .create_table(
                 table_with_id("destruction_log")
@@ -82,10 +102,12 @@ impl MigrationTrait for Migration {
                     .col(string("digest"))
                     .col(string("pii_type"))
                     .col(big("document_id"))
-                    .col(big("execution_id"))
-                    .col(big("position"))
+                    .col(string("job_id"))
+                    .col(big("occurrences"))
+                    .col(big("first_position"))
                     .col(timestamp("created_at"))
                     .foreign_key(&mut cascade("subject_index", "tenant_id", "tenants"))
+                    .foreign_key(&mut cascade("subject_index", "document_id", "documents"))
                     .to_owned(),
             )
             .await?;
@@ -93,12 +115,17 @@ impl MigrationTrait for Migration {
             .create_index(index("subject_index", &["tenant_id", "digest"], false))
             .await?;
         manager
-            .create_index(index("subject_index", &["execution_id"], false))
+            .create_index(index("subject_index", &["document_id"], false))
             .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        for table in ["subject_index", "destruction_log", "tenant_data_keys"] {
+        for table in [
+            "subject_index",
+            "destruction_log",
+            "closure_receipts",
+            "tenant_data_keys",
+        ] {
             manager
                 .drop_table(Table::drop().table(name(table)).if_exists().to_owned())
                 .await?;

@@ -38,6 +38,9 @@ pub struct DatasetView {
     pub status: String,
     /// The `dataset_build` job that builds it.
     pub job_id: Option<String>,
+    /// 1 when created; one more each time a data-subject erasure built it again without the erased
+    /// rows (`POST /v1/subjects/erase`).
+    pub version: i64,
     pub row_count: i64,
     pub execution_count: usize,
     /// The columns of its rows: `[{name, type, description}]`.
@@ -112,6 +115,7 @@ async fn dataset_view(
         name: dataset.name.clone(),
         status: dataset.status.clone(),
         job_id: dataset.job_id.clone(),
+        version: dataset.version,
         row_count: dataset.row_count,
         execution_count: execution_ids.len(),
         schema: if schema["columns"].is_array() {

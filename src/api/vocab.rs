@@ -53,7 +53,7 @@ vocabularies! {
     /// A webhook delivery's state.
     DeliveryStatus = ["pending", "sending", "delivered", "failed"];
     /// An event a webhook can subscribe to.
-    WebhookEvent = ["job.completed", "job.failed", "dataset.ready"];
+    WebhookEvent = ["job.completed", "job.failed", "dataset.ready", "subject.erased"];
     /// The processing record's form.
     RecordFormat = ["json", "markdown"];
     /// The audit log's file format.

@@ -1,4 +1,4 @@
-//! /v1/webhooks: register receivers of `job.completed`, `job.failed` and `dataset.ready`, list and
+//! /v1/webhooks: register receivers of `job.completed`, `job.failed`, `dataset.ready` and `subject.erased`, list and
 //! delete them, read the delivery log and redeliver. The signing secret is shown once, at creation.
 
 use actix_web::{delete, get, post, web, HttpResponse};
@@ -20,7 +20,12 @@ use crate::error::{ApiError, ErrorCode, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query};
 
-pub const EVENTS: &[&str] = &["job.completed", "job.failed", "dataset.ready"];
+pub const EVENTS: &[&str] = &[
+    "job.completed",
+    "job.failed",
+    "dataset.ready",
+    "subject.erased",
+];
 
 /// A webhook: where events are sent (its secret is shown once, when it is created).
 #[derive(Serialize, ToSchema)]

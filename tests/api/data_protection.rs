@@ -60,7 +60,7 @@ async fn letter_everywhere(server: &TestServer, who: &Tenant, key: &str) -> (i64
 }
 
 /// Every file under `folder` whose bytes contain a needle.
-fn files_with_needles(folder: &Path) -> Vec<String> {
+pub(crate) fn files_with(folder: &Path, needles: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
     let mut stack = vec![folder.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -72,7 +72,7 @@ fn files_with_needles(folder: &Path) -> Vec<String> {
             }
             let bytes = std::fs::read(&path).unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes);
-            for needle in NEEDLES {
+            for needle in needles {
                 if text.contains(needle) {
                     found.push(format!("{} holds {needle}", path.display()));
                 }
@@ -101,6 +101,20 @@ async fn result_opens(server: &TestServer, key: &str, execution: i64) {
     assert!(!text.contains("10000000146"), "{body}");
 }
 
+/// Asserts that each of `bodies` sent to `path` is refused with 422.
+pub(crate) async fn refused(
+    server: &TestServer,
+    key: &str,
+    method: Method,
+    path: &str,
+    bodies: impl IntoIterator<Item = Value>,
+) {
+    for bad in bodies {
+        let (status, body) = call(server, key, method.clone(), path, Some(bad.clone())).await;
+        assert_eq!(status, 422, "{bad}: {body}");
+    }
+}
+
 fn keys_command(server: &TestServer, args: &[&str]) -> Value {
     let output = server.command(args);
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -120,7 +134,7 @@ async fn blobs_sit_sealed_on_disk_and_open_after_the_master_key_is_rotated() {
     let key = api_key(&server, &alice).await;
     let (execution, dataset) = letter_everywhere(&server, &alice, &key).await;
     let blobs = server.data_dir.path().join("blobs");
-    assert_eq!(files_with_needles(&blobs), Vec::<String>::new());
+    assert_eq!(files_with(&blobs, &NEEDLES), Vec::<String>::new());
     let verified = keys_command(&server, &["keys", "verify"]);
     assert_eq!(verified["failed"], 0, "{verified}");
     assert!(
@@ -249,21 +263,12 @@ async fn retention_destroys_what_is_due_once_and_logs_it() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["plan_originals_retention_days"], 30, "{body}");
     assert_eq!(body["data"]["originals_in_force_days"], 30, "{body}");
-    for bad in [
+    let bad = [
         json!({"originals_retention_days": 0}),
         json!({"results_retention_days": 91}),
         json!({"originals": 3}),
-    ] {
-        let (status, body) = call(
-            &server,
-            &key,
-            Method::PUT,
-            "/v1/compliance/retention",
-            Some(bad.clone()),
-        )
-        .await;
-        assert_eq!(status, 422, "{bad}: {body}");
-    }
+    ];
+    refused(&server, &key, Method::PUT, "/v1/compliance/retention", bad).await;
     let (status, body) = call(
         &server,
         &key,

@@ -54,7 +54,7 @@ struct State {
 }
 
 #[derive(Clone)]
-struct Provider {
+pub(crate) struct Provider {
     url: String,
     state: Arc<Mutex<State>>,
 }
@@ -228,7 +228,7 @@ fn job_json(job: &StandInJob, script: &Script) -> Value {
 }
 
 impl Provider {
-    async fn start(planted: Vec<String>) -> Provider {
+    pub(crate) async fn start(planted: Vec<String>) -> Provider {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -373,7 +373,7 @@ impl Provider {
     }
 }
 
-fn server_options(provider: &Provider) -> ServerOptions {
+pub(crate) fn server_options(provider: &Provider) -> ServerOptions {
     ServerOptions::default()
         .env("DOCSIEVE__FINE_TUNE__PROVIDER_URL", &provider.url)
         .env("DOCSIEVE__FINE_TUNE__API_KEY", API_KEY)
@@ -501,11 +501,11 @@ async fn failed_dataset(server: &TestServer, who: &Tenant) -> String {
 }
 
 /// Moves the tenant to the pro plan now (the change applies from the next period).
-async fn pro(server: &TestServer, who: &Tenant) {
+pub(crate) async fn pro(server: &TestServer, who: &Tenant) {
     crate::jobs::on_plan(server, who, "pro").await;
 }
 
-async fn fine_tune(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
+pub(crate) async fn fine_tune(server: &TestServer, who: &Tenant, body: Value) -> (u16, Value) {
     json_of(
         server
             .bearer(Method::POST, "/v1/fine-tune", &who.token)
@@ -518,7 +518,12 @@ async fn fine_tune(server: &TestServer, who: &Tenant, body: Value) -> (u16, Valu
 }
 
 /// Waits until the job reaches one of `states`; returns its view.
-async fn wait_status(server: &TestServer, who: &Tenant, job: &str, states: &[&str]) -> Value {
+pub(crate) async fn wait_status(
+    server: &TestServer,
+    who: &Tenant,
+    job: &str,
+    states: &[&str],
+) -> Value {
     let started = std::time::Instant::now();
     loop {
         let (status, body) = who.get(server, &format!("/v1/fine-tune/{job}")).await;

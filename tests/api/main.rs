@@ -32,6 +32,7 @@ mod reidentification;
 mod schemathesis;
 mod scopes;
 mod storage;
+mod subjects;
 mod system;
 mod team;
 mod webhooks;

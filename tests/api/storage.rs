@@ -26,7 +26,7 @@ async fn call(
     json_of(request.send().await.expect("request")).await
 }
 
-async fn connector(server: &TestServer, who: &Tenant, body: Value) -> i64 {
+pub(crate) async fn connector(server: &TestServer, who: &Tenant, body: Value) -> i64 {
     let (status, created) = call(server, who, Method::POST, "/v1/connectors", Some(body)).await;
     assert_eq!(status, 201, "{created}");
     created["data"]["id"].as_i64().expect("id")

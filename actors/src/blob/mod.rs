@@ -13,7 +13,7 @@ pub use keyring::{
     MasterSource, Rotation, MASTER_KEY_ENV,
 };
 pub use layout::Keys;
-pub use seal::{is_sealed, plain_size};
+pub use seal::{is_sealed, plain_size, DataKey};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

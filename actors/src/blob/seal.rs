@@ -34,19 +34,34 @@ pub enum SealError {
     Random,
 }
 
-/// A data key ready for use.
+/// A data key ready for use: it seals the tenant's blobs, and a key derived from it makes the subject
+/// index's digests (so that shredding the data key leaves the index meaningless too).
 pub struct DataKey {
     key: LessSafeKey,
     tenant_id: i64,
+    subjects: ring::hmac::Key,
 }
 
 impl DataKey {
     pub fn new(bytes: &[u8; 32], tenant_id: i64) -> DataKey {
         let key = ring::aead::UnboundKey::new(&AES_256_GCM, bytes).expect("a 32-byte key");
+        let derive = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, bytes);
+        let derived = ring::hmac::sign(&derive, b"docsieve subject index v1");
         DataKey {
             key: LessSafeKey::new(key),
             tenant_id,
+            subjects: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, derived.as_ref()),
         }
+    }
+
+    /// The subject index's digest of a value of type `pii_type` in its normal form: 32 hex digits
+    /// of an HMAC-SHA256 under a key derived from the tenant's data key.
+    pub fn subject_digest(&self, pii_type: &str, normal: &str) -> String {
+        let mut input = Vec::with_capacity(pii_type.len() + normal.len() + 1);
+        input.extend_from_slice(pii_type.as_bytes());
+        input.push(0);
+        input.extend_from_slice(normal.as_bytes());
+        hex::encode(&ring::hmac::sign(&self.subjects, &input).as_ref()[..16])
     }
 
     fn aad(&self) -> [u8; 21] {

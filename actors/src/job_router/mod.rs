@@ -11,6 +11,7 @@
 mod fair;
 mod messages;
 mod records;
+mod subjects;
 mod worker;
 
 use std::collections::{BTreeMap, HashMap};

@@ -546,6 +546,9 @@ impl Dispatcher {
                 .await
                 .map_err(|error| retry(error.code(), error))?;
         }
+        let subjects = super::subjects::entries(&services.blobs, job.tenant_id, &result)
+            .await
+            .map_err(|error| retry(RecordCode::StorageError.as_str(), error))?;
         let pii_count: u64 = result.summary.values().sum();
         let output = &result.document;
         let meta = json!({
@@ -603,6 +606,7 @@ impl Dispatcher {
                 pages,
                 bytes: document.size_bytes,
             },
+            subjects,
         };
         Ok(Prepared {
             execution,

@@ -12,6 +12,20 @@ pub struct MaskedDocument {
     pub document: Document,
     pub findings: Vec<Finding>,
     pub summary: BTreeMap<String, u64>,
+    /// Each finding's value in its normal form ([`normal_form`](super::normal_form)), in the order of
+    /// `findings`: what the subject index hashes under the tenant's key. Never stored or sent.
+    pub normal_forms: Vec<String>,
+}
+
+/// The normal forms of `findings`, whose offsets are into `full_text`.
+pub fn normal_forms(full_text: &str, findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| {
+            let value = full_text.get(f.start..f.end).unwrap_or_default();
+            super::normal_form(f.pii_type, value)
+        })
+        .collect()
 }
 
 fn mask_text(text: &str, policy: &Policy) -> Result<String, LeakError> {
@@ -279,10 +293,12 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
     // Without attachments the full text is the document's text, and its scan is reused for masking it
     // (`mask_scanned` checks that it is the same text).
     let masked = mask_parts(document, &policy, Some(scanned))?;
+    let normal_forms = normal_forms(&full_text, &findings);
     Ok(MaskedDocument {
         document: masked,
         findings,
         summary,
+        normal_forms,
     })
 }
 

@@ -113,10 +113,12 @@ impl Request<PiiMasker> for MaskDocument {
                 return document::mask_document(&document, &policy).map(Box::new);
             }
             let (findings, summary) = document::detect_document(&document, &policy);
+            let normal_forms = document::normal_forms(&document.full_text(), &findings);
             Ok(Box::new(document::MaskedDocument {
                 document: *document,
                 findings,
                 summary,
+                normal_forms,
             }))
         })
     }

@@ -6,7 +6,7 @@
 //! | `connector_schedules` | every `connectors.schedule_poll_seconds` | the same | yes |
 //! | `export_cleanup` | every `datasets.cleanup_interval_seconds` | the same | yes |
 //! | `orphan_sweep` | daily | daily | yes, and once more a grace later |
-//! | `retention` | every `jobs.retention_interval_seconds` | the same | (its first look) |
+//! | `retention` (closed tenants purged, then originals and results past their retention) | every `jobs.retention_interval_seconds` | the same | (its first look) |
 //!
 //! Every firing is claimed once across the processes sharing the database, in one way
 //! ([`Store::claim_firing`](crate::store::Store::claim_firing): a duty's mark in `clock_ticks`, a
@@ -65,6 +65,8 @@ pub struct SchedulerServices {
     /// How often the destruction run looks for originals and results past their retention
     /// (`jobs.retention_interval_seconds`).
     pub retention_every: Duration,
+    /// Signs the receipts of tenant closures.
+    pub receipts: Arc<crate::receipts::ReceiptSigner>,
 }
 
 /// State of the scheduler actor: its duties (none in the crate's unit tests).
@@ -91,7 +93,7 @@ fn duties(services: &SchedulerServices) -> Vec<Duty> {
     let exports = services.exports.clone();
     let connectors = services.connectors.clone();
     let sweeping = services.exports.clone();
-    let retaining = services.exports.clone();
+    let retaining = (services.exports.clone(), services.receipts.clone());
     let retention_every = services.retention_every.max(Duration::from_secs(1));
     let grace = services.orphan_grace;
     let cleanup_every = Duration::from_secs(services.exports.settings.cleanup_interval_seconds);
@@ -150,8 +152,16 @@ fn duties(services: &SchedulerServices) -> Vec<Duty> {
     ]
 }
 
-/// Destroys the originals and results past their tenants' retention, and logs it.
-async fn destroy_due(services: ExportServices, now: chrono::DateTime<chrono::Utc>) {
+/// Purges the tenants whose closure is due, then destroys the originals and results past their
+/// tenants' retention, and logs it.
+async fn destroy_due(
+    (services, receipts): (ExportServices, Arc<crate::receipts::ReceiptSigner>),
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    let closures = crate::subjects::purge_due(&services.store, &services.blobs, &receipts, now);
+    if let Err(error) = closures.await {
+        tracing::warn!(%error, "purging closed tenants failed; retrying at the next run");
+    }
     let run =
         crate::retention::run_destruction(&services.store, &services.blobs, &services.plans, now);
     if let Err(error) = run.await {

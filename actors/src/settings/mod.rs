@@ -159,6 +159,10 @@ pub struct JobsSettings {
     /// seconds (KVKK asks for a periodic destruction at most every six months; daily by default).
     #[serde(default = "retention_interval_seconds")]
     pub retention_interval_seconds: u64,
+    /// Days between a tenant's closure (`DELETE /v1/tenant`) and its purge; the owner may restore it
+    /// until then.
+    #[serde(default = "closure_grace_days")]
+    pub closure_grace_days: u64,
     /// Memory this process's running jobs may hold at once, in MiB, by their documents' estimates
     /// (size times a factor of their format): a job that would pass it stays queued until running
     /// ones end; one larger than the whole budget runs alone. 0: no budget.
@@ -199,9 +203,13 @@ fn retention_interval_seconds() -> u64 {
     86_400
 }
 
+fn closure_grace_days() -> u64 {
+    30
+}
+
 impl JobsSettings {
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64, u64, u64); 12] = [
+        let checks: [(&str, u64, u64, u64); 13] = [
             (
                 "per_tenant_concurrency",
                 self.per_tenant_concurrency as u64,
@@ -218,6 +226,7 @@ impl JobsSettings {
             ("max_attempts", u64::from(self.max_attempts), 1, 100),
             ("poll_interval_ms", self.poll_interval_ms, 10, 600_000),
             ("orphan_grace_seconds", self.orphan_grace_seconds, 0, 86_400),
+            ("closure_grace_days", self.closure_grace_days, 0, 365),
             (
                 "retention_interval_seconds",
                 self.retention_interval_seconds,

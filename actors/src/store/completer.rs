@@ -257,6 +257,7 @@ mod tests {
                     pages: 1,
                     bytes: 10,
                 },
+                subjects: Vec::new(),
             }),
             events: vec![OutboxEvent {
                 event: "job.completed",

@@ -255,6 +255,25 @@ impl Store {
 
     /// Gives back the leases `owner` holds (a clean shutdown): another process, or the next start,
     /// takes the jobs up at once.
+    /// The tenant's fine-tune jobs trained on `dataset_id`, oldest first.
+    pub async fn fine_tunes_of_dataset(
+        &self,
+        tenant_id: i64,
+        dataset_id: &str,
+    ) -> Result<Vec<FineTuneRecord>, StoreError> {
+        let rows = self
+            .connection()
+            .query_all(self.statement(
+                &format!(
+                    "SELECT {COLUMNS} FROM fine_tune_jobs WHERE tenant_id = ? AND dataset_id = ? \
+                     ORDER BY created_at, id"
+                ),
+                vec![tenant_id.into(), dataset_id.into()],
+            ))
+            .await?;
+        rows.iter().map(record_from).collect()
+    }
+
     pub async fn release_fine_tune_leases(&self, owner: &str) -> Result<u64, StoreError> {
         Ok(self
             .connection()

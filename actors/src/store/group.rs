@@ -237,6 +237,16 @@ impl Store {
                 if let Some(&execution_id) = ids.get(&outcomes[index].job.id) {
                     written[index] = Written::Completed { execution_id };
                 }
+                let outcome = outcomes[index];
+                if let JobEnd::Completed(execution) = &outcome.end {
+                    let place = (
+                        outcome.job.tenant_id,
+                        execution.document_id,
+                        outcome.job.id.as_str(),
+                    );
+                    self.insert_subjects(txn, place, &execution.subjects, now)
+                        .await?;
+                }
             }
             txn.execute(self.statement(
                 &format!(

@@ -103,6 +103,8 @@ pub struct NewExecution {
     pub credits: i64,
     /// What the work adds to the tenant's usage counters, with the execution.
     pub usage: Usage,
+    /// The values it found, as the subject index keeps them (keyed digests), with the execution.
+    pub subjects: Vec<super::SubjectEntry>,
 }
 
 /// Additions to a tenant's usage counters (`tenant_usage`).

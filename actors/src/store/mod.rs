@@ -6,6 +6,7 @@
 mod accounts;
 mod audit;
 mod billing;
+mod closure;
 mod completer;
 mod compliance;
 mod connect;
@@ -22,6 +23,7 @@ mod processing;
 mod queue;
 mod retention;
 mod sessions;
+mod subjects;
 mod team;
 mod ticks;
 mod usage;
@@ -42,6 +44,7 @@ use sea_orm::{
 pub use accounts::{CreatedAccount, TokenCheck};
 pub use audit::AuditRecord;
 pub use billing::{one_month_after, ClosedPeriod, CycleReport, PeriodError, PeriodRecord};
+pub use closure::{ClosureRecord, TenantCounts};
 pub use completer::{Committed, JobEnd, JobOutcome, Written};
 pub use compliance::{Destinations, PiiCategory, TenantTable};
 pub use connect::StoreSettings;
@@ -76,6 +79,7 @@ pub use schedules::{
     SyncRunRecord, STALE_CLAIM_MINUTES, SYNC_HEARTBEAT_SECONDS, SYNC_STALE_SECONDS,
 };
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
+pub use subjects::{ConnectorCopy, ErasedRows, SubjectEntry, SubjectHit};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
 pub use ticks::Mark;
 pub use usage::UsageRecord;

@@ -195,6 +195,9 @@ pub enum JobTarget {
         name: String,
         execution_ids: Vec<i64>,
     },
+    /// A dataset built again from fewer executions (a data-subject erasure removed some): its next
+    /// version.
+    Rebuild { id: String, execution_ids: Vec<i64> },
 }
 
 /// Formats whose pages may be drawn and read by OCR: few bytes can take seconds or minutes, so they
@@ -323,11 +326,30 @@ impl Store {
                         error_message: Set(None),
                         created_at: Set(now),
                         finished_at: Set(None),
+                        version: Set(1),
                     };
                     dataset::Entity::insert(row)
                         .exec_without_returning(&txn)
                         .await
                         .map_err(StoreError::from)?;
+                    (None, Some(id))
+                }
+                JobTarget::Rebuild { id, execution_ids } => {
+                    txn.execute(self.statement(
+                        "UPDATE datasets SET execution_ids = ?, status = 'queued', job_id = ?, \
+                         row_count = 0, schema_json = NULL, error_message = NULL, finished_at = NULL, \
+                         version = version + 1 WHERE id = ? AND tenant_id = ?",
+                        vec![
+                            serde_json::to_string(&execution_ids)
+                                .unwrap_or_default()
+                                .into(),
+                            new_job.id.clone().into(),
+                            id.clone().into(),
+                            tenant_id.into(),
+                        ],
+                    ))
+                    .await
+                    .map_err(StoreError::from)?;
                     (None, Some(id))
                 }
             };

@@ -20,6 +20,8 @@ pub struct Model {
     pub error_message: Option<String>,
     pub created_at: DateTimeUtc,
     pub finished_at: Option<DateTimeUtc>,
+    /// 1 when created; one more each time a data-subject erasure rebuilt it without erased rows.
+    pub version: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
