@@ -66,6 +66,7 @@ fn services(state: &AppState) -> SubjectServices {
         cache: state.cache.clone(),
         clock: state.clock.clone(),
         signer: state.receipts.clone(),
+        privacy: state.privacy.clone(),
         max_attempts: state.settings.jobs.max_attempts as i32,
     }
 }
@@ -182,7 +183,10 @@ pub async fn search(
 #[utoipa::path(post, path = "/v1/subjects/access", operation_id = "access_subject", tag = "compliance",
     request_body = SubjectRequest,
     responses(
-        (status = 200, description = "application/zip", content((String = "application/zip"))),
+        (status = 200, description = "application/zip: documents/<id>.txt and .json, executions/<id>.json, where.json, subject.json, manifest.json (every file with sha256 and bytes)", content(
+            (String = "application/zip"),
+            (String = "application/octet-stream")
+        )),
         (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ValidationErrorBody)

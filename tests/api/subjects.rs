@@ -83,6 +83,14 @@ async fn a_persons_data_is_found_given_and_erased_downstream_with_a_signed_recei
     .await;
     assert_eq!(status, 201, "{hook}");
 
+    // E-mails become keyed tokens kept in the re-identification vault, which the erasure must empty.
+    let (status, policy) = crate::privacy::put_policy(
+        &server,
+        &alice.token,
+        json!({"operators": {"email": "hash"}, "reidentification": true}),
+    )
+    .await;
+    assert_eq!(status, 200, "{policy}");
     let views = processed(
         &server,
         &alice,
@@ -246,6 +254,9 @@ async fn a_persons_data_is_found_given_and_erased_downstream_with_a_signed_recei
     assert_eq!(status, 200, "{erased}");
     let erased = &erased["data"];
     assert_eq!(erased["documents_erased"], 2, "{erased}");
+    assert_eq!(erased["vault_entries_deleted"], 1, "{erased}");
+    let (_, policy) = call(&server, &key, Method::GET, "/v1/settings/privacy", None).await;
+    assert_eq!(policy["data"]["vault_entries"], 0, "{policy}");
     // The CSV export and both auto_export JSON Lines files.
     assert_eq!(erased["exports_deleted"], 3, "{erased}");
     let payload: Value =

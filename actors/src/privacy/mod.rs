@@ -532,6 +532,33 @@ impl Privacy {
             .collect())
     }
 
+    /// Deletes the vault's pseudonyms of a person's values (a data-subject erasure): each value as
+    /// its type, or as every type when none is given; how many went. Nothing to do without a key.
+    pub async fn forget_values(
+        &self,
+        tenant_id: i64,
+        values: &[(Option<PiiType>, String)],
+    ) -> Result<u64, PrivacyError> {
+        if self.store.pseudonym_key(tenant_id).await?.is_none() {
+            return Ok(0);
+        }
+        let (key, _) = self.key(tenant_id).await?;
+        let digests: Vec<String> = values
+            .iter()
+            .flat_map(|(ty, value)| {
+                let types = match ty {
+                    Some(ty) => vec![*ty],
+                    None => PiiType::ALL.to_vec(),
+                };
+                types
+                    .into_iter()
+                    .map(|ty| vault::value_digest(&key, ty, value.trim()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        Ok(self.store.vault_forget(tenant_id, &digests).await?)
+    }
+
     /// How many pseudonyms the tenant's vault holds.
     pub async fn vault_size(&self, tenant_id: i64) -> Result<i64, PrivacyError> {
         Ok(self.store.vault_size(tenant_id).await?)

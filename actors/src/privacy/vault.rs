@@ -20,7 +20,7 @@ pub(super) fn pseudonym_digest(key: &SurrogateKey, pseudonym: &str) -> String {
     hex::encode(key.mac(&[b"vault-pseudonym", fold(pseudonym).as_bytes()], 0))
 }
 
-fn value_digest(key: &SurrogateKey, ty: PiiType, value: &str) -> String {
+pub(super) fn value_digest(key: &SurrogateKey, ty: PiiType, value: &str) -> String {
     let normal = normal_form(ty, value);
     hex::encode(key.mac(
         &[b"vault-value", ty.name().as_bytes(), normal.as_bytes()],

@@ -293,4 +293,33 @@ impl Store {
         };
         Ok(self.connection().execute(statement).await?.rows_affected())
     }
+
+    /// Deletes the tenant's vault rows for any of `value_digests` (a data-subject erasure); how many.
+    pub async fn vault_forget(
+        &self,
+        tenant_id: i64,
+        value_digests: &[String],
+    ) -> Result<u64, StoreError> {
+        let mut gone = 0;
+        for chunk in value_digests.chunks(400) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let mut values: Vec<sea_orm::Value> = vec![tenant_id.into()];
+            values.extend(
+                chunk
+                    .iter()
+                    .map(|digest| sea_orm::Value::from(digest.clone())),
+            );
+            gone += self
+                .connection()
+                .execute(self.statement(
+                    &format!(
+                        "DELETE FROM pseudonym_vault WHERE tenant_id = ? AND value_digest IN ({marks})"
+                    ),
+                    values,
+                ))
+                .await?
+                .rows_affected();
+        }
+        Ok(gone)
+    }
 }

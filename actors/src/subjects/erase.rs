@@ -29,6 +29,8 @@ pub struct Erasure {
     #[schema(value_type = Vec<Object>)]
     pub datasets_rebuilt: Vec<serde_json::Value>,
     pub exports_deleted: usize,
+    /// Pseudonyms of the person's values deleted from the re-identification vault.
+    pub vault_entries_deleted: u64,
     pub webhooks_notified: u64,
     pub receipt: Receipt,
 }
@@ -106,6 +108,11 @@ pub async fn erase(
             .map_err(|error| SubjectError::Queue(error.to_string()))?;
         rebuilt.push(json!({"id": dataset.id, "version": dataset.version + 1, "job_id": job_id}));
     }
+    let values: Vec<_> = identifiers
+        .iter()
+        .map(|identifier| (identifier.pii_type, identifier.value.clone()))
+        .collect();
+    let vault_entries_deleted = services.privacy.forget_values(tenant_id, &values).await?;
     let receipt_id = new_id("rcpt");
     let key = services
         .blobs
@@ -137,6 +144,7 @@ pub async fn erase(
             "executions": erased.executions,
             "blobs": keys.len(),
             "dataset_exports": exports_deleted,
+            "vault_entries": vault_entries_deleted,
         },
         "datasets_rebuilt": rebuilt,
         "connector_copies": found.connector_copies,
@@ -171,6 +179,7 @@ pub async fn erase(
         blobs_deleted: keys.len(),
         datasets_rebuilt: rebuilt,
         exports_deleted,
+        vault_entries_deleted,
         webhooks_notified,
         receipt,
         found,

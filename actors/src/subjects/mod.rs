@@ -35,6 +35,8 @@ pub struct SubjectServices {
     pub cache: Arc<dyn Cache>,
     pub clock: Clock,
     pub signer: Arc<ReceiptSigner>,
+    /// The re-identification vault, whose pseudonyms of the person's values an erasure deletes.
+    pub privacy: crate::privacy::Privacy,
     pub max_attempts: i32,
 }
 
@@ -53,6 +55,8 @@ pub enum SubjectError {
     Store(#[from] StoreError),
     #[error("{0}")]
     Blob(#[from] crate::blob::BlobError),
+    #[error("{0}")]
+    Privacy(#[from] crate::privacy::PrivacyError),
     #[error("{0}")]
     Queue(String),
 }
