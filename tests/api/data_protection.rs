@@ -208,36 +208,84 @@ async fn blobs_sit_sealed_on_disk_and_open_after_the_master_key_is_rotated() {
     assert_eq!(report["opened"], 0, "{report}");
 }
 
-#[tokio::test]
-async fn blobs_in_an_s3_bucket_are_sealed_too() {
-    let Some(s3) = emulators::s3() else {
-        return;
-    };
-    s3.create_bucket("kasa").await;
-    let server = TestServer::start_with(
-        ServerOptions::default()
-            .env("DOCSIEVE__STORAGE__BLOB_URL", "s3://kasa/docsieve")
+/// A server whose blob store is `bucket` on the emulator (under `docsieve/`), configured by the
+/// providers' own environment variables: what it stores there is sealed and holds nothing readable.
+async fn sealed_in(emulator: emulators::Emulator, bucket: &str) {
+    emulator.create_bucket(bucket).await;
+    let endpoint = emulator.endpoint();
+    let options = ServerOptions::default();
+    let options = match emulator.kind {
+        emulators::Kind::S3 => options
+            .env(
+                "DOCSIEVE__STORAGE__BLOB_URL",
+                &format!("s3://{bucket}/docsieve"),
+            )
             .env("AWS_ACCESS_KEY_ID", "AKIAMOTOTEST")
             .env("AWS_SECRET_ACCESS_KEY", emulators::S3_SECRET)
             .env("AWS_REGION", "us-east-1")
-            .env("AWS_ENDPOINT", &s3.endpoint())
+            .env("AWS_ENDPOINT", &endpoint)
             .env("AWS_ALLOW_HTTP", "true")
             .env("AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "false"),
-    )
-    .await;
+        emulators::Kind::Gcs => options
+            .env(
+                "DOCSIEVE__STORAGE__BLOB_URL",
+                &format!("gs://{bucket}/docsieve"),
+            )
+            .env(
+                "GOOGLE_SERVICE_ACCOUNT_KEY",
+                &json!({"gcs_base_url": endpoint, "disable_oauth": true, "client_email": "",
+                    "private_key": "", "private_key_id": ""})
+                .to_string(),
+            )
+            .env("GOOGLE_ALLOW_HTTP", "true"),
+        emulators::Kind::Azure => options
+            .env(
+                "DOCSIEVE__STORAGE__BLOB_URL",
+                &format!("az://{bucket}/docsieve"),
+            )
+            .env("AZURE_STORAGE_ACCOUNT_NAME", emulators::AZURITE_ACCOUNT)
+            .env("AZURE_STORAGE_ACCOUNT_KEY", emulators::AZURITE_KEY)
+            .env("AZURE_STORAGE_ENDPOINT", &endpoint)
+            .env("AZURE_ALLOW_HTTP", "true"),
+    };
+    let server = TestServer::start_with(options).await;
     let bob = tenant(&server, "bob-sealed@example.com").await;
     let key = api_key(&server, &bob).await;
     let (execution, _) = letter_everywhere(&server, &bob, &key).await;
     result_opens(&server, &key, execution).await;
-    let stored = s3.keys("kasa", "docsieve/tenants").await;
-    assert!(stored.len() >= 4, "{stored:?}");
+    // Everything the server stored (Azure's `az://` URL names the container; S3's keeps the prefix).
+    let stored: Vec<String> = emulator
+        .keys(bucket, "")
+        .await
+        .into_iter()
+        .filter(|key| key.contains("tenants/"))
+        .collect();
+    assert!(stored.len() >= 4, "{:?}: {stored:?}", emulator.kind);
     for object in &stored {
-        let bytes = s3.get("kasa", object).await;
+        let bytes = emulator.get(bucket, object).await;
         assert!(bytes.starts_with(b"DSB1"), "{object} is not sealed");
         let text = String::from_utf8_lossy(&bytes);
         for needle in NEEDLES {
             assert!(!text.contains(needle), "{object} holds {needle}");
         }
+    }
+}
+
+#[tokio::test]
+async fn blobs_in_an_s3_bucket_are_sealed_too() {
+    if let Some(s3) = emulators::s3() {
+        sealed_in(s3, "kasa").await;
+    }
+}
+
+// No GCS variant: fake-gcs-server takes writes through its JSON API only (object_store writes with
+// the XML API, which it answers 400 "invalid uploadType"), so it cannot hold the server's own blobs.
+// Sealing happens above object_store, the same for every store.
+
+#[tokio::test]
+async fn blobs_in_an_azure_container_are_sealed_too() {
+    if let Some(azure) = emulators::azurite() {
+        sealed_in(azure, "kasa").await;
     }
 }
 

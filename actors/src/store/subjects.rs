@@ -17,6 +17,9 @@ pub struct SubjectEntry {
     pub first_position: i64,
 }
 
+/// A completed job's `(tenant, document, job)` and the values it found.
+pub(crate) type JobSubjects<'a> = ((i64, i64, &'a str), &'a [SubjectEntry]);
+
 /// Where a digest was found: the document, the job, and the job's execution (None while the job
 /// has not completed, or when it failed).
 #[derive(Clone, Debug)]
@@ -50,24 +53,28 @@ pub struct ErasedRows {
 }
 
 impl Store {
-    /// Keeps what a completed job found, inside the transaction that records its execution.
+    /// Keeps what completed jobs found, inside the transaction that records their executions: each
+    /// job's `(tenant, document, job)` with its entries, in INSERTs of up to 200 rows.
     pub(crate) async fn insert_subjects<C: ConnectionTrait>(
         &self,
         connection: &C,
-        (tenant_id, document_id, job_id): (i64, i64, &str),
-        entries: &[SubjectEntry],
+        jobs: &[JobSubjects<'_>],
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        for chunk in entries.chunks(200) {
+        let rows: Vec<((i64, i64, &str), &SubjectEntry)> = jobs
+            .iter()
+            .flat_map(|(place, entries)| entries.iter().map(move |entry| (*place, entry)))
+            .collect();
+        for chunk in rows.chunks(200) {
             let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
             let mut parameters: Vec<Value> = Vec::with_capacity(chunk.len() * 8);
-            for entry in chunk {
+            for ((tenant_id, document_id, job_id), entry) in chunk {
                 parameters.extend([
-                    tenant_id.into(),
+                    (*tenant_id).into(),
                     entry.digest.clone().into(),
                     entry.pii_type.clone().into(),
-                    document_id.into(),
-                    job_id.into(),
+                    (*document_id).into(),
+                    (*job_id).into(),
                     entry.occurrences.into(),
                     entry.first_position.into(),
                     now.into(),
