@@ -267,6 +267,8 @@ async fn open_state(
     let store = Store::connect(&store_settings)
         .await
         .context("connecting to the database (database.url)")?;
+    // What completed jobs queued for the subject index before the last stop: indexed now.
+    store.nudge_subject_indexer();
     let blobs = open_blobs(&settings, &store)?;
     let clock = Clock::default();
     let cache = docsieve_actors::cache::open(

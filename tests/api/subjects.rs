@@ -549,3 +549,74 @@ async fn a_closed_tenant_is_purged_after_its_grace_and_its_backed_up_blobs_no_lo
         "{report}"
     );
 }
+
+/// A crash between a job's commit and the subject index's writer leaves the job's values queued: the
+/// next start indexes them, and a search finds the person.
+#[tokio::test]
+async fn values_queued_for_the_index_when_the_process_died_are_found_after_a_restart() {
+    let mut server = TestServer::start().await;
+    let alice = tenant(&server, "alice-queued@example.com").await;
+    let key = api_key(&server, &alice).await;
+    let views = processed(
+        &server,
+        &alice,
+        true,
+        vec![("mektup.txt".to_string(), letter())],
+    )
+    .await;
+    let document = views[0]["document_id"].as_i64().expect("completed");
+    let indexed = "SELECT CAST(COUNT(*) AS TEXT) FROM subject_index";
+    let count = |rows: Vec<String>| rows[0].parse::<usize>().expect("count");
+    assert!(
+        server
+            .eventually(Duration::from_secs(10), || async {
+                count(server.query_strings(indexed).await) > 0
+            })
+            .await,
+        "the writer indexes a completed job's values: {}",
+        server.stderr()
+    );
+    let rows = count(server.query_strings(indexed).await);
+    assert_eq!(
+        count(
+            server
+                .query_strings("SELECT CAST(COUNT(*) AS TEXT) FROM subject_queue")
+                .await
+        ),
+        0
+    );
+
+    // The state a kill between the commit and the writer leaves: the values queued, none indexed.
+    server.kill();
+    let entries = if server.on_postgres() {
+        "json_agg(json_build_array(pii_type, digest, occurrences, first_position))::text"
+    } else {
+        "json_group_array(json_array(pii_type, digest, occurrences, first_position))"
+    };
+    let queued = server
+        .execute_sql(&format!(
+            "INSERT INTO subject_queue (tenant_id, document_id, job_id, entries, created_at) \
+             SELECT tenant_id, document_id, job_id, {entries}, MIN(created_at) FROM subject_index \
+             GROUP BY tenant_id, document_id, job_id"
+        ))
+        .await;
+    assert_eq!(queued, 1);
+    assert_eq!(
+        server.execute_sql("DELETE FROM subject_index").await as usize,
+        rows
+    );
+    server.spawn();
+
+    let (status, found) = subject(&server, &key, "search").await;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found["data"]["documents"], json!([document]), "{found}");
+    assert_eq!(count(server.query_strings(indexed).await), rows);
+    assert_eq!(
+        count(
+            server
+                .query_strings("SELECT CAST(COUNT(*) AS TEXT) FROM subject_queue")
+                .await
+        ),
+        0
+    );
+}

@@ -494,16 +494,7 @@ impl TestServer {
 
     /// Runs `sql` against the server's database and returns the first column of each row as text.
     pub async fn query_strings(&self, sql: &str) -> Vec<String> {
-        let url = match &self.database {
-            Some(database) => database.url.clone(),
-            None => format!(
-                "sqlite://{}?mode=ro",
-                self.data_dir.path().join("docsieve.sqlite3").display()
-            ),
-        };
-        let db = Database::connect(&url)
-            .await
-            .expect("connect to the test database");
+        let db = self.database_connection("ro").await;
         let rows = db
             .query_all(Statement::from_string(
                 db.get_database_backend(),
@@ -517,6 +508,39 @@ impl TestServer {
             .collect();
         let _ = db.close().await;
         values
+    }
+
+    /// Runs a statement that writes (`sql`) against the server's database, as a crash would have
+    /// left it; how many rows it touched.
+    pub async fn execute_sql(&self, sql: &str) -> u64 {
+        let db = self.database_connection("rw").await;
+        let done = db
+            .execute(Statement::from_string(
+                db.get_database_backend(),
+                sql.to_string(),
+            ))
+            .await
+            .expect("statement");
+        let _ = db.close().await;
+        done.rows_affected()
+    }
+
+    /// Whether the server runs on PostgreSQL.
+    pub fn on_postgres(&self) -> bool {
+        self.database.is_some()
+    }
+
+    async fn database_connection(&self, sqlite_mode: &str) -> sea_orm::DatabaseConnection {
+        let url = match &self.database {
+            Some(database) => database.url.clone(),
+            None => format!(
+                "sqlite://{}?mode={sqlite_mode}",
+                self.data_dir.path().join("docsieve.sqlite3").display()
+            ),
+        };
+        Database::connect(&url)
+            .await
+            .expect("connect to the test database")
     }
 }
 

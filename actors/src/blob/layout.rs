@@ -22,6 +22,11 @@ impl Keys {
         format!("tenants/{tenant_id}/uploads/{name}")
     }
 
+    /// A built dataset's canonical rows, which every export format is written from.
+    pub fn dataset_rows(tenant_id: i64, dataset_id: &str) -> String {
+        format!("tenants/{tenant_id}/datasets/{dataset_id}/rows.jsonl")
+    }
+
     pub fn dataset_export(tenant_id: i64, dataset_id: &str, format: &str) -> String {
         format!("tenants/{tenant_id}/datasets/{dataset_id}/export.{format}")
     }

@@ -124,10 +124,6 @@ fn scratch(services: &ExportServices, name: &str) -> Result<Scratch, String> {
         .map_err(|e| format!("cannot create the scratch folder: {e}"))
 }
 
-fn rows_key(tenant_id: i64, dataset_id: &str) -> String {
-    format!("tenants/{tenant_id}/datasets/{dataset_id}/rows.jsonl")
-}
-
 /// What a dataset row takes from a stored result (everything else in it is skipped unparsed).
 #[derive(serde::Deserialize)]
 struct StoredResult {
@@ -293,7 +289,7 @@ pub async fn build_rows(
     count += written;
     out.flush().map_err(|e| format!("scratch file: {e}"))?;
     drop(out);
-    let key = rows_key(tenant_id, dataset_id);
+    let key = crate::blob::Keys::dataset_rows(tenant_id, dataset_id);
     services
         .blobs
         .upload_from(&key, &scratch.0)

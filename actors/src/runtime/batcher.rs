@@ -105,6 +105,12 @@ impl<T: Batched> Batcher<T> {
         Batcher { sender }
     }
 
+    /// Queues `item` if there is room, without waiting; whether it was queued (a wake-up that finds the
+    /// queue full is already on its way).
+    pub fn offer(&self, item: T) -> bool {
+        self.sender.try_send(item).is_ok()
+    }
+
     /// Queues `item` for the next batch (waiting for room when the queue is full); gives it back when
     /// the writer is gone.
     pub async fn send(&self, item: T) -> Result<(), T> {

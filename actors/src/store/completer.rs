@@ -146,6 +146,13 @@ impl Store {
             outcomes.extend(submission.outcomes);
         }
         let (written, outbox_rows) = self.commit_group(&outcomes).await;
+        // Completed jobs queued what they found: the subject index's writer takes it from there.
+        if outcomes
+            .iter()
+            .any(|o| matches!(&o.end, JobEnd::Completed(e) if !e.subjects.is_empty()))
+        {
+            self.nudge_subject_indexer();
+        }
         let mut written = written.into_iter();
         for (reply, count) in replies {
             let _ = reply.send(Committed {

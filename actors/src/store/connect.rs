@@ -147,8 +147,14 @@ impl Store {
             audit: None,
             credits: None,
             completer: None,
+            subject_indexer: None,
             gate,
             small_max_bytes: settings.small_max_bytes,
+        };
+        // The completer nudges the subject index writer: it holds a store that knows the writer.
+        let bare = Store {
+            subject_indexer: super::subject_queue::start(&bare),
+            ..bare
         };
         let credits = super::credits::start(&bare);
         let completer = super::completer::start(&bare);

@@ -248,8 +248,8 @@ impl Store {
                     subjects.push((place, execution.subjects.as_slice()));
                 }
             }
-            // What the jobs found, for the subject index: one INSERT for the group (per 200 rows).
-            self.insert_subjects(txn, &subjects, now).await?;
+            // What the jobs found, queued for the subject index's writer (one row per job).
+            self.queue_subjects(txn, &subjects, now).await?;
             txn.execute(self.statement(
                 &format!(
                     "UPDATE jobs SET execution_id = (SELECT e.id FROM executions e WHERE e.job_id = jobs.id) \

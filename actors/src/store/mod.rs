@@ -23,6 +23,7 @@ mod processing;
 mod queue;
 mod retention;
 mod sessions;
+mod subject_queue;
 mod subjects;
 mod team;
 mod ticks;
@@ -149,6 +150,8 @@ pub struct Store {
     credits: Option<credits::CreditQueue>,
     /// The completer's queue (see [`completer::Completer`]); `None` outside a runtime.
     completer: Option<completer::Completer>,
+    /// The subject index's writer (see [`subject_queue`]); `None` outside a runtime.
+    subject_indexer: Option<subject_queue::SubjectIndexer>,
     /// On SQLite, this process's turn at the database's one write lock (see [`Store::write_turn`]).
     gate: Option<Arc<tokio::sync::Mutex<()>>>,
     /// Document jobs up to this size go to the small lane.

@@ -17,9 +17,6 @@ pub struct SubjectEntry {
     pub first_position: i64,
 }
 
-/// A completed job's `(tenant, document, job)` and the values it found.
-pub(crate) type JobSubjects<'a> = ((i64, i64, &'a str), &'a [SubjectEntry]);
-
 /// Where a digest was found: the document, the job, and the job's execution (None while the job
 /// has not completed, or when it failed).
 #[derive(Clone, Debug)]
@@ -53,46 +50,6 @@ pub struct ErasedRows {
 }
 
 impl Store {
-    /// Keeps what completed jobs found, inside the transaction that records their executions: each
-    /// job's `(tenant, document, job)` with its entries, in INSERTs of up to 200 rows.
-    pub(crate) async fn insert_subjects<C: ConnectionTrait>(
-        &self,
-        connection: &C,
-        jobs: &[JobSubjects<'_>],
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let rows: Vec<((i64, i64, &str), &SubjectEntry)> = jobs
-            .iter()
-            .flat_map(|(place, entries)| entries.iter().map(move |entry| (*place, entry)))
-            .collect();
-        for chunk in rows.chunks(200) {
-            let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
-            let mut parameters: Vec<Value> = Vec::with_capacity(chunk.len() * 8);
-            for ((tenant_id, document_id, job_id), entry) in chunk {
-                parameters.extend([
-                    (*tenant_id).into(),
-                    entry.digest.clone().into(),
-                    entry.pii_type.clone().into(),
-                    (*document_id).into(),
-                    (*job_id).into(),
-                    entry.occurrences.into(),
-                    entry.first_position.into(),
-                    now.into(),
-                ]);
-            }
-            connection
-                .execute(self.statement(
-                    &format!(
-                        "INSERT INTO subject_index (tenant_id, digest, pii_type, document_id, job_id, \
-                         occurrences, first_position, created_at) VALUES {values}"
-                    ),
-                    parameters,
-                ))
-                .await?;
-        }
-        Ok(())
-    }
-
     /// Every place one of `digests` was found in the tenant's documents.
     pub async fn subject_hits(
         &self,
@@ -290,7 +247,13 @@ impl Store {
         for row in jobs {
             erased.job_ids.push(row.try_get("", "id")?);
         }
-        for table in ["subject_index", "executions", "jobs", "documents"] {
+        for table in [
+            "subject_index",
+            "subject_queue",
+            "executions",
+            "jobs",
+            "documents",
+        ] {
             let column = if table == "documents" {
                 "id"
             } else {

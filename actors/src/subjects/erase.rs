@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
-use super::{digests_of, search, Found, Identifier, SubjectError, SubjectServices};
+use super::{search, Found, Identifier, SubjectError, SubjectServices};
 use crate::blob::Keys;
 use crate::receipts::Receipt;
 use crate::store::{new_id, BuildPayload, JobPayload, JobTarget, NewJob, OutboxEvent, RequestedBy};
@@ -73,10 +73,10 @@ pub async fn erase(
             .filter(|id| !erased_executions.contains(id))
             .collect();
         if remaining.is_empty() {
-            let rows = dataset_rows_key(dataset);
-            if let Some(rows) = rows {
-                services.blobs.delete(&rows).await?;
-            }
+            services
+                .blobs
+                .delete(&Keys::dataset_rows(tenant_id, &dataset.id))
+                .await?;
             services
                 .store
                 .empty_dataset(tenant_id, &dataset.id, now)
@@ -114,19 +114,13 @@ pub async fn erase(
         .collect();
     let vault_entries_deleted = services.privacy.forget_values(tenant_id, &values).await?;
     let receipt_id = new_id("rcpt");
-    let key = services
-        .blobs
-        .key_ring()
-        .ok_or(SubjectError::Queue("blobs are not sealed".to_string()))?
-        .data_key(tenant_id)
-        .await?;
     let identifiers_hashed: Vec<serde_json::Value> = identifiers
         .iter()
-        .map(|identifier| {
-            let digests: Vec<String> = digests_of(&key, identifier)
-                .into_iter()
-                .filter(|(_, digest)| found.hits.iter().any(|hit| &hit.digest == digest))
-                .map(|(_, digest)| digest)
+        .zip(&found.digests)
+        .map(|(identifier, digests)| {
+            let digests: Vec<&String> = digests
+                .iter()
+                .filter(|digest| found.hits.iter().any(|hit| &hit.digest == *digest))
                 .collect();
             json!({"type": identifier.pii_type.map(|ty| ty.name()), "digests": digests})
         })
@@ -184,13 +178,4 @@ pub async fn erase(
         receipt,
         found,
     })
-}
-
-/// The canonical rows' key of a built dataset.
-fn dataset_rows_key(dataset: &crate::store::DatasetRecord) -> Option<String> {
-    let schema: serde_json::Value = dataset
-        .schema_json
-        .as_deref()
-        .and_then(|s| serde_json::from_str(s).ok())?;
-    schema["rows_blob_key"].as_str().map(str::to_string)
 }

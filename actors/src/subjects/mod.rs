@@ -134,6 +134,9 @@ pub struct Found {
     pub hits: Vec<SubjectHit>,
     #[serde(skip)]
     pub dataset_records: Vec<DatasetRecord>,
+    /// The digests searched for, per identifier in the request's order.
+    #[serde(skip)]
+    pub digests: Vec<Vec<String>>,
 }
 
 /// Finds everything the tenant holds with any of `identifiers`.
@@ -156,6 +159,8 @@ pub async fn search(
         })
         .collect();
     let all: Vec<String> = per_identifier.iter().flatten().cloned().collect();
+    // What completed jobs queued for the index and its writer has not moved yet, first.
+    services.store.index_queued_subjects().await?;
     let hits = services.store.subject_hits(tenant_id, &all).await?;
     let found_digests: BTreeSet<&str> = hits.iter().map(|hit| hit.digest.as_str()).collect();
     let mut found = Found {
@@ -163,6 +168,7 @@ pub async fn search(
             .iter()
             .filter(|digests| digests.iter().any(|d| found_digests.contains(d.as_str())))
             .count(),
+        digests: per_identifier,
         ..Found::default()
     };
     let documents: BTreeSet<i64> = hits.iter().map(|hit| hit.document_id).collect();
