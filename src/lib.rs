@@ -10,6 +10,7 @@ pub mod cli_extract;
 pub mod cli_keys;
 pub mod cli_mask;
 pub mod config;
+pub mod console;
 pub mod error;
 pub use docsieve_actors::error_code;
 pub mod http;

@@ -26,7 +26,7 @@ const VERIFY: Page = Page {
     button: "Confirm my address",
     script: r#"
       const answer = await call("/v1/auth/verify-email", {token});
-      return answer.ok ? "Your address is confirmed. You can now sign in (POST /v1/auth/login)." : null;
+      return answer.ok ? "Your address is confirmed. You can now sign in: in the console at /console, or with POST /v1/auth/login." : null;
     "#,
 };
 
@@ -37,7 +37,7 @@ const RESET: Page = Page {
     button: "Set the new password",
     script: r#"
       const answer = await call("/v1/auth/reset-password", {token, new_password: values.new_password});
-      return answer.ok ? "Your password is changed. Sign in with the new one." : null;
+      return answer.ok ? "Your password is changed. Sign in with the new one (in the console at /console)." : null;
     "#,
 };
 

@@ -349,6 +349,9 @@ fn app(
             (crate::pages::PATHS[0], &["GET"]),
             (crate::pages::PATHS[1], &["GET"]),
             (crate::pages::PATHS[2], &["GET"]),
+            (crate::console::PATHS[0], &["GET"]),
+            (crate::console::PATHS[1], &["GET"]),
+            (crate::console::PATHS[2], &["GET"]),
         ],
     );
     app.app_data(web::Data::new(state.clone()))
@@ -364,6 +367,7 @@ fn app(
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", openapi))
         .route("/docs", web::get().to(docs_redirect))
         .configure(crate::pages::configure)
+        .configure(crate::console::configure)
         .default_service(web::to(api::fallback))
         .wrap(from_fn(crate::http::observe))
 }

@@ -103,9 +103,11 @@ code_table! {
     InvalidRefreshToken = "invalid_refresh_token", [401], "the refresh token is unknown";
     RefreshTokenReused = "refresh_token_reused", [401], "a refresh token was used twice: every session of the user is revoked";
     RefreshTokenExpired = "refresh_token_expired", [401], "the refresh token has expired: log in again";
+    NoBrowserSession = "no_browser_session", [401], "a browser-session call without the session cookie: sign in";
     InternalTokenMissing = "internal_token_missing", [401], "a /system route without its internal token";
     InsufficientCredits = "insufficient_credits", [402], "the open billing period has too few credits left (the body says how many: balance, required)";
     EmailNotVerified = "email_not_verified", [403], "the e-mail address is not confirmed yet";
+    BrowserHeaderMissing = "browser_header_missing", [403], "a browser-session call without `X-Docsieve-Browser: 1` (the guard against cross-site requests)";
     InsufficientScope = "insufficient_scope", [403], "the API key's scope does not cover this route (read_only < processing < admin)";
     Forbidden = "forbidden", [403], "the caller's role does not allow this";
     AccountNotActive = "account_not_active", [403], "the account is suspended or closed";

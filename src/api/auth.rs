@@ -320,7 +320,16 @@ pub async fn login(
     request: HttpRequest,
     body: ValidJson<LoginRequest>,
 ) -> Result<web::Json<Envelope<TokenPair>>, ApiError> {
-    let ip = ip_of(&state, &request).unwrap_or_else(|| "unknown".to_string());
+    Ok(envelope(sign_in(&state, &request, body.0).await?))
+}
+
+/// Checks a login's email and password (with the per-IP block) and opens a session: the token pair.
+pub(super) async fn sign_in(
+    state: &AppState,
+    request: &HttpRequest,
+    body: LoginRequest,
+) -> Result<TokenPair, ApiError> {
+    let ip = ip_of(state, request).unwrap_or_else(|| "unknown".to_string());
     let block_key = format!("login-block:{ip}");
     let failures_key = format!("login-failures:{ip}");
     let cache_error = |error: docsieve_actors::cache::CacheError| ApiError::internal(&error);
@@ -331,7 +340,7 @@ pub async fn login(
         .map_err(cache_error)?
     {
         accounts::audit(
-            &state,
+            state,
             anonymous("login_blocked", "denied", Some(ip.clone()), None, None),
         )
         .await;
@@ -341,10 +350,10 @@ pub async fn login(
             wait,
         ));
     }
-    let email = body.0.email.trim().to_lowercase();
+    let email = body.email.trim().to_lowercase();
     let user = state.store.user_by_email(&email).await?;
     let valid = password::verify(
-        body.0.password,
+        body.password,
         user.as_ref().map(|u| u.password_hash.clone()),
     )
     .await?;
@@ -369,7 +378,7 @@ pub async fn login(
             tracing::warn!(%ip, "login blocked after repeated failures");
         }
         accounts::audit(
-            &state,
+            state,
             anonymous("login_failed", "failure", Some(ip), None, None),
         )
         .await;
@@ -387,9 +396,9 @@ pub async fn login(
     if user.status != "active" {
         return Err(ApiError::new(ErrorKind::Forbidden, ErrorCode::EmailNotVerified, "confirm your email address first (see the verification mail, or POST /v1/auth/resend-verification)"));
     }
-    let pair = accounts::new_session(&state, user.id, user.tenant_id).await?;
+    let pair = accounts::new_session(state, user.id, user.tenant_id).await?;
     accounts::audit(
-        &state,
+        state,
         anonymous(
             "login_succeeded",
             "success",
@@ -399,7 +408,7 @@ pub async fn login(
         ),
     )
     .await;
-    Ok(envelope(pair))
+    Ok(pair)
 }
 
 /// Rotates a refresh token: the old one is revoked at once. Presenting a revoked token revokes its
@@ -412,13 +421,24 @@ pub async fn refresh(
     request: HttpRequest,
     body: ValidJson<RefreshRequest>,
 ) -> Result<web::Json<Envelope<TokenPair>>, ApiError> {
+    Ok(envelope(
+        rotate(&state, &request, &body.0.refresh_token).await?,
+    ))
+}
+
+/// Rotates `refresh_token` into a new pair (a reused one revokes its family).
+pub(super) async fn rotate(
+    state: &AppState,
+    request: &HttpRequest,
+    refresh_token: &str,
+) -> Result<TokenPair, ApiError> {
     let new_token = tokens::random_token();
     let outcome = state
         .store
         .rotate_refresh_token(
-            &tokens::hash_token(body.0.refresh_token.trim()),
+            &tokens::hash_token(refresh_token.trim()),
             &tokens::hash_token(&new_token),
-            accounts::refresh_expiry(&state),
+            accounts::refresh_expiry(state),
             state.clock.now(),
         )
         .await?;
@@ -436,21 +456,21 @@ pub async fn refresh(
                     "the refresh token is not valid",
                 ));
             }
-            Ok(envelope(TokenPair {
-                access_token: accounts::access_token(&state, user_id, tenant_id)?,
+            Ok(TokenPair {
+                access_token: accounts::access_token(state, user_id, tenant_id)?,
                 refresh_token: new_token,
                 token_type: "bearer",
                 expires_in: state.settings.auth.access_token_ttl_seconds,
-            }))
+            })
         }
         RefreshOutcome::Reused { user_id, .. } => {
-            let ip = ip_of(&state, &request);
+            let ip = ip_of(state, request);
             tracing::warn!(
                 user_id,
                 ip = ip.as_deref().unwrap_or(""),
                 "security: revoked refresh token presented again; its family is revoked"
             );
-            audit_user(&state, "refresh_token_reused", "denied", ip, user_id).await?;
+            audit_user(state, "refresh_token_reused", "denied", ip, user_id).await?;
             Err(ApiError::new(ErrorKind::Unauthenticated, ErrorCode::RefreshTokenReused, "this refresh token was already used; every session of this login is revoked, log in again"))
         }
         RefreshOutcome::Expired => Err(ApiError::new(
@@ -475,26 +495,26 @@ pub async fn logout(
     request: HttpRequest,
     body: ValidJson<RefreshRequest>,
 ) -> Result<web::Json<Envelope<Message>>, ApiError> {
-    if let Some(user_id) = state
-        .store
-        .revoke_refresh_token(
-            &tokens::hash_token(body.0.refresh_token.trim()),
-            state.clock.now(),
-        )
-        .await?
-    {
-        audit_user(
-            &state,
-            "logout",
-            "success",
-            ip_of(&state, &request),
-            user_id,
-        )
-        .await?;
-    }
+    revoke(&state, &request, &body.0.refresh_token).await?;
     Ok(envelope(Message {
         message: "logged out",
     }))
+}
+
+/// Revokes `refresh_token` (nothing when it is unknown or already revoked).
+pub(super) async fn revoke(
+    state: &AppState,
+    request: &HttpRequest,
+    refresh_token: &str,
+) -> Result<(), ApiError> {
+    if let Some(user_id) = state
+        .store
+        .revoke_refresh_token(&tokens::hash_token(refresh_token.trim()), state.clock.now())
+        .await?
+    {
+        audit_user(state, "logout", "success", ip_of(state, request), user_id).await?;
+    }
+    Ok(())
 }
 
 /// Always 200. A registered address receives a reset token valid for one hour, usable once.

@@ -22,6 +22,7 @@ pub mod quality;
 pub mod queue;
 pub mod retention;
 pub mod schedules;
+pub mod session;
 pub mod subjects;
 pub mod system;
 pub mod team;
@@ -43,6 +44,7 @@ use crate::error::{ApiError, ErrorCode};
 pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     system::configure(cfg);
     auth::configure(cfg);
+    session::configure(cfg);
     me::configure(cfg);
     usage::configure(cfg);
     process::configure(cfg);

@@ -12,6 +12,7 @@ mod client_journey;
 mod compliance;
 mod config_cli;
 mod connectors;
+mod console;
 mod crash;
 mod data_export;
 mod data_protection;
