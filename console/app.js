@@ -133,6 +133,11 @@ const ROUTES = {};
 const PUBLIC = new Set(["sign-in", "sign-up", "forgot", "verify-email", "reset-password"]);
 const NAVIGATION = [["try", "nav_try"]];
 
+/** Adds pages to the main navigation: `[[route, text key], ...]`. */
+export function nav(entries) {
+  NAVIGATION.push(...entries);
+}
+
 /** Registers a page: `render(params)` fills `main`. */
 export function page(name, render) {
   ROUTES[name] = render;
@@ -262,6 +267,7 @@ window.addEventListener("hashchange", route);
 async function start() {
   applyStaticTexts();
   await import("/console/assets/try.js");
+  await import("/console/assets/work.js");
   if (await renew()) await loadMe();
   await route();
 }

@@ -9,7 +9,7 @@ use actix_web::{web, HttpResponse};
 use crate::error::{ApiError, ErrorCode};
 
 /// The console's files: (name under `/console/assets/`, content type, content).
-const ASSETS: [(&str, &str, &str); 4] = [
+const ASSETS: [(&str, &str, &str); 5] = [
     (
         "app.js",
         "text/javascript; charset=utf-8",
@@ -24,6 +24,11 @@ const ASSETS: [(&str, &str, &str); 4] = [
         "texts.js",
         "text/javascript; charset=utf-8",
         include_str!("../console/texts.js"),
+    ),
+    (
+        "work.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../console/work.js"),
     ),
     (
         "app.css",

@@ -242,6 +242,7 @@ async fn the_console_is_served_from_the_binary_under_a_strict_policy() {
         ("app.js", "text/javascript"),
         ("try.js", "text/javascript"),
         ("texts.js", "text/javascript"),
+        ("work.js", "text/javascript"),
         ("app.css", "text/css"),
     ] {
         let response = server.get(&format!("/console/assets/{name}")).await;
@@ -333,6 +334,10 @@ async fn the_console_works_in_a_real_chromium() {
         .arg(server.data_dir.path().join("outbox"))
         .arg("--document")
         .arg(&document)
+        .arg("--more")
+        .arg(manifest.join("../shared/corpus/tr/tr_musteri_listesi.csv"))
+        .arg("--more")
+        .arg(manifest.join("../shared/corpus/tr/tr_dilekce_cp1254.txt"))
         .arg("--axe")
         .arg(&axe)
         .env("SE_OFFLINE", "true")

@@ -1,20 +1,29 @@
 """The web console in a real, headless Chromium (Debian's chromium and chromedriver, driven by Selenium;
 nothing is downloaded): sign up, confirm the address through the mailed link, sign in, preview a corpus
 document and find its TCKN and IBAN highlighted and absent from the masked pane, move between findings
-with the keyboard, sign out. axe-core checks every page for WCAG 2.1 A and AA violations at 375 and
+with the keyboard, upload three files and watch their jobs complete, reprocess a document, build a
+dataset and download it as Parquet (read back with pandas), register a webhook and see its delivery,
+create an API key and call the API with it, read the usage, sign out. axe-core checks every page for WCAG 2.1 A and AA violations at 375 and
 1440 px wide. Run by tests/api/console.rs against a live server:
 
     python3 tests/e2e/console.py --base http://127.0.0.1:PORT --outbox DATA_DIR/outbox \
-        --document ../shared/corpus/tr/tr_ik_yazisi.docx --axe .../axe.min.js [--screenshots DIR]
+        --document ../shared/corpus/tr/tr_ik_yazisi.docx --more FILE --more FILE --axe .../axe.min.js \
+        [--screenshots DIR]
 """
 
 import argparse
 import glob
+import http.server
 import json
 import os
 import re
 import sys
+import tempfile
+import threading
 import time
+import urllib.request
+
+import pandas
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -27,14 +36,42 @@ WIDTHS = {"narrow": 375, "wide": 1440}
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
-def browser():
+class Receiver(http.server.BaseHTTPRequestHandler):
+    """A webhook receiver: keeps every body it is sent, answers 200."""
+
+    received = []
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        Receiver.received.append(json.loads(self.rfile.read(length) or b"{}"))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def receiver():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def browser(downloads):
     options = webdriver.ChromeOptions()
     options.binary_location = next(
         path for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if os.path.exists(path)
     )
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--lang=en-US"):
         options.add_argument(argument)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "en-US,en"})
+    options.add_experimental_option(
+        "prefs",
+        {
+            "intl.accept_languages": "en-US,en",
+            "download.default_directory": downloads,
+            "download.prompt_for_download": False,
+        },
+    )
     driver_path = next(
         path
         for path in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
@@ -48,7 +85,8 @@ def browser():
 class Console:
     def __init__(self, args):
         self.args = args
-        self.driver = browser()
+        self.downloads = tempfile.mkdtemp(prefix="console-downloads-")
+        self.driver = browser(self.downloads)
         self.wait = WebDriverWait(self.driver, 30)
         with open(args.axe, encoding="utf-8") as source:
             self.axe = source.read()
@@ -191,6 +229,13 @@ class Console:
         assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "tr"
         self.page("try-tr")
 
+        driver.execute_script(
+            "const s = document.getElementById('language'); s.value = 'en';"
+            "s.dispatchEvent(new Event('change'));"
+        )
+        self.wait.until(lambda d: d.find_element(By.ID, "sign-out").text == "Sign out")
+        self.work()
+
         # Sign out: the session ends, and a reload does not bring it back.
         self.find("#sign-out").click()
         self.visible("#sign-in-form")
@@ -199,11 +244,100 @@ class Console:
         print(json.dumps({"pages_checked": self.checked}))
 
 
+    def go(self, route, ready_css):
+        self.driver.find_element(By.CSS_SELECTOR, f'#nav a[href="#/{route}"]').click()
+        return self.visible(ready_css)
+
+    def work(self):
+        driver = self.driver
+        # A webhook first, so that the jobs below are delivered to it.
+        hooks = receiver()
+        self.go("webhooks", "#webhook-form")
+        self.find("#webhook-url").send_keys(f"http://127.0.0.1:{hooks.server_address[1]}/hook")
+        self.find("#webhook-form button[type=submit]").click()
+        assert "secret" in self.text_of("#webhooks-status .message.ok")
+        self.page("webhooks")
+
+        # Three files uploaded at once; the list follows them until they complete.
+        self.go("jobs", "#upload-form")
+        self.page("jobs")
+        files = [os.path.abspath(self.args.document)] + [os.path.abspath(f) for f in self.args.more]
+        self.find("#files").send_keys("\n".join(files))
+        self.find("#upload-form button[type=submit]").click()
+        assert "3 jobs queued" in self.text_of("#jobs-status .message.ok")
+        WebDriverWait(driver, 90).until(
+            lambda d: len(d.find_elements(By.CSS_SELECTOR, '#jobs-table [data-status="completed"]')) >= 3
+        )
+        self.page("jobs-done")
+
+        # Documents: the three, and one reprocessed.
+        self.go("documents", "#documents-table")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#documents-table tbody tr")
+        assert len(rows) >= 3, len(rows)
+        rows[0].find_element(By.TAG_NAME, "button").click()
+        assert "job" in self.text_of("#documents-status .message.ok").lower()
+        self.page("documents")
+
+        # A dataset of the three results, downloaded as Parquet and read back.
+        self.go("datasets", "#dataset-form")
+        self.find("#dataset-name").send_keys("konsol")
+        boxes = driver.find_elements(By.CSS_SELECTOR, "#executions-choice input[type=checkbox]")
+        assert len(boxes) >= 3, len(boxes)
+        for box in boxes[:3]:
+            box.click()
+        self.find("#dataset-form button[type=submit]").click()
+        self.visible("#datasets-status .message.ok")
+        button = WebDriverWait(driver, 90).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, '#datasets-table button[data-format="parquet"]')
+        )
+        self.page("datasets")
+        button.click()
+        deadline = time.time() + 30
+        parquet = []
+        while time.time() < deadline and not parquet:
+            parquet = [f for f in glob.glob(os.path.join(self.downloads, "*.parquet"))]
+            time.sleep(0.2)
+        assert parquet, os.listdir(self.downloads)
+        time.sleep(0.5)
+        frame = pandas.read_parquet(parquet[0])
+        assert len(frame) >= 3, frame
+        planted = json.load(open(self.args.document + ".pii.json", encoding="utf-8"))["pii"]
+        text = frame.to_csv()
+        for item in planted:
+            if item["type"] in ("national_id_tr", "iban_tr"):
+                assert item["value"] not in text, f"{item['type']} in the Parquet export"
+
+        # The webhook's delivery log shows what the jobs sent it.
+        self.go("webhooks", "#webhook-form")
+        WebDriverWait(driver, 60).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, '.deliveries [data-status="delivered"]')
+            or (d.find_element(By.CSS_SELECTOR, ".card button").click() and False)
+        )
+        assert Receiver.received, "the receiver got nothing"
+
+        # An API key, shown once, that works.
+        self.go("keys", "#key-form")
+        self.find("#key-name").send_keys("konsol")
+        self.find("#key-form button[type=submit]").click()
+        key = self.text_of("#new-key")
+        assert key.startswith("dsk_"), key
+        request = urllib.request.Request(self.url("/v1/usage"), headers={"X-API-KEY": key})
+        with urllib.request.urlopen(request) as answer:
+            assert answer.status == 200
+        self.page("keys")
+
+        self.go("usage", "#usage-summary")
+        assert int(self.text_of("#credits-remaining")) >= 0
+        self.page("usage")
+        hooks.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--base", required=True)
     parser.add_argument("--outbox", required=True)
     parser.add_argument("--document", required=True)
+    parser.add_argument("--more", action="append", default=[])
     parser.add_argument("--axe", required=True)
     parser.add_argument("--screenshots")
     args = parser.parse_args()
