@@ -54,7 +54,7 @@ function announce(text) {
 }
 
 /** A labelled input. */
-function field(id, label, attributes) {
+export function field(id, label, attributes) {
   return h("div", { class: "field" },
     h("label", { for: id }, label),
     h("input", { id, name: id, required: true, ...attributes }));
@@ -116,6 +116,11 @@ async function renew() {
   return answer.ok;
 }
 
+/** The signed-in user (`GET /v1/me`), or null. */
+export function me() {
+  return state.me;
+}
+
 async function loadMe() {
   const answer = await api("GET", "/v1/me");
   state.me = answer.ok ? answer.body.data : null;
@@ -127,10 +132,53 @@ function signedOut() {
   location.hash = "#/sign-in";
 }
 
+// ---------------------------------------------------------------- lists and files
+
+/** A table of `rows` under `columns` ([heading, cell(row)]); a sentence when there are none. */
+export function table(id, caption, columns, rows) {
+  if (!rows.length) return h("p", { id, class: "muted" }, t("nothing_yet"));
+  // Focusable, so that a keyboard can scroll a table wider than the screen.
+  return h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": caption }, h("table", { id },
+    h("caption", { class: "visually-hidden" }, caption),
+    h("thead", {}, h("tr", {}, columns.map(([heading]) => h("th", { scope: "col" }, heading)))),
+    h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, cell]) => h("td", {}, cell(row))))))));
+}
+
+/** Paging links under a list: the API's `page`, `page_size` and `total`. */
+export function pager(data, go) {
+  const pages = Math.max(1, Math.ceil(data.total / data.page_size));
+  return h("nav", { class: "pager", "aria-label": t("pages") },
+    h("button", { type: "button", class: "secondary", disabled: data.page <= 1, onclick: () => go(data.page - 1) }, t("previous")),
+    h("span", {}, t("page_of", { page: data.page, pages, total: data.total })),
+    h("button", { type: "button", class: "secondary", disabled: data.page >= pages, onclick: () => go(data.page + 1) }, t("next")));
+}
+
+export function when(stamp) {
+  return stamp ? new Date(stamp).toLocaleString(document.documentElement.lang) : "–";
+}
+
+/**
+ * Fetches a file with the session's token and hands it to the browser as a download (a POST when
+ * `json` is given: its body).
+ */
+export async function download(path, name, status, json) {
+  const answer = await api(json === undefined ? "GET" : "POST", path, { raw: true, json });
+  if (!answer.ok) {
+    status.replaceChildren(failure(answer));
+    return;
+  }
+  const url = URL.createObjectURL(await answer.response.blob());
+  const link = h("a", { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  status.replaceChildren(ok(t("downloaded", { name })));
+}
+
 // ---------------------------------------------------------------- routing
 
 const ROUTES = {};
-const PUBLIC = new Set(["sign-in", "sign-up", "forgot", "verify-email", "reset-password"]);
+const PUBLIC = new Set(["sign-in", "sign-up", "forgot", "verify-email", "reset-password", "accept-invitation"]);
 const NAVIGATION = [["try", "nav_try"]];
 
 /** Adds pages to the main navigation: `[[route, text key], ...]`. */
@@ -175,12 +223,18 @@ async function route() {
 
 // ---------------------------------------------------------------- pages: accounts
 
-function messageBox(kind, text) {
-  return h("p", { class: `message ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+/** An API error as a sentence, read out at once. */
+export function failure(answer) {
+  return h("p", { class: "message error", role: "alert" }, errorText(answer.status, answer.body));
+}
+
+/** A success message. */
+export function ok(text) {
+  return h("p", { class: "message ok", role: "status" }, text);
 }
 
 /** A form whose submit runs `action(values)`; its answer (a message) appears below the form. */
-function form(id, children, submitLabel, action) {
+export function form(id, children, submitLabel, action) {
   const outcome = h("div", { id: `${id}-outcome` });
   const button = h("button", { type: "submit" }, submitLabel);
   const node = h("form", { id, class: "narrow", novalidate: false }, children, button);
@@ -198,18 +252,33 @@ function form(id, children, submitLabel, action) {
   return [node, outcome];
 }
 
+/** The email and password fields of a sign-in. */
+function credentials() {
+  return [
+    field("email", t("email"), { type: "email", autocomplete: "username" }),
+    field("password", t("password"), { type: "password", autocomplete: "current-password" }),
+  ];
+}
+
+/** Opens a browser session (`POST /v1/auth/session`) with `{email, password}`. */
+async function signIn(values) {
+  const answer = await send("POST", "/v1/auth/session", {
+    headers: BROWSER, json: { email: values.email, password: values.password }, anonymous: true,
+  });
+  if (answer.ok) {
+    state.access = answer.body.data.access_token;
+    await loadMe();
+  }
+  return answer;
+}
+
 page("sign-in", () => {
   main.append(h("h1", {}, t("sign_in_title")));
   main.append(...form("sign-in-form", [
-    field("email", t("email"), { type: "email", autocomplete: "username" }),
-    field("password", t("password"), { type: "password", autocomplete: "current-password" }),
+    ...credentials(),
   ], t("sign_in"), async (values) => {
-    const answer = await send("POST", "/v1/auth/session", {
-      headers: BROWSER, json: { email: values.email, password: values.password }, anonymous: true,
-    });
-    if (!answer.ok) return messageBox("error", errorText(answer.status, answer.body));
-    state.access = answer.body.data.access_token;
-    await loadMe();
+    const answer = await signIn(values);
+    if (!answer.ok) return failure(answer);
     location.hash = "#/try";
     return null;
   }));
@@ -226,8 +295,8 @@ page("sign-up", () => {
     const answer = await send("POST", "/v1/auth/signup", {
       json: { email: values.email, password: values.password }, anonymous: true,
     });
-    if (!answer.ok) return messageBox("error", errorText(answer.status, answer.body));
-    return messageBox("ok", t("signed_up", { email: answer.body.data.email }));
+    if (!answer.ok) return failure(answer);
+    return ok(t("signed_up", { email: answer.body.data.email }));
   }));
   main.append(h("p", {}, h("a", { href: "#/sign-in" }, t("have_account"))));
 });
@@ -238,9 +307,77 @@ page("forgot", () => {
     field("email", t("email"), { type: "email", autocomplete: "username" }),
   ], t("send_reset"), async (values) => {
     const answer = await send("POST", "/v1/auth/forgot-password", { json: { email: values.email }, anonymous: true });
-    if (!answer.ok) return messageBox("error", errorText(answer.status, answer.body));
-    return messageBox("ok", t("reset_sent"));
+    if (!answer.ok) return failure(answer);
+    return ok(t("reset_sent"));
   }));
+});
+
+// The pages the mails link to (/verify-email, /reset-password and /accept-invitation send the
+// browser here with the mail's token). A page acts only when the person asks: a mail scanner that
+// opens the link uses nothing up.
+
+/** The mail's token, or a sentence saying the link is incomplete. */
+function tokenOf(params) {
+  const token = params.get("token") || "";
+  if (!token) main.append(h("p", { class: "message error", role: "alert" }, t("link_without_token")));
+  return token;
+}
+
+page("verify-email", (params) => {
+  main.append(h("h1", {}, t("verify_title")), h("p", {}, t("verify_intro")));
+  const token = tokenOf(params);
+  if (!token) return;
+  main.append(...form("verify-form", [], t("verify_button"), async () => {
+    const answer = await send("POST", "/v1/auth/verify-email", { json: { token }, anonymous: true });
+    if (!answer.ok) return failure(answer);
+    return h("div", {}, ok(t("verified")), h("p", {}, h("a", { href: "#/sign-in" }, t("sign_in"))));
+  }));
+});
+
+page("reset-password", (params) => {
+  main.append(h("h1", {}, t("reset_title")), h("p", {}, t("reset_intro")));
+  const token = tokenOf(params);
+  if (!token) return;
+  main.append(...form("reset-form", [
+    field("new_password", t("new_password"), { type: "password", autocomplete: "new-password", minlength: 8 }),
+  ], t("reset_button"), async (values) => {
+    const answer = await send("POST", "/v1/auth/reset-password", {
+      json: { token, new_password: values.new_password }, anonymous: true,
+    });
+    if (!answer.ok) return failure(answer);
+    return h("div", {}, ok(t("password_changed")), h("p", {}, h("a", { href: "#/sign-in" }, t("sign_in"))));
+  }));
+});
+
+page("accept-invitation", (params) => {
+  main.append(h("h1", {}, t("join_title")));
+  const token = tokenOf(params);
+  if (!token) return;
+  const join = async () => {
+    const answer = await api("POST", "/v1/team/accept", { json: { token } });
+    if (!answer.ok) return failure(answer);
+    // The session is renewed so that its token acts in the team joined.
+    if (await renew()) await loadMe();
+    renderNavigation("team");
+    document.getElementById("sign-out").hidden = false;
+    return h("div", {}, ok(t("joined", { role: t(`role_${answer.body.data.role}`) })),
+      h("p", {}, h("a", { href: "#/team" }, t("nav_team"))));
+  };
+  if (state.access) {
+    main.append(h("p", {}, t("join_signed_in", { email: state.me ? state.me.email : "" })));
+    main.append(...form("accept-form", [], t("join_button"), join));
+    return;
+  }
+  // Not signed in: sign in with the invited address, then join, in one step.
+  main.append(h("p", {}, t("join_intro")));
+  main.append(...form("accept-form", [
+    ...credentials(),
+  ], t("join_sign_in_button"), async (values) => {
+    const signed = await signIn(values);
+    if (!signed.ok) return failure(signed);
+    return join();
+  }));
+  main.append(h("p", {}, h("a", { href: "#/sign-up" }, t("no_account"))));
 });
 
 page("not-found", () => {
@@ -268,6 +405,7 @@ async function start() {
   applyStaticTexts();
   await import("/console/assets/try.js");
   await import("/console/assets/work.js");
+  await import("/console/assets/admin.js");
   if (await renew()) await loadMe();
   await route();
 }

@@ -3,7 +3,7 @@
 // counts per type, the quality grade and its warnings, and offers the masked text for download. The
 // file goes nowhere but to POST /v1/data-process/preview.
 
-import { api, errorText, h, page, t } from "/console/assets/app.js";
+import { api, failure, h, page, t } from "/console/assets/app.js";
 
 /** The colour class of a type (`kind-0` to `kind-7` in app.css): a type keeps its colour everywhere. */
 export function colourOf(type) {
@@ -134,12 +134,12 @@ page("try", () => {
     status.replaceChildren(h("p", {}, t("reading", { name: file.name })));
     const plain = await preview(file, false);
     if (!plain.ok) {
-      status.replaceChildren(h("p", { class: "message error", role: "alert" }, errorText(plain.status, plain.body)));
+      status.replaceChildren(failure(plain));
       return;
     }
     const masked = await preview(file, true);
     if (!masked.ok) {
-      status.replaceChildren(h("p", { class: "message error", role: "alert" }, errorText(masked.status, masked.body)));
+      status.replaceChildren(failure(masked));
       return;
     }
     status.replaceChildren(h("p", { class: "message ok" }, t("read_done", { n: plain.body.data.pii.pii_count })));

@@ -2,57 +2,11 @@
 // export in every format), webhooks (deliveries, redeliver), API keys, usage. Each action is one API
 // call; lists are the API's pages.
 
-import { api, errorText, h, page, t, nav } from "/console/assets/app.js";
+import { api, download, failure, h, nav, ok, page, pager, t, table, when } from "/console/assets/app.js";
 
 const FORMATS = ["jsonl", "csv", "parquet", "markdown", "xml", "xlsx", "arrow"];
 const EVENTS = ["job.completed", "job.failed", "dataset.ready", "subject.erased"];
 const main = () => document.getElementById("main");
-
-function failure(answer) {
-  return h("p", { class: "message error", role: "alert" }, errorText(answer.status, answer.body));
-}
-
-function ok(text) {
-  return h("p", { class: "message ok", role: "status" }, text);
-}
-
-/** A table of `rows` under `columns` ([heading, cell(row)]); a sentence when there are none. */
-function table(id, caption, columns, rows) {
-  if (!rows.length) return h("p", { id, class: "muted" }, t("nothing_yet"));
-  // Focusable, so that a keyboard can scroll a table wider than the screen.
-  return h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": caption }, h("table", { id },
-    h("caption", { class: "visually-hidden" }, caption),
-    h("thead", {}, h("tr", {}, columns.map(([heading]) => h("th", { scope: "col" }, heading)))),
-    h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, cell]) => h("td", {}, cell(row))))))));
-}
-
-/** Paging links under a list: the API's `page`, `page_size` and `total`. */
-function pager(data, go) {
-  const pages = Math.max(1, Math.ceil(data.total / data.page_size));
-  return h("nav", { class: "pager", "aria-label": t("pages") },
-    h("button", { type: "button", class: "secondary", disabled: data.page <= 1, onclick: () => go(data.page - 1) }, t("previous")),
-    h("span", {}, t("page_of", { page: data.page, pages, total: data.total })),
-    h("button", { type: "button", class: "secondary", disabled: data.page >= pages, onclick: () => go(data.page + 1) }, t("next")));
-}
-
-function when(stamp) {
-  return stamp ? new Date(stamp).toLocaleString(document.documentElement.lang) : "–";
-}
-
-/** Fetches a file with the session's token and hands it to the browser as a download. */
-async function download(path, name, status) {
-  const answer = await api("GET", path, { raw: true });
-  if (!answer.ok) {
-    status.replaceChildren(failure(answer));
-    return;
-  }
-  const url = URL.createObjectURL(await answer.response.blob());
-  const link = h("a", { href: url, download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  status.replaceChildren(ok(t("downloaded", { name })));
-}
 
 // ---------------------------------------------------------------- jobs
 
@@ -105,38 +59,100 @@ page("jobs", async (params) => {
 
 // ---------------------------------------------------------------- documents
 
+/**
+ * A filter form over a list: its fields (`[name, label, control]`) start from the page's address,
+ * and applying them writes them into the address (so that a filtered list can be bookmarked), which
+ * shows the list again from its first page.
+ */
+function filters(id, route, params, fields) {
+  const node = h("form", { id, class: "filters", role: "search", "aria-label": t("filters") },
+    fields.map(([name, label, control]) => {
+      control.id = `${id}-${name}`;
+      control.name = name;
+      control.value = params.get(name) || "";
+      return h("div", { class: "field" }, h("label", { for: control.id }, label), control);
+    }),
+    h("div", { class: "field actions" },
+      h("button", { type: "submit" }, t("apply_filters")),
+      h("a", { class: "button secondary", href: `#/${route}` }, t("clear_filters"))));
+  node.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = new URLSearchParams();
+    for (const [name, value] of new FormData(node)) if (String(value).trim()) chosen.set(name, String(value).trim());
+    location.hash = `#/${route}?${chosen}`;
+  });
+  return node;
+}
+
+/** A select of `[value, text]` choices, the first one meaning "any". */
+function choice(options) {
+  return h("select", {}, options.map(([value, text]) => h("option", { value }, text)));
+}
+
+/** The query of a list call: the page's filters named in `names`, and the page asked for. */
+function listQuery(params, names, number) {
+  const query = new URLSearchParams({ page: String(number), page_size: "20" });
+  for (const name of names) if (params.get(name)) query.set(name, params.get(name));
+  return query;
+}
+
 page("documents", async (params) => {
   const status = h("div", { id: "documents-status", role: "status", "aria-live": "polite" });
   const list = h("div", { id: "documents-list" });
-  const filter = h("input", { type: "search", id: "documents-filter" });
-  let items = [];
-  const render = (data) => {
-    const word = filter.value.trim().toLowerCase();
-    const shown = items.filter((d) => !word || d.filename.toLowerCase().includes(word) || d.format.includes(word));
-    list.replaceChildren(table("documents-table", t("nav_documents"), [
-      [t("document"), (d) => `${d.filename} (#${d.document_id})`],
-      [t("format"), (d) => d.format],
-      [t("size"), (d) => `${Math.ceil(d.size / 1024)} KB`],
-      [t("latest_result"), (d) => (d.latest_execution ? `#${d.latest_execution.execution_id}` : "–")],
-      [t("created"), (d) => when(d.created_at)],
-      ["", (d) => h("button", { type: "button", class: "secondary", onclick: () => reprocess(d) }, t("reprocess"))],
-    ], shown), pager(data, show));
-  };
   const reprocess = async (document_) => {
     const answer = await api("POST", `/v1/documents/${document_.document_id}/reprocess`, { json: { masked: true } });
     status.replaceChildren(answer.ok ? ok(t("reprocess_queued", { job: answer.body.data.job_id })) : failure(answer));
   };
-  let last = null;
   const show = async (number) => {
-    const answer = await api("GET", `/v1/documents?page=${number}&page_size=20`);
+    const query = listQuery(params, ["filename", "format", "source", "connector_id"], number);
+    const answer = await api("GET", `/v1/documents?${query}`);
     if (!answer.ok) return list.replaceChildren(failure(answer));
-    last = answer.body.data;
-    items = last.items;
-    render(last);
+    const data = answer.body.data;
+    list.replaceChildren(table("documents-table", t("nav_documents"), [
+      [t("document"), (d) => `${d.filename} (#${d.document_id})`],
+      [t("format"), (d) => d.format],
+      [t("size"), (d) => `${Math.ceil(d.size / 1024)} KB`],
+      [t("latest_result"), (d) => (d.latest_execution
+        ? h("a", { href: `#/executions?document_id=${d.document_id}` }, `#${d.latest_execution.execution_id}`)
+        : "–")],
+      [t("created"), (d) => when(d.created_at)],
+      ["", (d) => h("button", { type: "button", class: "secondary", onclick: () => reprocess(d) }, t("reprocess"))],
+    ], data.items), pager(data, show));
   };
-  filter.addEventListener("input", () => last && render(last));
   main().append(h("h1", {}, t("nav_documents")),
-    h("div", { class: "field" }, h("label", { for: "documents-filter" }, t("filter_page")), filter), status, list);
+    filters("documents-filters", "documents", params, [
+      ["filename", t("filter_filename"), h("input", { type: "search" })],
+      ["format", t("format"), h("input", { type: "text", autocomplete: "off" })],
+      ["source", t("source"), choice([["", t("any")], ["upload", t("source_upload")], ["connector", t("source_connector")]])],
+    ]), status, list);
+  await show(Number(params.get("page")) || 1);
+});
+
+// ---------------------------------------------------------------- executions
+
+page("executions", async (params) => {
+  const list = h("div", { id: "executions-list" });
+  const show = async (number) => {
+    const query = listQuery(params, ["status", "masked", "document_id"], number);
+    const answer = await api("GET", `/v1/executions?${query}`);
+    if (!answer.ok) return list.replaceChildren(failure(answer));
+    const data = answer.body.data;
+    list.replaceChildren(table("executions-table", t("nav_executions"), [
+      [t("result"), (e) => `#${e.execution_id}`],
+      [t("document"), (e) => `${(e.result_meta && e.result_meta.filename) || ""} (#${e.document_id})`],
+      [t("status"), (e) => h("span", { dataset: { status: e.status } }, t(`status_${e.status}`))],
+      [t("masked"), (e) => t(e.masked ? "yes" : "no")],
+      [t("findings"), (e) => String(e.pii_count ?? "–")],
+      [t("quality"), (e) => e.quality_grade || "–"],
+      [t("finished"), (e) => when(e.finished_at)],
+    ], data.items), pager(data, show));
+  };
+  main().append(h("h1", {}, t("nav_executions")),
+    filters("executions-filters", "executions", params, [
+      ["status", t("status"), choice([["", t("any")], ["completed", t("status_completed")], ["failed", t("status_failed")]])],
+      ["masked", t("masked"), choice([["", t("any")], ["true", t("yes")], ["false", t("no")]])],
+      ["document_id", t("document_number"), h("input", { type: "number", min: "1", inputmode: "numeric" })],
+    ]), list);
   await show(Number(params.get("page")) || 1);
 });
 
@@ -312,5 +328,5 @@ page("usage", async () => {
     h("div", {}, h("dt", {}, t("period")), h("dd", {}, period.start ? `${when(period.start)} – ${when(period.end)}` : "–"))));
 });
 
-nav([["jobs", "nav_jobs"], ["documents", "nav_documents"], ["datasets", "nav_datasets"],
-  ["webhooks", "nav_webhooks"], ["keys", "nav_keys"], ["usage", "nav_usage"]]);
+nav([["jobs", "nav_jobs"], ["documents", "nav_documents"], ["executions", "nav_executions"], ["datasets", "nav_datasets"],
+  ["webhooks", "nav_webhooks"], ["keys", "nav_keys"]]);

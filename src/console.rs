@@ -9,7 +9,7 @@ use actix_web::{web, HttpResponse};
 use crate::error::{ApiError, ErrorCode};
 
 /// The console's files: (name under `/console/assets/`, content type, content).
-const ASSETS: [(&str, &str, &str); 5] = [
+const ASSETS: [(&str, &str, &str); 6] = [
     (
         "app.js",
         "text/javascript; charset=utf-8",
@@ -29,6 +29,11 @@ const ASSETS: [(&str, &str, &str); 5] = [
         "work.js",
         "text/javascript; charset=utf-8",
         include_str!("../console/work.js"),
+    ),
+    (
+        "admin.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../console/admin.js"),
     ),
     (
         "app.css",
@@ -80,6 +85,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use docsieve_actors::error_code::RecordCode;
 
     /// The line of `texts.js` that gives the sentences of `code`.
     fn sentences_of<'a>(texts: &'a str, code: &str) -> Option<&'a str> {
@@ -100,6 +106,35 @@ mod tests {
                 assert!(line.contains(language), "{}: no {language}", code.as_str());
             }
         }
+    }
+
+    /// The codes a connection test or a sync run answers, shown on the connectors page.
+    #[test]
+    fn every_connector_record_code_reads_as_a_sentence_in_english_and_turkish() {
+        let texts = ASSETS[2].2;
+        let records = &texts[texts.find("export const RECORDS").expect("RECORDS")..];
+        let shown = RecordCode::ALL.iter().filter(|code| {
+            code.records()
+                .iter()
+                .any(|record| matches!(*record, "connection test" | "sync run" | "sync object"))
+        });
+        let mut count = 0;
+        for code in shown {
+            let line = records
+                .lines()
+                .find(|line| {
+                    line.trim_start()
+                        .starts_with(&format!("{}: {{", code.as_str()))
+                })
+                .unwrap_or_else(|| {
+                    panic!("texts.js RECORDS has no sentence for {}", code.as_str())
+                });
+            for language in ["en: \"", "tr: \""] {
+                assert!(line.contains(language), "{}: no {language}", code.as_str());
+            }
+            count += 1;
+        }
+        assert!(count >= 8, "{count}");
     }
 
     #[test]

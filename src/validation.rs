@@ -117,10 +117,15 @@ impl Query {
 
     /// A boolean (`true`/`false`/`1`/`0`), `default` when absent.
     pub fn boolean(&self, name: &str, default: bool, violations: &mut Violations) -> bool {
+        self.optional_boolean(name, violations).unwrap_or(default)
+    }
+
+    /// A boolean (`true`/`false`/`1`/`0`), or `None` when absent (or invalid, with a violation).
+    pub fn optional_boolean(&self, name: &str, violations: &mut Violations) -> Option<bool> {
         match self.0.get(name).map(|v| v.to_ascii_lowercase()) {
-            None => default,
-            Some(value) if matches!(value.as_str(), "true" | "1" | "yes") => true,
-            Some(value) if matches!(value.as_str(), "false" | "0" | "no") => false,
+            None => None,
+            Some(value) if matches!(value.as_str(), "true" | "1" | "yes") => Some(true),
+            Some(value) if matches!(value.as_str(), "false" | "0" | "no") => Some(false),
             Some(_) => {
                 violations.push(ValidationDetail::new(
                     "query",
@@ -128,9 +133,27 @@ impl Query {
                     "value could not be parsed to a boolean",
                     "type_error.bool",
                 ));
-                default
+                None
             }
         }
+    }
+
+    /// A text of 1 to `max` characters, trimmed; `None` when absent or blank.
+    pub fn text(&self, name: &str, max: usize, violations: &mut Violations) -> Option<String> {
+        let value = self.0.get(name)?.trim();
+        if value.is_empty() {
+            return None;
+        }
+        if value.chars().count() > max {
+            violations.push(ValidationDetail::new(
+                "query",
+                name,
+                format!("must be at most {max} characters"),
+                "value_error.any_str.max_length",
+            ));
+            return None;
+        }
+        Some(value.to_string())
     }
 
     /// One of `allowed`, `default` when absent.

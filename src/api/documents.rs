@@ -2,7 +2,7 @@
 
 use actix_web::{get, post, web, HttpResponse};
 use docsieve_actors::store::{
-    new_id, DocumentRecord, JobPayload, JobTarget, NewJob, ProcessPayload,
+    new_id, DocumentFilter, DocumentRecord, JobPayload, JobTarget, NewJob, ProcessPayload,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -15,7 +15,7 @@ use crate::api::{queue, vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
-use crate::validation::{path_id, Pagination, Query};
+use crate::validation::{path_id, Pagination, Query, Violations};
 
 /// A document: an uploaded file or a storage connector's object, with its latest job and execution.
 #[derive(Serialize, ToSchema)]
@@ -122,11 +122,15 @@ fn not_found(document_id: i64) -> ApiError {
     )
 }
 
-/// The tenant's documents, newest first.
+/// The tenant's documents, newest first; the filters narrow the list (all of them must hold).
 #[utoipa::path(get, path = "/v1/documents", operation_id = "list_documents", tag = "processing",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
-        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
+        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)"),
+        ("filename" = Option<String>, Query, description = "Only documents whose name contains this text (any letter case; up to 200 characters)"),
+        ("format" = Option<String>, Query, description = "Only documents read as this format (`pdf`, `docx`, `csv`...)"),
+        ("source" = Option<vocab::DocumentSource>, Query, description = "Only uploaded documents, or only those read from a connector"),
+        ("connector_id" = Option<i64>, Query, description = "Only documents read from this connector")
     ),
     responses(
         (status = 200, description = "One page of documents, newest first", body = Envelope<Page<DocumentView>>),
@@ -140,10 +144,19 @@ pub async fn list(
     auth: Authenticated,
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
-    let pagination = Pagination::only(&query)?;
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    let source = query.choice("source", "", vocab::DocumentSource::VALUES, &mut violations);
+    let filter = DocumentFilter {
+        filename: query.text("filename", 200, &mut violations),
+        format: query.text("format", 16, &mut violations),
+        source: (!source.is_empty()).then(|| source.to_string()),
+        connector_id: query.optional_int("connector_id", 1, i64::MAX, &mut violations),
+    };
+    violations.finish()?;
     let (records, total) = state
         .store
-        .documents_page(auth.tenant_id, page_request(pagination))
+        .documents_page(auth.tenant_id, &filter, page_request(pagination))
         .await?;
     Ok(crate::api::page_response(
         records.iter().map(document_view).collect::<Vec<_>>(),

@@ -2,7 +2,7 @@
 //! `result_meta`; the detail adds the result document (masked when the run was masked).
 
 use actix_web::{get, web, HttpResponse};
-use docsieve_actors::store::ExecutionRecord;
+use docsieve_actors::store::{ExecutionFilter, ExecutionRecord};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -13,7 +13,7 @@ use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
-use crate::validation::{path_id, Pagination, Query};
+use crate::validation::{path_id, Pagination, Query, Violations};
 
 /// One processing run of a document.
 #[derive(Serialize, ToSchema)]
@@ -84,11 +84,14 @@ pub fn execution_view(execution: &ExecutionRecord) -> ExecutionView {
     }
 }
 
-/// The tenant's executions, newest first.
+/// The tenant's executions, newest first; the filters narrow the list (all of them must hold).
 #[utoipa::path(get, path = "/v1/executions", operation_id = "list_executions", tag = "processing",
     params(
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
-        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)")
+        ("page_size" = Option<i64>, Query, description = "1 to 100 (default 20)"),
+        ("status" = Option<vocab::ExecutionStatus>, Query, description = "Only executions that ended so"),
+        ("masked" = Option<bool>, Query, description = "Only masked results (true) or only unmasked ones (false)"),
+        ("document_id" = Option<i64>, Query, description = "Only the executions of this document")
     ),
     responses(
         (status = 200, description = "One page of executions, newest first", body = Envelope<Page<ExecutionView>>),
@@ -102,10 +105,23 @@ pub async fn list(
     auth: Authenticated,
     query: Query,
 ) -> Result<HttpResponse, ApiError> {
-    let pagination = Pagination::only(&query)?;
+    let mut violations = Violations::default();
+    let pagination = Pagination::read(&query, &mut violations);
+    let status = query.choice(
+        "status",
+        "",
+        vocab::ExecutionStatus::VALUES,
+        &mut violations,
+    );
+    let filter = ExecutionFilter {
+        status: (!status.is_empty()).then(|| status.to_string()),
+        masked: query.optional_boolean("masked", &mut violations),
+        document_id: query.optional_int("document_id", 1, i64::MAX, &mut violations),
+    };
+    violations.finish()?;
     let (items, total) = state
         .store
-        .executions_page(auth.tenant_id, page_request(pagination))
+        .executions_page(auth.tenant_id, &filter, page_request(pagination))
         .await?;
     Ok(crate::api::page_response(
         items.iter().map(execution_view).collect::<Vec<_>>(),

@@ -6,7 +6,7 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::support::{json_of, TestServer};
+use crate::support::{json_of, ServerOptions, TestServer};
 
 const HEADER: &str = "X-Docsieve-Browser";
 
@@ -243,6 +243,7 @@ async fn the_console_is_served_from_the_binary_under_a_strict_policy() {
         ("try.js", "text/javascript"),
         ("texts.js", "text/javascript"),
         ("work.js", "text/javascript"),
+        ("admin.js", "text/javascript"),
         ("app.css", "text/css"),
     ] {
         let response = server.get(&format!("/console/assets/{name}")).await;
@@ -323,9 +324,26 @@ async fn the_console_works_in_a_real_chromium() {
         eprintln!("skipping the browser test: axe-core is missing");
         return;
     };
-    let server = TestServer::start().await;
+    // The trial plan, as a new account has it, with schedules (the connectors page schedules a run).
+    let server = TestServer::start_with(
+        ServerOptions::default()
+            .env("DOCSIEVE__PLANS__TRIAL__MAX_SCHEDULES_PER_CONNECTOR", "5")
+            .env("DOCSIEVE__PLANS__TRIAL__MIN_SCHEDULE_INTERVAL_MINUTES", "0"),
+    )
+    .await;
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let document = manifest.join("../shared/corpus/tr/tr_ik_yazisi.docx");
+    // A bucket for the connectors page: moto's S3, holding one document to sync.
+    let Some(s3) = crate::emulators::s3() else {
+        return;
+    };
+    s3.create_bucket("konsol").await;
+    s3.put(
+        "konsol",
+        "gelen/dilekce.txt",
+        std::fs::read(manifest.join("../shared/corpus/tr/tr_dilekce_cp1254.txt")).expect("corpus"),
+    )
+    .await;
     let mut command = tokio::process::Command::new("python3");
     command
         .arg(manifest.join("tests/e2e/console.py"))
@@ -340,6 +358,8 @@ async fn the_console_works_in_a_real_chromium() {
         .arg(manifest.join("../shared/corpus/tr/tr_dilekce_cp1254.txt"))
         .arg("--axe")
         .arg(&axe)
+        .args(["--s3-endpoint", &s3.endpoint(), "--s3-bucket", "konsol"])
+        .args(["--s3-secret", crate::emulators::S3_SECRET])
         .env("SE_OFFLINE", "true")
         .current_dir(server.data_dir.path());
     // DOCSIEVE_CONSOLE_SCREENSHOTS=docs/console writes the README's screenshots.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use reqwest::multipart::{Form, Part};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::support::{json_of, ServerOptions, TestServer};
 
@@ -1104,4 +1104,136 @@ async fn small_documents_run_in_batches_and_a_kill_loses_and_doubles_nothing() {
     let (status, usage) = alice.get(&server, "/v1/usage").await;
     assert_eq!(status, 200, "{usage}");
     assert_eq!(usage["data"]["documents_processed"], 600, "{usage}");
+}
+
+#[tokio::test]
+async fn documents_and_executions_are_listed_through_their_filters() {
+    let server = TestServer::start().await;
+    let alice = tenant(&server, "alice-filters@example.com").await;
+    let bob = tenant(&server, "bob-filters@example.com").await;
+    let text = b"Toplanti notlari: teslimat haftaya kaldi.\n".to_vec();
+    let jobs = alice
+        .queue(
+            &server,
+            vec![
+                ("Rapor_2026.txt", text.clone()),
+                ("Rapor-2026.csv", b"ad,not\nAyse,tamam\n".to_vec()),
+                ("notlar.txt", text.clone()),
+            ],
+        )
+        .await;
+    let done = alice
+        .wait_for(&server, &jobs, Duration::from_secs(60))
+        .await;
+    assert!(
+        done.iter().all(|job| job["status"] == "completed"),
+        "{done:?}"
+    );
+    let bobs = bob.queue(&server, vec![("Rapor_bob.txt", text)]).await;
+    bob.wait_for(&server, &bobs, Duration::from_secs(60)).await;
+
+    let names = |page: &Value| -> Vec<String> {
+        let mut names: Vec<String> = page["data"]["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|d| d["filename"].as_str().expect("name").to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    // A name's part in any letter case; LIKE's wildcards in it are plain characters.
+    let (status, page) = alice.get(&server, "/v1/documents?filename=RAPOR").await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(names(&page), ["Rapor-2026.csv", "Rapor_2026.txt"]);
+    assert_eq!(page["data"]["total"], 2);
+    let (_, page) = alice.get(&server, "/v1/documents?filename=r_2026").await;
+    assert_eq!(names(&page), ["Rapor_2026.txt"]);
+    let (_, page) = alice.get(&server, "/v1/documents?filename=%25").await;
+    assert_eq!(page["data"]["total"], 0, "{page}");
+    let (_, page) = alice
+        .get(&server, "/v1/documents?format=CSV&source=upload")
+        .await;
+    assert_eq!(names(&page), ["Rapor-2026.csv"]);
+    let (_, page) = alice.get(&server, "/v1/documents?source=connector").await;
+    assert_eq!(page["data"]["total"], 0);
+    let (_, page) = alice
+        .get(&server, "/v1/documents?filename=rapor&page=2&page_size=1")
+        .await;
+    assert_eq!(
+        (
+            page["data"]["total"].clone(),
+            page["data"]["items"].as_array().map(Vec::len)
+        ),
+        (json!(2), Some(1))
+    );
+
+    let (_, page) = alice.get(&server, "/v1/documents?filename=notlar").await;
+    let notes = page["data"]["items"][0]["document_id"]
+        .as_i64()
+        .expect("document id");
+    let (status, body) = json_of(
+        server
+            .bearer(
+                Method::POST,
+                &format!("/v1/documents/{notes}/reprocess"),
+                &alice.token,
+            )
+            .json(&json!({"masked": false}))
+            .send()
+            .await
+            .expect("reprocess"),
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    let again = vec![body["data"]["job_id"].as_str().expect("job").to_string()];
+    alice
+        .wait_for(&server, &again, Duration::from_secs(60))
+        .await;
+
+    let total = |page: &Value| page["data"]["total"].as_i64().expect("total");
+    let (_, page) = alice.get(&server, "/v1/executions?status=completed").await;
+    assert_eq!(total(&page), 4, "{page}");
+    let (_, page) = alice.get(&server, "/v1/executions?status=failed").await;
+    assert_eq!(total(&page), 0);
+    let (_, page) = alice.get(&server, "/v1/executions?masked=false").await;
+    assert_eq!(total(&page), 1);
+    assert_eq!(page["data"]["items"][0]["document_id"], notes);
+    let (_, page) = alice
+        .get(
+            &server,
+            &format!("/v1/executions?document_id={notes}&masked=true"),
+        )
+        .await;
+    assert_eq!(total(&page), 1);
+    let (_, page) = alice
+        .get(&server, &format!("/v1/executions?document_id={notes}"))
+        .await;
+    assert_eq!(total(&page), 2);
+    // Another tenant's document is simply not there.
+    let (_, page) = bob
+        .get(&server, &format!("/v1/executions?document_id={notes}"))
+        .await;
+    assert_eq!(total(&page), 0);
+
+    // A bad filter is a 422 that names it.
+    for (path, field) in [
+        ("/v1/documents?source=email", "source"),
+        ("/v1/documents?connector_id=x", "connector_id"),
+        ("/v1/executions?status=done", "status"),
+        ("/v1/executions?masked=maybe", "masked"),
+        ("/v1/executions?document_id=0", "document_id"),
+    ] {
+        let (status, body) = alice.get(&server, path).await;
+        assert_eq!(status, 422, "{path}: {body}");
+        assert_eq!(body["detail"][0]["loc"], json!(["query", field]), "{body}");
+    }
+    let long = "a".repeat(201);
+    let (status, body) = alice
+        .get(&server, &format!("/v1/documents?filename={long}"))
+        .await;
+    assert_eq!(
+        (status, body["detail"][0]["loc"].clone()),
+        (422, json!(["query", "filename"]))
+    );
 }

@@ -3,12 +3,15 @@ nothing is downloaded): sign up, confirm the address through the mailed link, si
 document and find its TCKN and IBAN highlighted and absent from the masked pane, move between findings
 with the keyboard, upload three files and watch their jobs complete, reprocess a document, build a
 dataset and download it as Parquet (read back with pandas), register a webhook and see its delivery,
-create an API key and call the API with it, read the usage, sign out. axe-core checks every page for WCAG 2.1 A and AA violations at 375 and
+create an API key and call the API with it, read the usage; filter documents and results on the server;
+add an S3 connector on moto, test its connection, schedule it and run it; change the privacy policy and
+the retention; invite a member, who signs up and joins through the mailed invitation; answer a
+data-subject request (search, access copy, erasure); sign out. axe-core checks every page for WCAG 2.1 A and AA violations at 375 and
 1440 px wide. Run by tests/api/console.rs against a live server:
 
     python3 tests/e2e/console.py --base http://127.0.0.1:PORT --outbox DATA_DIR/outbox \
         --document ../shared/corpus/tr/tr_ik_yazisi.docx --more FILE --more FILE --axe .../axe.min.js \
-        [--screenshots DIR]
+        --s3-endpoint http://127.0.0.1:PORT --s3-bucket BUCKET --s3-secret SECRET [--screenshots DIR]
 """
 
 import argparse
@@ -33,6 +36,9 @@ from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
 WIDTHS = {"narrow": 375, "wide": 1440}
+OWNER = "konsol@example.com"
+INVITED = "ekip@example.com"
+INVITED_PASSWORD = "ekibin-parolasi"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
@@ -104,8 +110,9 @@ class Console:
     def text_of(self, css):
         return self.visible(css).text
 
-    def page(self, name):
-        """axe-core on the page as it stands, at both widths; a screenshot of each when asked."""
+    def page(self, name, show=None):
+        """axe-core on the page as it stands, at both widths; a screenshot of each when asked (scrolled
+        to the element `show` when given)."""
         for width_name, width in WIDTHS.items():
             self.driver.set_window_size(width, 1000)
             time.sleep(0.2)
@@ -132,8 +139,9 @@ class Console:
                 raise AssertionError(f"{name} at {width} px scrolls sideways by {overflow} px: {wide}")
             if self.args.screenshots:
                 self.driver.execute_script(
-                    "const r = document.getElementById('result');"
-                    "if (r) r.scrollIntoView(); else window.scrollTo(0, 0);"
+                    "const r = document.querySelector(arguments[0] || '#result');"
+                    "if (r) r.scrollIntoView(); else window.scrollTo(0, 0);",
+                    show,
                 )
                 os.makedirs(self.args.screenshots, exist_ok=True)
                 self.driver.save_screenshot(
@@ -156,7 +164,7 @@ class Console:
         raise AssertionError(f"no {kind} mail in {self.args.outbox}")
 
     def run(self):
-        email, password = "konsol@example.com", "bir-uzun-parola"
+        email, password = OWNER, "bir-uzun-parola"
         driver = self.driver
 
         # Sign up, through the console.
@@ -168,10 +176,14 @@ class Console:
         self.find("#sign-up-form button[type=submit]").click()
         assert email in self.text_of("#sign-up-form-outcome .message.ok")
 
-        # Confirm the address through the mailed link (the page asks before it uses the token).
+        # Confirm the address through the mailed link: it leads to the console's page, which asks
+        # before it uses the token.
         driver.get(self.mailed_link("verify_email", 1))
-        self.find("#form button[type=submit]").click()
-        self.wait.until(lambda d: "confirmed" in d.find_element(By.ID, "outcome").text)
+        self.visible("#verify-form")
+        assert "/console#/verify-email?token=" in driver.current_url, driver.current_url
+        self.page("verify-email")
+        self.find("#verify-form button[type=submit]").click()
+        assert "confirmed" in self.text_of("#verify-form-outcome .message.ok")
 
         # Sign in; a wrong password first reads as a sentence.
         driver.get(self.url("/console#/sign-in"))
@@ -241,7 +253,38 @@ class Console:
         self.visible("#sign-in-form")
         driver.refresh()
         self.visible("#sign-in-form")
+
+        self.join_the_team()
         print(json.dumps({"pages_checked": self.checked}))
+
+    def join_the_team(self):
+        """The person invited on the team page signs up, confirms, and joins through the mailed link."""
+        driver = self.driver
+        driver.get(self.url("/console#/sign-up"))
+        self.visible("#sign-up-form")
+        self.find("#email").send_keys(INVITED)
+        self.find("#password").send_keys(INVITED_PASSWORD)
+        self.find("#sign-up-form button[type=submit]").click()
+        self.visible("#sign-up-form-outcome .message.ok")
+        driver.get(self.mailed_link("verify_email", 2))
+        self.find("#verify-form button[type=submit]").click()
+        self.visible("#verify-form-outcome .message.ok")
+
+        driver.get(self.mailed_link("invitation", 1))
+        self.visible("#accept-form")
+        assert "/console#/accept-invitation?token=" in driver.current_url, driver.current_url
+        self.page("accept-invitation")
+        self.find("#email").send_keys(INVITED)
+        self.find("#password").send_keys(INVITED_PASSWORD)
+        self.find("#accept-form button[type=submit]").click()
+        assert "member" in self.text_of("#accept-form-outcome .message.ok")
+        # In the team now: its members are the owner and the newcomer; a member invites no one.
+        self.go("team", "#members-table")
+        emails = self.text_of("#members-table")
+        assert OWNER in emails and INVITED in emails, emails
+        assert not driver.find_elements(By.ID, "invite-form")
+        self.find("#sign-out").click()
+        self.visible("#sign-in-form")
 
 
     def go(self, route, ready_css):
@@ -277,6 +320,26 @@ class Console:
         rows[0].find_element(By.TAG_NAME, "button").click()
         assert "job" in self.text_of("#documents-status .message.ok").lower()
         self.page("documents")
+        # The server filters: a part of one name, in other letters' case, finds that one document.
+        part = os.path.basename(self.args.document)[3:10].upper()
+        self.find("#documents-filters-filename").send_keys(part + Keys.ENTER)
+        WebDriverWait(driver, 30).until(
+            lambda d: "filename=" in d.current_url
+            and len(d.find_elements(By.CSS_SELECTOR, "#documents-table tbody tr")) == 1
+        )
+        assert os.path.basename(self.args.document) in self.text_of("#documents-table")
+
+        # Results: only the masked ones, through the filter.
+        self.go("executions", "#executions-filters")
+        driver.execute_script(
+            "const s = document.getElementById('executions-filters-masked'); s.value = 'true';"
+        )
+        self.find("#executions-filters button[type=submit]").click()
+        WebDriverWait(driver, 30).until(
+            lambda d: "masked=true" in d.current_url
+            and len(d.find_elements(By.CSS_SELECTOR, "#executions-table tbody tr")) >= 3
+        )
+        self.page("executions")
 
         # A dataset of the three results, downloaded as Parquet and read back.
         self.go("datasets", "#dataset-form")
@@ -331,6 +394,100 @@ class Console:
         self.page("usage")
         hooks.shutdown()
 
+        self.connectors()
+        self.settings()
+        self.subjects()
+
+    def connectors(self):
+        """An S3 connector on moto: its connection test, a schedule, a run that reads the bucket."""
+        driver = self.driver
+        self.go("connectors", "#connector-form")
+        self.find("#connector-name").send_keys("gelen kutusu")
+        for field, value in (
+            ("bucket", self.args.s3_bucket),
+            ("region", "us-east-1"),
+            ("aws_access_key_id", "AKIAMOTOTEST"),
+            ("aws_secret_access_key", self.args.s3_secret),
+            ("endpoint", self.args.s3_endpoint),
+        ):
+            self.find(f"#connector-{field}").send_keys(value)
+        self.find("#connector-form button[type=submit]").click()
+        self.visible("#connectors-status .message.ok")
+        self.visible("#connectors-list .card button.test").click()
+        tested = self.text_of("#connectors-list .tested .message.ok")
+        assert "Objects seen: 1," in tested, tested
+        self.page("connectors", show="#connectors-list")
+        cron = self.find("#connectors-list .schedule-form input[name=cron]")
+        cron.send_keys("0 3 * * *")
+        self.find("#connectors-list .schedule-form button[type=submit]").click()
+        run_now = WebDriverWait(driver, 30).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "#connectors-list .schedule .actions button")
+        )
+        run_now.click()
+        WebDriverWait(driver, 30).until(
+            lambda d: "New documents queued: 1." in d.find_element(By.ID, "connectors-status").text
+        )
+        WebDriverWait(driver, 30).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, '#connectors-list .runs [data-status="succeeded"]')
+        )
+        self.page("connectors-run", show="#connectors-list")
+
+    def settings(self):
+        """The privacy policy, retention and the team's invitation."""
+        driver = self.driver
+        self.go("privacy", "#privacy-form")
+        assert self.text_of("#policy-version") == "0"
+        driver.execute_script(
+            "const s = document.getElementById('default-operator'); s.value = 'numbered';"
+        )
+        self.find("#privacy-form button[type=submit]").click()
+        assert "version 1" in self.text_of("#privacy-status .message.ok")
+        self.page("privacy")
+        driver.refresh()
+        self.visible("#privacy-form")
+        assert self.find("#default-operator").get_attribute("value") == "numbered"
+
+        self.go("retention", "#retention-form")
+        self.find("#originals-days").clear()
+        self.find("#originals-days").send_keys("7")
+        self.find("#retention-form button[type=submit]").click()
+        self.visible("#retention-status .message.ok")
+        assert "7" in self.text_of("#originals-in-force")
+        self.page("retention")
+
+        self.go("team", "#invite-form")
+        self.find("#invite-email").send_keys(INVITED)
+        self.find("#invite-form button[type=submit]").click()
+        assert INVITED in self.text_of("#team-status .message.ok")
+        assert OWNER in self.text_of("#members-table")
+        self.page("team")
+
+    def subjects(self):
+        """A data-subject request for the planted national id: found, its access copy, erased."""
+        driver = self.driver
+        planted = json.load(open(self.args.document + ".pii.json", encoding="utf-8"))["pii"]
+        national_id = next(item["value"] for item in planted if item["type"] == "national_id_tr")
+        self.go("subjects", "#subject-form")
+        self.find("#subject-values").send_keys(national_id)
+        self.find("#subject-form button[type=submit]").click()
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.ID, "subject-documents"))
+        assert int(self.text_of("#subject-documents")) >= 1
+        self.page("subjects", show="#subject-found")
+        self.find("#subject-access").click()
+        deadline = time.time() + 30
+        while time.time() < deadline and not glob.glob(os.path.join(self.downloads, "subject-access*.zip")):
+            time.sleep(0.2)
+        assert glob.glob(os.path.join(self.downloads, "subject-access*.zip")), os.listdir(self.downloads)
+        self.find("#subject-erase").click()
+        WebDriverWait(driver, 10).until(ready.alert_is_present())
+        driver.switch_to.alert.accept()
+        assert self.text_of("#receipt-id")
+        self.find("#subject-form button[type=submit]").click()
+        WebDriverWait(driver, 30).until(
+            lambda d: d.find_elements(By.ID, "subject-documents")
+            and d.find_element(By.ID, "subject-documents").text == "0"
+        )
+
 
 def main():
     parser = argparse.ArgumentParser()
@@ -339,6 +496,9 @@ def main():
     parser.add_argument("--document", required=True)
     parser.add_argument("--more", action="append", default=[])
     parser.add_argument("--axe", required=True)
+    parser.add_argument("--s3-endpoint", required=True)
+    parser.add_argument("--s3-bucket", required=True)
+    parser.add_argument("--s3-secret", required=True)
     parser.add_argument("--screenshots")
     args = parser.parse_args()
     console = Console(args)

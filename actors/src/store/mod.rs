@@ -68,7 +68,7 @@ pub use jobs::{
 };
 pub use leases::{lease_until, ExhaustedJob, Reaped};
 pub use privacy::{PrivacyPolicyRecord, PseudonymKeyRecord, VaultEntry};
-pub use processing::{DocumentRecord, PageRequest};
+pub use processing::{DocumentFilter, DocumentRecord, ExecutionFilter, PageRequest};
 pub use quality::FlaggedExecution;
 pub use queue::{
     BuildPayload, EnqueueError, JobKind, JobPayload, JobTarget, NewDocument, NewJob, Origin,

@@ -19,6 +19,49 @@ pub struct PageRequest {
     pub limit: u64,
 }
 
+/// Which of a tenant's documents a page lists (every one when all are `None`).
+#[derive(Clone, Debug, Default)]
+pub struct DocumentFilter {
+    /// Names containing this text, whatever the letter case.
+    pub filename: Option<String>,
+    /// Read as this format (`pdf`, `docx`...).
+    pub format: Option<String>,
+    /// `upload` or `connector`.
+    pub source: Option<String>,
+    /// Read from this connector.
+    pub connector_id: Option<i64>,
+}
+
+/// Which of a tenant's executions a page lists (every one when all are `None`).
+#[derive(Clone, Debug, Default)]
+pub struct ExecutionFilter {
+    /// `completed` or `failed`.
+    pub status: Option<String>,
+    /// Masked results only (`true`) or unmasked ones only (`false`).
+    pub masked: Option<bool>,
+    /// Of this document.
+    pub document_id: Option<i64>,
+}
+
+/// `column` contains `text`, compared in lower case (the same on SQLite and PostgreSQL), with
+/// LIKE's wildcards in `text` taken literally.
+fn contains_folded(
+    column: impl sea_orm::IntoSimpleExpr,
+    text: &str,
+) -> sea_orm::sea_query::SimpleExpr {
+    use sea_orm::sea_query::{Expr, Func, LikeExpr};
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for character in text.to_lowercase().chars() {
+        if matches!(character, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(character);
+    }
+    pattern.push('%');
+    Expr::expr(Func::lower(column.into_simple_expr())).like(LikeExpr::new(pattern).escape('\\'))
+}
+
 /// A document with its most recent job and execution.
 #[derive(Clone, Debug)]
 pub struct DocumentRecord {
@@ -31,9 +74,22 @@ impl Store {
     pub async fn documents_page(
         &self,
         tenant_id: i64,
+        filter: &DocumentFilter,
         page: PageRequest,
     ) -> Result<(Vec<DocumentRecord>, u64), StoreError> {
-        let query = document::Entity::find().filter(document::Column::TenantId.eq(tenant_id));
+        let mut query = document::Entity::find().filter(document::Column::TenantId.eq(tenant_id));
+        if let Some(filename) = &filter.filename {
+            query = query.filter(contains_folded(document::Column::Filename, filename));
+        }
+        if let Some(format) = &filter.format {
+            query = query.filter(document::Column::Format.eq(format.to_lowercase()));
+        }
+        if let Some(source) = &filter.source {
+            query = query.filter(document::Column::Source.eq(source.as_str()));
+        }
+        if let Some(connector_id) = filter.connector_id {
+            query = query.filter(document::Column::ConnectorId.eq(connector_id));
+        }
         let total = query.clone().count(self.connection()).await?;
         let documents = query
             .order_by_desc(document::Column::CreatedAt)
@@ -165,9 +221,19 @@ impl Store {
     pub async fn executions_page(
         &self,
         tenant_id: i64,
+        filter: &ExecutionFilter,
         page: PageRequest,
     ) -> Result<(Vec<execution::Model>, u64), StoreError> {
-        let query = execution::Entity::find().filter(execution::Column::TenantId.eq(tenant_id));
+        let mut query = execution::Entity::find().filter(execution::Column::TenantId.eq(tenant_id));
+        if let Some(status) = &filter.status {
+            query = query.filter(execution::Column::Status.eq(status.as_str()));
+        }
+        if let Some(masked) = filter.masked {
+            query = query.filter(execution::Column::Masked.eq(masked));
+        }
+        if let Some(document_id) = filter.document_id {
+            query = query.filter(execution::Column::DocumentId.eq(document_id));
+        }
         let total = query.clone().count(self.connection()).await?;
         let items = query
             .order_by_desc(execution::Column::Id)

@@ -106,34 +106,52 @@ fn decode(text: &str) -> Result<Vec<SubjectEntry>, StoreError> {
 
 impl Store {
     /// Queues what completed jobs found, inside the transaction that records their executions: one
-    /// row per job with values, one INSERT per 200 jobs.
+    /// row per job with values, 200 rows per INSERT.
     pub(crate) async fn queue_subjects<C: ConnectionTrait>(
         &self,
         connection: &C,
         jobs: &[JobSubjects<'_>],
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let jobs: Vec<&JobSubjects> = jobs.iter().filter(|(_, e)| !e.is_empty()).collect();
-        for chunk in jobs.chunks(ROWS_PER_INSERT) {
-            let values = vec!["(?, ?, ?, ?, ?)"; chunk.len()].join(", ");
-            let mut parameters: Vec<Value> = Vec::with_capacity(chunk.len() * 5);
-            for ((tenant_id, document_id, job_id), entries) in chunk {
-                parameters.extend([
+        let rows: Vec<Vec<Value>> = jobs
+            .iter()
+            .filter(|(_, entries)| !entries.is_empty())
+            .map(|((tenant_id, document_id, job_id), entries)| {
+                vec![
                     (*tenant_id).into(),
                     (*document_id).into(),
                     (*job_id).into(),
                     encode(entries).into(),
                     now.into(),
-                ]);
-            }
+                ]
+            })
+            .collect();
+        self.insert_rows(
+            connection,
+            "subject_queue (tenant_id, document_id, job_id, entries, created_at)",
+            5,
+            rows,
+        )
+        .await
+    }
+
+    /// INSERTs `rows` (each `width` values, in the order of the columns named in `table`) into
+    /// `table`, 200 rows per statement.
+    async fn insert_rows<C: ConnectionTrait>(
+        &self,
+        connection: &C,
+        table: &str,
+        width: usize,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<(), StoreError> {
+        let placeholder = format!("({})", vec!["?"; width].join(", "));
+        for chunk in rows.chunks(ROWS_PER_INSERT) {
+            let values = vec![placeholder.as_str(); chunk.len()].join(", ");
+            let parameters: Vec<Value> = chunk.iter().flatten().cloned().collect();
             connection
-                .execute(self.statement(
-                    &format!(
-                        "INSERT INTO subject_queue (tenant_id, document_id, job_id, entries, created_at) \
-                         VALUES {values}"
-                    ),
-                    parameters,
-                ))
+                .execute(
+                    self.statement(&format!("INSERT INTO {table} VALUES {values}"), parameters),
+                )
                 .await?;
         }
         Ok(())
@@ -188,38 +206,31 @@ impl Store {
             let queued_at: DateTime<Utc> = row.try_get("", "created_at")?;
             jobs.push((place, entries, queued_at));
         }
-        let rows: Vec<(Place, &SubjectEntry, DateTime<Utc>)> = jobs
+        let rows: Vec<Vec<Value>> = jobs
             .iter()
-            .flat_map(|((tenant, document, job), entries, at)| {
-                entries
-                    .iter()
-                    .map(move |entry| ((*tenant, *document, job.as_str()), entry, *at))
+            .flat_map(|((tenant_id, document_id, job_id), entries, at)| {
+                entries.iter().map(move |entry| {
+                    vec![
+                        (*tenant_id).into(),
+                        entry.digest.clone().into(),
+                        entry.pii_type.clone().into(),
+                        (*document_id).into(),
+                        job_id.clone().into(),
+                        entry.occurrences.into(),
+                        entry.first_position.into(),
+                        (*at).into(),
+                    ]
+                })
             })
             .collect();
-        for chunk in rows.chunks(ROWS_PER_INSERT) {
-            let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
-            let mut parameters: Vec<Value> = Vec::with_capacity(chunk.len() * 8);
-            for ((tenant_id, document_id, job_id), entry, at) in chunk {
-                parameters.extend([
-                    (*tenant_id).into(),
-                    entry.digest.clone().into(),
-                    entry.pii_type.clone().into(),
-                    (*document_id).into(),
-                    (*job_id).into(),
-                    entry.occurrences.into(),
-                    entry.first_position.into(),
-                    (*at).into(),
-                ]);
-            }
-            txn.execute(self.statement(
-                &format!(
-                    "INSERT INTO subject_index (tenant_id, digest, pii_type, document_id, job_id, \
-                     occurrences, first_position, created_at) VALUES {values}"
-                ),
-                parameters,
-            ))
-            .await?;
-        }
+        self.insert_rows(
+            &txn,
+            "subject_index (tenant_id, digest, pii_type, document_id, job_id, occurrences, \
+             first_position, created_at)",
+            8,
+            rows,
+        )
+        .await?;
         txn.commit().await?;
         Ok(claimed.len())
     }
