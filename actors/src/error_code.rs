@@ -151,7 +151,7 @@ code_table! {
     ResultTooLarge = "result_too_large", [413], "a preview's answer is past extraction.preview_max_bytes: use the async path";
     UnsupportedMediaType = "unsupported_media_type", [415], "the request's content type is not one this route takes";
     UnsupportedFormat = "unsupported_format", [415], "the file is not a format docsieve reads";
-    LegacyFormat = "legacy_format", [415], "an Office 97-2003 Word or PowerPoint file (the message names it): save it as .docx or .pptx";
+    LegacyFormat = "legacy_format", [415], "a format older than docsieve reads (Word 6.0/95; the message names it): save it as .docx";
     ValidationError = "validation_error", [422], "the request is invalid (the body lists every problem)";
     EmptyDocument = "empty_document", [422], "the file is empty";
     EncryptedDocument = "encrypted_document", [422], "the document is password-protected or encrypted";

@@ -261,6 +261,26 @@ impl Builder {
         });
     }
 
+    /// A table of `rows` with no name, its first row its header when it is a row of labels at least
+    /// `header_width` wide; nothing when there are no rows.
+    pub fn push_rows(
+        &mut self,
+        mut rows: Vec<Vec<String>>,
+        header_width: usize,
+        page: Option<u32>,
+    ) {
+        let header = Table::take_header(&mut rows, header_width);
+        self.push_table(
+            Table {
+                name: None,
+                header,
+                rows,
+                page,
+            },
+            page,
+        );
+    }
+
     pub fn field(&mut self, key: &str, value: impl Into<serde_json::Value>) {
         self.document.fields.insert(key.to_string(), value.into());
     }

@@ -5,7 +5,9 @@
 //!
 //! Mutations know the containers: an OOXML package is opened, one of its XML parts mutated (bytes
 //! flipped, tags cut, an element nested thousands deep, huge attributes) and zipped again, so the
-//! readers see well-formed ZIPs with hostile XML inside, not only ZIPs that fail their CRC. Text formats
+//! readers see well-formed ZIPs with hostile XML inside, not only ZIPs that fail their CRC; a compound
+//! file (Word and PowerPoint 97-2003, Outlook) likewise has one of its streams mutated, cut or dropped
+//! and is written again. Text formats
 //! get deep nesting, NUL bytes, broken UTF-8, stray BOMs and endless lines. Every document read is then
 //! masked, and the masked text must not hold a value the engine found.
 //!
@@ -46,10 +48,14 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
 }
 
-/// Every corpus document but the scanned images and the sidecars.
+/// Every corpus document but the scanned images and the sidecars, and the office documents made here
+/// (Word and PowerPoint 97-2003, Outlook items, OpenDocument, RTF, EPUB, mbox).
 fn seeds() -> Vec<(String, Vec<u8>)> {
     let mut found = Vec::new();
-    let mut stack = vec![corpus_dir()];
+    let mut stack = vec![
+        corpus_dir(),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/office"),
+    ];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -61,7 +67,15 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
                 continue;
             }
             let name = path.display().to_string();
-            let skip = [".png", ".jpg", ".tif", ".pii.json", ".tsv", "SOURCES.md"];
+            let skip = [
+                ".png",
+                ".jpg",
+                ".tif",
+                ".pii.json",
+                ".tsv",
+                "SOURCES.md",
+                ".reference.txt",
+            ];
             if skip.iter().any(|s| name.ends_with(s)) {
                 continue;
             }
@@ -193,6 +207,54 @@ fn mutate_package(bytes: &[u8], other: &[u8], rng: &mut Rng) -> Option<Vec<u8>> 
     Some(out.into_inner())
 }
 
+/// A compound file (Word, PowerPoint, Outlook) with one stream mutated (and sometimes cut short or
+/// dropped), written again as a well-formed container; None when `bytes` is no compound file.
+fn mutate_compound(bytes: &[u8], other: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+    let mut file = cfb::CompoundFile::open(std::io::Cursor::new(bytes)).ok()?;
+    let entries: Vec<(String, bool)> = file
+        .walk()
+        .filter(|e| !e.is_root())
+        .map(|e| (e.path().to_string_lossy().into_owned(), e.is_stream()))
+        .collect();
+    let mut streams = Vec::new();
+    for (path, stream) in &entries {
+        if *stream {
+            let mut data = Vec::new();
+            file.open_stream(path).ok()?.read_to_end(&mut data).ok()?;
+            streams.push((path.clone(), data));
+        }
+    }
+    if streams.is_empty() {
+        return None;
+    }
+    let target = rng.below(streams.len());
+    match rng.below(8) {
+        0 => {
+            let cut = rng.below(streams[target].1.len() + 1);
+            streams[target].1.truncate(cut);
+        }
+        1 => {
+            streams.remove(target);
+        }
+        _ => {
+            for _ in 0..1 + rng.below(4) {
+                mutate_bytes(&mut streams[target].1, other, rng);
+            }
+        }
+    }
+    let mut out = cfb::CompoundFile::create(std::io::Cursor::new(Vec::new())).ok()?;
+    for (path, stream) in &entries {
+        if !*stream {
+            out.create_storage_all(path).ok()?;
+        }
+    }
+    for (path, data) in &streams {
+        out.create_stream(path).ok()?.write_all(data).ok()?;
+    }
+    out.flush().ok()?;
+    Some(out.into_inner().into_inner())
+}
+
 /// Keeps an input that failed, for the message and for replaying it.
 fn keep(input: &[u8], name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join("docsieve-fuzz-failures");
@@ -251,7 +313,9 @@ fn readers_and_the_engine_survive_structure_aware_mutations() {
         let (name, bytes) = &seeds[rng.below(seeds.len())];
         let other = &seeds[rng.below(seeds.len())].1;
         let kind = name.rsplit('.').next().unwrap_or("").to_string();
-        let input = match mutate_package(bytes, other, &mut rng) {
+        let structured = mutate_package(bytes, other, &mut rng)
+            .or_else(|| mutate_compound(bytes, other, &mut rng));
+        let input = match structured {
             Some(package) if rng.below(4) != 0 => package,
             _ => {
                 let mut input = bytes.clone();

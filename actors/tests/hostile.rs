@@ -9,13 +9,14 @@ use docsieve_actors::extractor_pool::extract_document as extract;
 use docsieve_actors::extractor_pool::Limits;
 use proptest::prelude::*;
 
+/// A corpus file, or (`office/...`) one of the office documents made here.
 fn corpus(path: &str) -> Vec<u8> {
-    std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/corpus")
-            .join(path),
-    )
-    .expect("corpus file")
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let full = match path.strip_prefix("office/") {
+        Some(made) => root.join("../tests/documents/office").join(made),
+        None => root.join("../../shared/corpus").join(path),
+    };
+    std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
 }
 
 fn mutate(mut bytes: Vec<u8>, edits: &[(usize, u8, u8)]) -> Vec<u8> {
@@ -45,10 +46,18 @@ const SAMPLES: &[&str] = &[
     "html/kvp_data_example.html",
     "xml/invoice-valid.xml",
     "csv/testCSV.csv",
+    "office/tr_personel_formu.doc",
+    "office/tr_musteri_sunumu.ppt",
+    "office/tr_personel_eposta.msg",
+    "office/tr_personel_formu.odt",
+    "office/tr_musteri_sunumu.odp",
+    "office/tr_personel_formu.rtf",
+    "office/tr_personel_formu.epub",
+    "office/tr_yazisma.mbox",
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_containers_fail_cleanly(

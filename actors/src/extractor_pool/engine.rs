@@ -6,10 +6,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::error::ExtractError;
 use super::formats::detect::{self, Format};
 use super::formats::encoding::{self, Decoded};
-use super::formats::{csv, docx, eml, html, ocr, pdf, pptx, txt, xlsx, xml};
+use super::formats::{
+    csv, doc, docx, eml, epub, html, msg, ocr, odf, pdf, ppt, pptx, rtf, txt, xlsx, xml,
+};
 use super::limits::Limits;
 use super::quality;
-use crate::model::{Builder, Document};
+use crate::model::{Builder, Document, Element, ElementKind};
 
 fn is_binary_container(bytes: &[u8]) -> bool {
     bytes.starts_with(b"%PDF-")
@@ -20,6 +22,7 @@ fn is_binary_container(bytes: &[u8]) -> bool {
         || bytes.starts_with(b"II*\0")
         || bytes.starts_with(b"MM\0*")
         || bytes.starts_with(&[0x1F, 0x8B])
+        || detect::is_rtf(bytes)
 }
 
 /// The detected format and, for text formats, the decoded text.
@@ -103,12 +106,27 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                     }
                     extract_at(child, limits, depth + 1)
                 };
-                eml::extract(
-                    eml::message_bytes(bytes, &decoded),
-                    limits,
-                    &mut builder,
-                    child,
-                )?;
+                let whole = eml::message_bytes(bytes, &decoded);
+                let messages = eml::mbox_messages(whole);
+                if messages.len() > 1 {
+                    builder.field("email.messages", messages.len());
+                }
+                // One message, or an mbox's messages one after the other (each its headers and
+                // body; the fields are the first message's).
+                let mut child = child;
+                for (index, message) in messages.iter().enumerate() {
+                    let first = std::mem::take(&mut builder.document.fields);
+                    if index > 0 {
+                        builder.push(Element::new(ElementKind::PageBreak, String::new()));
+                    }
+                    eml::extract(message, limits, &mut builder, &mut child)?;
+                    if index > 0 {
+                        builder.document.fields = first;
+                    } else {
+                        let read = std::mem::replace(&mut builder.document.fields, first);
+                        builder.document.fields.extend(read);
+                    }
+                }
             }
             Format::Pdf => pdf::extract(bytes, limits, &mut builder)?,
             Format::Png | Format::Jpeg | Format::Tiff => {
@@ -116,6 +134,22 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             }
             Format::Docx => docx::extract(bytes, limits, &mut builder)?,
             Format::Pptx => pptx::extract(bytes, limits, &mut builder)?,
+            Format::Odt | Format::Odp => odf::extract(bytes, limits, &mut builder)?,
+            Format::Epub => epub::extract(bytes, limits, &mut builder)?,
+            Format::Rtf => rtf::extract(bytes, limits, &mut builder)?,
+            Format::Doc => doc::extract(bytes, limits, &mut builder)?,
+            Format::Ppt => ppt::extract(bytes, limits, &mut builder)?,
+            Format::Msg => {
+                let child = |child: &[u8]| {
+                    if depth + 1 > limits.max_attachment_depth {
+                        return Err(ExtractError::LimitExceeded(
+                            "attachments nested too deep".to_string(),
+                        ));
+                    }
+                    extract_at(child, limits, depth + 1)
+                };
+                msg::extract(bytes, limits, &mut builder, child)?
+            }
             Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,
         }
         Ok(())

@@ -122,9 +122,11 @@ pub fn assess(
     score -= f64::from(empty_pages) / f64::from(pages) * 40.0;
     let paged = matches!(
         document.metadata.format.as_str(),
-        "pdf" | "pptx" | "tiff" | "png" | "jpeg"
+        "pdf" | "pptx" | "odp" | "tiff" | "png" | "jpeg"
     );
-    if paged && characters_per_page < 200.0 && document.metadata.format != "pptx" {
+    // Slides hold few words a page by nature.
+    let slides = matches!(document.metadata.format.as_str(), "pptx" | "odp");
+    if paged && characters_per_page < 200.0 && !slides {
         score -= 15.0;
     }
     score -= (1.0 - table_consistency) * 15.0;

@@ -3,7 +3,7 @@
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use crate::model::{Builder, Table};
+use crate::model::Builder;
 
 pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
     let delimiter = super::detect::csv_delimiter(text).unwrap_or(b',');
@@ -38,18 +38,9 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
         return Err(ExtractError::NoText);
     }
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    // A first row of labels as wide as the table is the header.
-    let header = Table::take_header(&mut rows, width.max(1));
     builder.field("delimiter", (delimiter as char).to_string());
-    builder.push_table(
-        Table {
-            name: None,
-            header,
-            rows,
-            page: None,
-        },
-        None,
-    );
+    // A first row of labels as wide as the table is the header.
+    builder.push_rows(rows, width.max(1), None);
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 use std::io::Cursor;
 
 use super::super::error::ExtractError;
+use super::compound::{names_somewhere, Compound};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -12,6 +13,13 @@ pub enum Format {
     Xlsx,
     Xls,
     Ods,
+    Odt,
+    Odp,
+    Epub,
+    Rtf,
+    Doc,
+    Ppt,
+    Msg,
     Csv,
     Txt,
     Html,
@@ -31,6 +39,13 @@ impl Format {
             Format::Xlsx => "xlsx",
             Format::Xls => "xls",
             Format::Ods => "ods",
+            Format::Odt => "odt",
+            Format::Odp => "odp",
+            Format::Epub => "epub",
+            Format::Rtf => "rtf",
+            Format::Doc => "doc",
+            Format::Ppt => "ppt",
+            Format::Msg => "msg",
             Format::Csv => "csv",
             Format::Txt => "txt",
             Format::Html => "html",
@@ -54,6 +69,13 @@ impl Format {
             Format::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             Format::Xls => "application/vnd.ms-excel",
             Format::Ods => "application/vnd.oasis.opendocument.spreadsheet",
+            Format::Odt => "application/vnd.oasis.opendocument.text",
+            Format::Odp => "application/vnd.oasis.opendocument.presentation",
+            Format::Epub => "application/epub+zip",
+            Format::Rtf => "application/rtf",
+            Format::Doc => "application/msword",
+            Format::Ppt => "application/vnd.ms-powerpoint",
+            Format::Msg => "application/vnd.ms-outlook",
             Format::Csv => "text/csv",
             Format::Txt => "text/plain",
             Format::Html => "text/html",
@@ -68,35 +90,24 @@ impl Format {
 
 const CFB_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 
-/// "EncryptionInfo" as UTF-16LE, the stream name of password-protected OOXML inside a CFB container:
-/// what a container too damaged to open shows of its encryption.
-fn has_encryption_info(bytes: &[u8]) -> bool {
-    let needle: Vec<u8> = "EncryptionInfo"
-        .encode_utf16()
-        .flat_map(u16::to_le_bytes)
-        .collect();
-    bytes.windows(needle.len()).any(|w| w == needle.as_slice())
-}
-
-/// What an OLE2 compound file holds, by its streams, whatever the file is called: a password-protected
-/// OOXML package (`EncryptionInfo` + `EncryptedPackage`: a `.docx`, `.xlsx` or `.pptx` with a
-/// password), a legacy Excel workbook (read), a legacy Word or PowerPoint file (refused as
-/// `legacy_format`, or `encrypted_document` when its own encryption flag is set), an Outlook message.
+/// What an OLE2 compound file holds, by its streams (their names in any letter case, as the format
+/// allows), whatever the file is called: a password-protected OOXML package (`EncryptionInfo` +
+/// `EncryptedPackage`: a `.docx`, `.xlsx` or `.pptx` with a password), a legacy Excel, Word or
+/// PowerPoint file (`encrypted_document` when its own encryption flag is set), an Outlook message. A
+/// container too damaged to open that still
+/// names `EncryptionInfo` or `EncryptedPackage` is `encrypted_document`.
 fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
-    let mut file = match cfb::CompoundFile::open(Cursor::new(bytes)) {
+    let file = match Compound::open(bytes) {
         Ok(file) => file,
-        Err(_) if has_encryption_info(bytes) => return Err(ExtractError::EncryptedDocument),
-        Err(error) => {
-            return Err(ExtractError::Malformed(format!(
-                "broken OLE2 compound file: {error}"
-            )))
+        Err(_)
+            if names_somewhere(bytes, "EncryptionInfo")
+                || names_somewhere(bytes, "EncryptedPackage") =>
+        {
+            return Err(ExtractError::EncryptedDocument)
         }
+        Err(error) => return Err(error),
     };
-    let names: Vec<String> = file
-        .read_root_storage()
-        .map(|entry| entry.name().to_string())
-        .collect();
-    let has = |name: &str| names.iter().any(|n| n.eq_ignore_ascii_case(name));
+    let has = |name: &str| file.has(name);
     if has("EncryptionInfo") || has("EncryptedPackage") {
         return Err(ExtractError::EncryptedDocument);
     }
@@ -104,34 +115,32 @@ fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
         return Ok(Format::Xls);
     }
     if has("WordDocument") {
-        // FibBase.fEncrypted: bit 8 of the flags at offset 10 of the WordDocument stream.
-        let mut fib = [0u8; 12];
-        let encrypted = file
-            .open_stream("/WordDocument")
-            .and_then(|mut stream| std::io::Read::read_exact(&mut stream, &mut fib))
-            .is_ok()
-            && u16::from_le_bytes([fib[10], fib[11]]) & 0x0100 != 0;
-        return Err(if encrypted {
-            ExtractError::EncryptedDocument
+        // FibBase.fEncrypted (bit 8) or fObfuscated (bit 15) of the flags at offset 10.
+        let fib = file.stream("WordDocument").unwrap_or_default();
+        let encrypted = fib.len() >= 12 && u16::from_le_bytes([fib[10], fib[11]]) & 0x8100 != 0;
+        return if encrypted {
+            Err(ExtractError::EncryptedDocument)
         } else {
-            ExtractError::LegacyFormat("Word 97-2003 document (.doc)".to_string())
-        });
+            Ok(Format::Doc)
+        };
     }
     if has("PowerPoint Document") {
-        return Err(if has("EncryptedSummary") {
-            ExtractError::EncryptedDocument
+        return if has("EncryptedSummary") {
+            Err(ExtractError::EncryptedDocument)
         } else {
-            ExtractError::LegacyFormat("PowerPoint 97-2003 presentation (.ppt)".to_string())
-        });
+            Ok(Format::Ppt)
+        };
     }
-    if names.iter().any(|n| n.starts_with("__substg1.0_")) {
-        return Err(ExtractError::UnsupportedFormat(
-            "Outlook message (.msg): save it as .eml".to_string(),
-        ));
+    if file
+        .entries
+        .iter()
+        .any(|e| e.name.to_ascii_lowercase().starts_with("__substg1.0_"))
+    {
+        return Ok(Format::Msg);
     }
     Err(ExtractError::UnsupportedFormat(format!(
         "OLE2 compound file of an unknown kind (streams: {})",
-        names.join(", ")
+        file.root_names().join(", ")
     )))
 }
 
@@ -148,6 +157,20 @@ pub fn compound_file(streams: &[(&str, &[u8])]) -> std::io::Result<Vec<u8>> {
     Ok(file.into_inner().into_inner())
 }
 
+/// The content of a package's `mimetype` part when it is stored uncompressed at the start, as the
+/// OpenDocument and EPUB specifications ask.
+fn package_mimetype(bytes: &[u8]) -> Option<String> {
+    let name_length = u16::from_le_bytes(bytes.get(26..28)?.try_into().ok()?) as usize;
+    let extra_length = u16::from_le_bytes(bytes.get(28..30)?.try_into().ok()?) as usize;
+    if bytes.get(30..30 + name_length)? != b"mimetype" {
+        return None;
+    }
+    let size = u32::from_le_bytes(bytes.get(18..22)?.try_into().ok()?) as usize;
+    let start = 30 + name_length + extra_length;
+    let content = bytes.get(start..start + size.min(128))?;
+    Some(String::from_utf8_lossy(content).trim().to_string())
+}
+
 fn zip_format(bytes: &[u8]) -> Result<Format, ExtractError> {
     let archive = zip::ZipArchive::new(Cursor::new(bytes))
         .map_err(|error| ExtractError::Malformed(format!("broken ZIP container: {error}")))?;
@@ -161,12 +184,26 @@ fn zip_format(bytes: &[u8]) -> Result<Format, ExtractError> {
     if names.iter().any(|n| n.starts_with("xl/")) {
         return Ok(Format::Xlsx);
     }
-    if names.contains(&"content.xml")
-        && bytes
-            .windows(46)
-            .any(|w| w == b"application/vnd.oasis.opendocument.spreadsheet")
+    // OpenDocument and EPUB packages name their kind in a `mimetype` part, stored first.
+    let declared = package_mimetype(bytes);
+    if names.contains(&"content.xml") {
+        match declared.as_deref() {
+            Some(kind) if kind.starts_with("application/vnd.oasis.opendocument.spreadsheet") => {
+                return Ok(Format::Ods)
+            }
+            Some(kind) if kind.starts_with("application/vnd.oasis.opendocument.text") => {
+                return Ok(Format::Odt)
+            }
+            Some(kind) if kind.starts_with("application/vnd.oasis.opendocument.presentation") => {
+                return Ok(Format::Odp)
+            }
+            _ => {}
+        }
+    }
+    if declared.as_deref() == Some("application/epub+zip")
+        || names.contains(&"META-INF/container.xml") && names.iter().any(|n| n.ends_with(".opf"))
     {
-        return Ok(Format::Ods);
+        return Ok(Format::Epub);
     }
     Err(ExtractError::UnsupportedFormat(
         "ZIP archive that is not an Office document".to_string(),
@@ -186,8 +223,20 @@ fn looks_textual(text: &str) -> bool {
     control * 50 < sample.len()
 }
 
+/// Whether `line` is an mbox separator (`From sender@example.com Mon Jan  1 00:00:00 2024`): `From`,
+/// a space, and no colon right after the word (which a `From:` header has).
+pub fn is_mbox_separator(line: &str) -> bool {
+    line.starts_with("From ")
+}
+
 fn looks_like_email(text: &str) -> bool {
     let mut headers = 0;
+    // A message saved in mbox form opens with its separator line, then its headers.
+    let text = text.trim_start_matches('\u{feff}');
+    let text = match text.split_once('\n') {
+        Some((first, rest)) if is_mbox_separator(first) => rest,
+        _ => text,
+    };
     for line in text.lines().take(40) {
         if line.is_empty() {
             break;
@@ -287,6 +336,16 @@ pub fn csv_delimiter(text: &str) -> Option<u8> {
     best.map(|(delimiter, _)| delimiter)
 }
 
+/// Whether the bytes open as RTF (`{\rtf`, after a byte-order mark or white space).
+pub fn is_rtf(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    bytes[start..].starts_with(b"{\\rtf")
+}
+
 /// Detects the format of `bytes`; `text` is their decoded form for text formats.
 pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> {
     if bytes.is_empty() || bytes.iter().all(u8::is_ascii_whitespace) {
@@ -301,6 +360,9 @@ pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> 
     }
     if bytes.starts_with(b"PK\x03\x04") {
         return zip_format(bytes);
+    }
+    if is_rtf(bytes) {
+        return Ok(Format::Rtf);
     }
     if bytes.starts_with(CFB_MAGIC) {
         return cfb_format(bytes);
@@ -529,11 +591,7 @@ mod cfb_tests {
             Err(ExtractError::EncryptedDocument)
         );
         let word = compound(&[("WordDocument", &fib(0)), ("1Table", &[0; 64])]);
-        assert!(
-            matches!(detect(&word, None), Err(ExtractError::LegacyFormat(ref name)) if name.contains(".doc")),
-            "{:?}",
-            detect(&word, None)
-        );
+        assert_eq!(detect(&word, None), Ok(Format::Doc));
         let locked_word = compound(&[("WordDocument", &fib(0x0100)), ("1Table", &[0; 64])]);
         assert_eq!(
             detect(&locked_word, None),
@@ -543,9 +601,19 @@ mod cfb_tests {
             ("PowerPoint Document", &[0; 64]),
             ("Current User", &[0; 16]),
         ]);
-        assert!(
-            matches!(detect(&slides, None), Err(ExtractError::LegacyFormat(ref name)) if name.contains(".ppt"))
+        assert_eq!(detect(&slides, None), Ok(Format::Ppt));
+        let obfuscated_word = compound(&[("WordDocument", &fib(0x8000)), ("1Table", &[0; 64])]);
+        assert_eq!(
+            detect(&obfuscated_word, None),
+            Err(ExtractError::EncryptedDocument)
         );
+        assert_eq!(
+            detect(&compound(&[("__substg1.0_0037001F", &[0x41, 0])]), None),
+            Ok(Format::Msg)
+        );
+        // Stream names in another letter case are the same streams.
+        let lower = compound(&[("encryptioninfo", &[4, 0]), ("encryptedpackage", &[0; 600])]);
+        assert_eq!(detect(&lower, None), Err(ExtractError::EncryptedDocument));
         let locked_slides = compound(&[
             ("PowerPoint Document", &[0; 64]),
             ("EncryptedSummary", &[0; 16]),

@@ -79,6 +79,47 @@ fn part_text<'m>(message: &'m Message<'m>, part: &'m MessagePart<'m>) -> Option<
     Some(Cow::Owned(super::encoding::decode(&bytes).text))
 }
 
+/// The messages of an mbox (messages each opened by a `From ` separator line after a blank line, the
+/// mboxrd way: a body line `>From ` stands for `From `), or the one message when the text is no mbox.
+pub fn mbox_messages(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if !text.starts_with(b"From ") {
+        return vec![bytes.to_vec()];
+    }
+    let mut messages: Vec<Vec<u8>> = Vec::new();
+    let mut previous_blank = true;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let bare = line.strip_suffix(b"\n").unwrap_or(line);
+        let bare = bare.strip_suffix(b"\r").unwrap_or(bare);
+        if previous_blank && bare.starts_with(b"From ") {
+            messages.push(Vec::new());
+        } else if let Some(current) = messages.last_mut() {
+            // mboxrd: one '>' less before a quoted "From " line.
+            let unquoted = match line.iter().position(|&b| b != b'>') {
+                Some(at) if at > 0 && line[at..].starts_with(b"From ") => &line[1..],
+                _ => line,
+            };
+            current.extend_from_slice(unquoted);
+        }
+        previous_blank = bare.is_empty();
+    }
+    messages.retain(|message| !message.iter().all(u8::is_ascii_whitespace));
+    messages
+}
+
+/// A message's headers, each as an `email_header` element (`key: value`) and an `email.<key>` field.
+pub fn push_headers<const N: usize>(builder: &mut Builder, headers: [(&str, Option<String>); N]) {
+    for (key, value) in headers {
+        if let Some(value) = value {
+            builder.field(&format!("email.{key}"), value.clone());
+            builder.push(Element::new(
+                ElementKind::EmailHeader,
+                format!("{key}: {value}"),
+            ));
+        }
+    }
+}
+
 /// `extract_child` reads an attachment (recursion bounded by the caller).
 pub fn extract(
     bytes: &[u8],
@@ -97,15 +138,7 @@ pub fn extract(
         ("date", message.date().map(|d| d.to_rfc3339())),
         ("message_id", message.message_id().map(str::to_string)),
     ];
-    for (key, value) in headers {
-        if let Some(value) = value {
-            builder.field(&format!("email.{key}"), value.clone());
-            builder.push(Element::new(
-                ElementKind::EmailHeader,
-                format!("{key}: {value}"),
-            ));
-        }
-    }
+    push_headers(builder, headers);
     let encrypted = message.parts.iter().any(|part| {
         part.content_type().is_some_and(|ct| {
             let full =

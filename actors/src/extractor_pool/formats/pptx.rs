@@ -172,6 +172,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     builder.document.metadata.pages = Some(slides.len() as u32);
     let read = ooxml::core_properties(&mut package, builder);
     ooxml::tolerate(builder, "docProps/core.xml", read)?;
+    builder.damaged_parts.extend(package.take_damage());
     Ok(())
 }
 

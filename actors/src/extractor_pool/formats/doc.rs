@@ -1,0 +1,524 @@
+//! Word 97-2003 (`.doc`, [MS-DOC]): the text from the piece table, whatever the file's save history
+//! (a fast-saved file's pieces are out of order in the stream; the table puts them back), 8-bit
+//! (windows-1252) and UTF-16 pieces alike. The character positions hold the main text, then the
+//! footnotes, headers and footers, comments, endnotes and text boxes; each is read as paragraphs (the
+//! headers and footers split into their stories by the header table, each one once). Paragraph
+//! properties (from the formatted disk pages) say which paragraph ends a table row, so that a table
+//! comes out as rows of cells, and which style a paragraph has, so that headings keep their level.
+//! Fields show their result, not their instruction. Document properties come from the summary
+//! information stream. An encrypted or obfuscated file is `encrypted_document`.
+
+use super::super::error::ExtractError;
+use super::super::limits::Limits;
+use super::compound::{self, u16_at, u32_at, Compound};
+use crate::model::{Builder, Element, ElementKind};
+
+fn malformed(what: impl std::fmt::Display) -> ExtractError {
+    ExtractError::Malformed(format!("Word 97-2003 document: {what}"))
+}
+
+/// One piece of the text: character positions `[start, end)` stored from `fc` on, 8-bit or UTF-16.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    start: u32,
+    end: u32,
+    fc: u32,
+    compressed: bool,
+}
+
+/// The file information block's parts this reader uses.
+struct Fib {
+    flags: u16,
+    /// ccpText, ccpFtn, ccpHdd, ccpMcr, ccpAtn, ccpEdn, ccpTxbx, ccpHdrTxbx.
+    lengths: [u32; 8],
+    /// (fc, lcb) pairs of FibRgFcLcb.
+    pairs: Vec<(u32, u32)>,
+}
+
+impl Fib {
+    fn read(stream: &[u8]) -> Result<Fib, ExtractError> {
+        if u16_at(stream, 0) != Some(0xA5EC) {
+            return Err(malformed("no Word file information block"));
+        }
+        // Word 6.0 and 95 (nFib below 193) wrote another layout.
+        if u16_at(stream, 2).is_some_and(|n| n < 0x00C1) {
+            return Err(ExtractError::LegacyFormat(
+                "Word 6.0/95 document (.doc): save it as .docx".to_string(),
+            ));
+        }
+        let flags = u16_at(stream, 0x0A).unwrap_or(0);
+        let csw = u16_at(stream, 32).ok_or_else(|| malformed("short header"))? as usize;
+        let lw_at = 34 + csw * 2;
+        let cslw = u16_at(stream, lw_at).ok_or_else(|| malformed("short header"))? as usize;
+        let mut lengths = [0u32; 8];
+        for (i, length) in lengths.iter_mut().enumerate() {
+            *length = u32_at(stream, lw_at + 2 + 4 * (3 + i)).unwrap_or(0);
+        }
+        let pairs_at = lw_at + 2 + cslw * 4;
+        let count = u16_at(stream, pairs_at).unwrap_or(0) as usize;
+        let pairs = (0..count)
+            .map_while(|i| {
+                let at = pairs_at + 2 + 8 * i;
+                Some((u32_at(stream, at)?, u32_at(stream, at + 4)?))
+            })
+            .collect();
+        Ok(Fib {
+            flags,
+            lengths,
+            pairs,
+        })
+    }
+
+    fn pair(&self, index: usize) -> Option<(usize, usize)> {
+        self.pairs
+            .get(index)
+            .filter(|(_, lcb)| *lcb > 0)
+            .map(|&(fc, lcb)| (fc as usize, lcb as usize))
+    }
+}
+
+const PAIR_STSHF: usize = 1;
+const PAIR_PLCF_HDD: usize = 11;
+const PAIR_PLCF_BTE_PAPX: usize = 13;
+const PAIR_CLX: usize = 33;
+
+/// The piece table (the CLX's Pcdt), skipping the property modifiers before it.
+fn pieces(table: &[u8], clx: (usize, usize)) -> Result<Vec<Piece>, ExtractError> {
+    let (start, length) = clx;
+    let clx = table
+        .get(start..start.saturating_add(length).min(table.len()))
+        .ok_or_else(|| malformed("the piece table is outside the table stream"))?;
+    let mut at = 0;
+    while clx.get(at) == Some(&0x01) {
+        let size = u16_at(clx, at + 1).unwrap_or(0) as usize;
+        at += 3 + size;
+    }
+    if clx.get(at) != Some(&0x02) {
+        return Err(malformed("no piece table"));
+    }
+    let size = u32_at(clx, at + 1).unwrap_or(0) as usize;
+    let plc = clx
+        .get(at + 5..(at + 5).saturating_add(size).min(clx.len()))
+        .unwrap_or_default();
+    if plc.len() < 16 {
+        return Err(malformed("an empty piece table"));
+    }
+    let n = (plc.len() - 4) / 12;
+    let mut pieces = Vec::with_capacity(n);
+    for i in 0..n {
+        let (Some(start), Some(end)) = (u32_at(plc, 4 * i), u32_at(plc, 4 * (i + 1))) else {
+            break;
+        };
+        let descriptor = 4 * (n + 1) + 8 * i;
+        let Some(raw) = u32_at(plc, descriptor + 2) else {
+            break;
+        };
+        let compressed = raw & 0x4000_0000 != 0;
+        let fc = raw & 0x3FFF_FFFF;
+        if end > start {
+            pieces.push(Piece {
+                start,
+                end,
+                fc: if compressed { fc / 2 } else { fc },
+                compressed,
+            });
+        }
+    }
+    Ok(pieces)
+}
+
+/// What a paragraph's properties say: its style, whether it ends a table row.
+#[derive(Clone, Copy, Default)]
+struct Paragraph {
+    istd: u16,
+    row_end: bool,
+}
+
+/// The paragraph properties, found by the file position of a paragraph's last character.
+struct Papx<'s> {
+    document: &'s [u8],
+    /// (first fc, last fc, page number) of each formatted disk page.
+    pages: Vec<(u32, u32, u32)>,
+}
+
+impl<'s> Papx<'s> {
+    fn new(document: &'s [u8], table: &[u8], plc: Option<(usize, usize)>) -> Papx<'s> {
+        let mut pages = Vec::new();
+        if let Some((start, length)) = plc {
+            let plc = table
+                .get(start..start.saturating_add(length).min(table.len()))
+                .unwrap_or_default();
+            if plc.len() >= 12 {
+                let n = (plc.len() - 4) / 8;
+                for i in 0..n {
+                    if let (Some(a), Some(b), Some(pn)) = (
+                        u32_at(plc, 4 * i),
+                        u32_at(plc, 4 * (i + 1)),
+                        u32_at(plc, 4 * (n + 1) + 4 * i),
+                    ) {
+                        pages.push((a, b, pn & 0x3F_FFFF));
+                    }
+                }
+            }
+        }
+        Papx { document, pages }
+    }
+
+    fn at(&self, fc: u32) -> Paragraph {
+        let Some(&(_, _, pn)) = self.pages.iter().find(|(a, b, _)| *a <= fc && fc < *b) else {
+            return Paragraph::default();
+        };
+        let start = pn as usize * 512;
+        let Some(page) = self.document.get(start..start + 512) else {
+            return Paragraph::default();
+        };
+        let runs = page[511] as usize;
+        let run = (0..runs).find(|&j| {
+            matches!((u32_at(page, 4 * j), u32_at(page, 4 * (j + 1))), (Some(a), Some(b)) if a <= fc && fc < b)
+        });
+        let Some(run) = run else {
+            return Paragraph::default();
+        };
+        let offset = page.get(4 * (runs + 1) + 13 * run).copied().unwrap_or(0) as usize * 2;
+        if offset == 0 {
+            return Paragraph::default();
+        }
+        let (grpprl_at, size) = match page.get(offset).copied().unwrap_or(0) {
+            0 => (
+                offset + 2,
+                page.get(offset + 1).copied().unwrap_or(0) as usize * 2,
+            ),
+            cb => (offset + 1, cb as usize * 2 - 1),
+        };
+        let Some(grpprl) = page.get(grpprl_at..(grpprl_at + size).min(512)) else {
+            return Paragraph::default();
+        };
+        let mut paragraph = Paragraph {
+            istd: u16_at(grpprl, 0).unwrap_or(0),
+            row_end: false,
+        };
+        let mut at = 2;
+        while let Some(sprm) = u16_at(grpprl, at) {
+            at += 2;
+            let operand = match sprm >> 13 {
+                0 | 1 => 1,
+                2 | 4 | 5 => 2,
+                3 => 4,
+                7 => 3,
+                _ => {
+                    // Variable: sprmTDefTable and sprmPChgTabs have sizes of their own kinds.
+                    if sprm == 0xD608 {
+                        u16_at(grpprl, at).unwrap_or(0) as usize + 1
+                    } else {
+                        grpprl.get(at).copied().unwrap_or(0) as usize + 1
+                    }
+                }
+            };
+            if matches!(sprm, 0x2417 | 0x244C) && grpprl.get(at).is_some_and(|&v| v != 0) {
+                paragraph.row_end = true;
+            }
+            at += operand;
+        }
+        paragraph
+    }
+}
+
+/// The style sheet's heading levels: istd -> level (0: title), from the built-in style ids.
+fn heading_styles(table: &[u8], stsh: Option<(usize, usize)>) -> Vec<Option<u8>> {
+    let Some((start, length)) = stsh else {
+        return Vec::new();
+    };
+    let Some(stsh) = table.get(start..start.saturating_add(length).min(table.len())) else {
+        return Vec::new();
+    };
+    let header = u16_at(stsh, 0).unwrap_or(0) as usize;
+    let count = u16_at(stsh, 2).unwrap_or(0) as usize;
+    let mut at = 2 + header;
+    let mut levels = Vec::with_capacity(count.min(4096));
+    for _ in 0..count.min(4096) {
+        let Some(size) = u16_at(stsh, at) else {
+            break;
+        };
+        let level = if size == 0 {
+            None
+        } else {
+            match u16_at(stsh, at + 2).map(|w| w & 0x0FFF) {
+                Some(sti @ 1..=9) => Some(sti as u8),
+                Some(62) => Some(0),
+                _ => None,
+            }
+        };
+        levels.push(level);
+        at += 2 + size as usize;
+    }
+    levels
+}
+
+/// Reads the text of the character positions `range`, character by character with its file position.
+struct Text<'s> {
+    document: &'s [u8],
+    pieces: &'s [Piece],
+}
+
+impl Text<'_> {
+    /// Each character of `[from, to)` with the file position it is stored at.
+    fn characters(&self, from: u32, to: u32, mut each: impl FnMut(char, u32)) {
+        for piece in self.pieces {
+            let (start, end) = (piece.start.max(from), piece.end.min(to));
+            if start >= end {
+                continue;
+            }
+            let offset = start - piece.start;
+            if piece.compressed {
+                let at = (piece.fc + offset) as usize;
+                let Some(bytes) = self
+                    .document
+                    .get(at..(at + (end - start) as usize).min(self.document.len()))
+                else {
+                    continue;
+                };
+                for (i, &b) in bytes.iter().enumerate() {
+                    each(windows_1252(b), piece.fc + offset + i as u32);
+                }
+            } else {
+                let at = (piece.fc + 2 * offset) as usize;
+                let length = 2 * (end - start) as usize;
+                let Some(bytes) = self
+                    .document
+                    .get(at..(at + length).min(self.document.len()))
+                else {
+                    continue;
+                };
+                let units = bytes
+                    .chunks_exact(2)
+                    .map(|p| u16::from_le_bytes([p[0], p[1]]));
+                let mut position = piece.fc + 2 * offset;
+                for c in char::decode_utf16(units) {
+                    let c = c.unwrap_or('\u{FFFD}');
+                    each(c, position);
+                    position += 2 * c.len_utf16() as u32;
+                }
+            }
+        }
+    }
+}
+
+/// An 8-bit piece's byte: windows-1252 (the compressed pieces' code page by the specification).
+fn windows_1252(byte: u8) -> char {
+    if byte < 0x80 {
+        return byte as char;
+    }
+    let bytes = [byte];
+    let (text, _, _) = encoding_rs::WINDOWS_1252.decode(&bytes);
+    text.chars().next().unwrap_or('\u{FFFD}')
+}
+
+/// Turns a story's characters into elements: paragraphs, table rows, page breaks; fields' results.
+struct Story<'b, 's> {
+    builder: &'b mut Builder,
+    papx: &'s Papx<'s>,
+    headings: &'s [Option<u8>],
+    kind: ElementKind,
+    paragraph: String,
+    row: Vec<String>,
+    rows: Vec<Vec<String>>,
+    /// Open fields: true once past the separator (their result shows).
+    fields: Vec<bool>,
+    pushed: Vec<String>,
+    /// The file position of the last character read.
+    last_fc: u32,
+}
+
+impl Story<'_, '_> {
+    fn character(&mut self, c: char, fc: u32) {
+        self.last_fc = fc;
+        match c {
+            '\u{13}' => self.fields.push(false),
+            '\u{14}' => {
+                if let Some(top) = self.fields.last_mut() {
+                    *top = true;
+                }
+            }
+            '\u{15}' => {
+                self.fields.pop();
+            }
+            _ if self.fields.iter().any(|shown| !shown) => {}
+            '\r' => self.end_paragraph(fc),
+            '\u{7}' => {
+                let properties = self.papx.at(fc);
+                let cell = std::mem::take(&mut self.paragraph).trim().to_string();
+                if properties.row_end {
+                    let row = std::mem::take(&mut self.row);
+                    if row.iter().any(|c| !c.is_empty()) {
+                        self.rows.push(row);
+                    }
+                } else {
+                    self.row.push(cell);
+                }
+            }
+            '\u{b}' => self.paragraph.push('\n'),
+            '\u{c}' => {
+                self.end_paragraph(fc);
+                if self.kind == ElementKind::Paragraph {
+                    self.builder
+                        .push(Element::new(ElementKind::PageBreak, String::new()));
+                }
+            }
+            '\u{1e}' => self.paragraph.push('-'),
+            '\t' => self.paragraph.push('\t'),
+            c if (c as u32) < 0x20 => {}
+            c => self.paragraph.push(c),
+        }
+    }
+
+    fn end_paragraph(&mut self, fc: u32) {
+        self.finish_table();
+        let text = std::mem::take(&mut self.paragraph);
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        let mut kind = self.kind;
+        let mut level = None;
+        if kind == ElementKind::Paragraph {
+            let istd = self.papx.at(fc).istd as usize;
+            match self.headings.get(istd).copied().flatten() {
+                Some(0) => kind = ElementKind::Title,
+                Some(l) => {
+                    kind = ElementKind::Heading;
+                    level = Some(l);
+                }
+                None => {}
+            }
+        } else if self.pushed.iter().any(|p| p == text) {
+            // A header or footer repeated by every section is kept once.
+            return;
+        }
+        self.pushed.push(text.to_string());
+        self.builder.push(Element {
+            level,
+            ..Element::new(kind, text)
+        });
+    }
+
+    fn finish_table(&mut self) {
+        if !self.row.is_empty() {
+            let row = std::mem::take(&mut self.row);
+            self.rows.push(row);
+        }
+        let rows = std::mem::take(&mut self.rows);
+        self.builder.push_rows(rows, 2, None);
+    }
+}
+
+pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
+    let file = Compound::open(bytes)?;
+    let document = file
+        .stream("WordDocument")
+        .ok_or_else(|| malformed("no WordDocument stream"))?;
+    let fib = Fib::read(&document)?;
+    // fEncrypted (bit 8) and fObfuscated (bit 15).
+    if fib.flags & 0x0100 != 0 || fib.flags & 0x8000 != 0 {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    let table_name = if fib.flags & 0x0200 != 0 {
+        "1Table"
+    } else {
+        "0Table"
+    };
+    let table = file
+        .stream(table_name)
+        .ok_or_else(|| malformed(format_args!("no {table_name} stream")))?;
+    let clx = fib
+        .pair(PAIR_CLX)
+        .ok_or_else(|| malformed("no piece table"))?;
+    let pieces = pieces(&table, clx)?;
+    let text = Text {
+        document: &document,
+        pieces: &pieces,
+    };
+    let papx = Papx::new(&document, &table, fib.pair(PAIR_PLCF_BTE_PAPX));
+    let headings = heading_styles(&table, fib.pair(PAIR_STSHF));
+    let [main, footnotes, headers, macros, comments, endnotes, boxes, header_boxes] = fib.lengths;
+    if u64::from(main) > limits.max_bytes {
+        return Err(ExtractError::LimitExceeded(format!(
+            "more than {} characters",
+            limits.max_bytes
+        )));
+    }
+    let mut story = Story {
+        builder: &mut *builder,
+        papx: &papx,
+        headings: &headings,
+        kind: ElementKind::Paragraph,
+        paragraph: String::new(),
+        row: Vec::new(),
+        rows: Vec::new(),
+        fields: Vec::new(),
+        pushed: Vec::new(),
+        last_fc: 0,
+    };
+    let read = |story: &mut Story<'_, '_>, from: u32, to: u32, kind: ElementKind| {
+        story.kind = kind;
+        story.fields.clear();
+        text.characters(from, to, |c, fc| story.character(c, fc));
+        story.end_paragraph(story.last_fc);
+        story.finish_table();
+    };
+    // Headers and footers first, as the DOCX reader gives them; the header story is cut into its
+    // stories by the header table (6 separators, then per section even/odd/first headers and footers).
+    let header_start = main + footnotes;
+    if headers > 0 {
+        let plc = fib
+            .pair(PAIR_PLCF_HDD)
+            .and_then(|(start, length)| {
+                table.get(start..start.saturating_add(length).min(table.len()))
+            })
+            .unwrap_or_default();
+        let cps: Vec<u32> = (0..plc.len() / 4)
+            .filter_map(|i| u32_at(plc, 4 * i))
+            .collect();
+        if cps.len() > 7 {
+            for (index, window) in cps.windows(2).enumerate().skip(6) {
+                let kind = match (index - 6) % 6 {
+                    0 | 1 | 4 => ElementKind::Header,
+                    _ => ElementKind::Footer,
+                };
+                if window[1] > window[0] {
+                    read(
+                        &mut story,
+                        header_start + window[0],
+                        header_start + window[1].min(headers),
+                        kind,
+                    );
+                }
+            }
+        } else {
+            read(
+                &mut story,
+                header_start,
+                header_start + headers,
+                ElementKind::Header,
+            );
+        }
+    }
+    story.pushed.clear();
+    read(&mut story, 0, main, ElementKind::Paragraph);
+    let mut at = main;
+    for (length, read_it) in [
+        (footnotes, true),
+        (headers, false),
+        (macros, false),
+        (comments, true),
+        (endnotes, true),
+        (boxes, true),
+        (header_boxes, true),
+    ] {
+        if read_it && length > 0 {
+            read(&mut story, at, at + length, ElementKind::Paragraph);
+        }
+        at += length;
+    }
+    compound::summary_information(&file, builder);
+    Ok(())
+}

@@ -1,0 +1,360 @@
+//! PowerPoint 97-2003 (`.ppt`, [MS-PPT]): the `PowerPoint Document` stream is a sequence of records;
+//! the `Current User` stream points at the last edit, whose chain of edits gives the persist
+//! directory (object id -> stream offset). The document's slide list names the slides in order with
+//! their placeholders' text (titles and bodies); each slide's own drawing holds the text of its other
+//! shapes (text boxes, table cells), its notes page the speaker notes. Slides are pages; master slides
+//! (template text) are left out. A file whose structure cannot be followed is read record by record,
+//! every slide's and notes' text in stream order. An encrypted file is `encrypted_document`.
+
+use std::collections::HashMap;
+
+use super::super::error::ExtractError;
+use super::super::limits::Limits;
+use super::compound::{self, u16_at, u32_at, Compound};
+use crate::model::{Builder, Element, ElementKind};
+
+const DOCUMENT: u16 = 0x03E8;
+const SLIDE: u16 = 0x03EE;
+const SLIDE_ATOM: u16 = 0x03EF;
+const NOTES: u16 = 0x03F0;
+const SLIDE_PERSIST_ATOM: u16 = 0x03F3;
+const MAIN_MASTER: u16 = 0x03F8;
+const TEXT_HEADER_ATOM: u16 = 0x0F9F;
+const TEXT_CHARS_ATOM: u16 = 0x0FA0;
+const TEXT_BYTES_ATOM: u16 = 0x0FA8;
+const SLIDE_LIST_WITH_TEXT: u16 = 0x0FF0;
+const USER_EDIT_ATOM: u16 = 0x0FF5;
+const PERSIST_DIRECTORY_ATOM: u16 = 0x1772;
+
+/// A record: its type, instance, whether it is a container, and its body's place in the stream.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    kind: u16,
+    instance: u16,
+    container: bool,
+    body: usize,
+    end: usize,
+}
+
+fn record_at(stream: &[u8], at: usize) -> Option<Record> {
+    let head = u16_at(stream, at)?;
+    let kind = u16_at(stream, at + 2)?;
+    let length = u32_at(stream, at + 4)? as usize;
+    let body = at + 8;
+    Some(Record {
+        kind,
+        instance: head >> 4,
+        container: head & 0x0F == 0x0F,
+        body,
+        end: body.saturating_add(length).min(stream.len()),
+    })
+}
+
+/// The records directly inside `[from, to)`.
+fn children(stream: &[u8], from: usize, to: usize) -> Vec<Record> {
+    let mut found = Vec::new();
+    let mut at = from;
+    while at + 8 <= to {
+        let Some(record) = record_at(stream, at) else {
+            break;
+        };
+        found.push(record);
+        if record.end <= at {
+            break;
+        }
+        at = record.end;
+    }
+    found
+}
+
+/// The text of a text atom, if `record` is one.
+fn atom_text(stream: &[u8], record: &Record) -> Option<String> {
+    let body = stream.get(record.body..record.end)?;
+    match record.kind {
+        TEXT_CHARS_ATOM => {
+            let units: Vec<u16> = body
+                .chunks_exact(2)
+                .map(|p| u16::from_le_bytes([p[0], p[1]]))
+                .collect();
+            Some(String::from_utf16_lossy(&units))
+        }
+        // Each byte is the low byte of a UTF-16 code unit whose high byte is zero.
+        TEXT_BYTES_ATOM => Some(body.iter().map(|&b| b as char).collect()),
+        _ => None,
+    }
+}
+
+/// Every text atom inside `record` (at any depth, `budget` records at most), in stream order, with
+/// the kind its text header gives it (a title placeholder's text is a title).
+fn texts_within(
+    stream: &[u8],
+    record: &Record,
+    budget: &mut usize,
+    out: &mut Vec<(ElementKind, String)>,
+) {
+    let mut kind = ElementKind::Paragraph;
+    for child in children(stream, record.body, record.end) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        if child.container {
+            texts_within(stream, &child, budget, out);
+        } else if child.kind == TEXT_HEADER_ATOM {
+            kind = title_or_text(u32_at(stream, child.body));
+        } else if let Some(text) = atom_text(stream, &child) {
+            out.push((kind, text));
+        }
+    }
+}
+
+/// The kind of a text header's type: 0 (title) and 6 (centred title) are titles.
+fn title_or_text(text_type: Option<u32>) -> ElementKind {
+    match text_type {
+        Some(0 | 6) => ElementKind::Title,
+        _ => ElementKind::Paragraph,
+    }
+}
+
+/// The persist directory (object id -> stream offset) of the last edit and those before it.
+fn persist_directory(
+    stream: &[u8],
+    current_user: &[u8],
+) -> Option<(HashMap<u32, usize>, u32, bool)> {
+    let mut edit = u32_at(current_user, 16)? as usize;
+    let mut directory: HashMap<u32, usize> = HashMap::new();
+    let mut document = None;
+    let mut encrypted = false;
+    let mut seen = 0;
+    while seen < 1024 {
+        seen += 1;
+        let record = record_at(stream, edit)?;
+        if record.kind != USER_EDIT_ATOM {
+            break;
+        }
+        if document.is_none() {
+            document = u32_at(stream, record.body + 16);
+            // encryptSessionPersistIdRef is there only in an encrypted file's edit.
+            encrypted = record.end - record.body >= 32;
+        }
+        let previous = u32_at(stream, record.body + 8)? as usize;
+        let persist = u32_at(stream, record.body + 12)? as usize;
+        if let Some(atom) = record_at(stream, persist).filter(|r| r.kind == PERSIST_DIRECTORY_ATOM)
+        {
+            let mut at = atom.body;
+            while at + 4 <= atom.end {
+                let entry = u32_at(stream, at)?;
+                let (first, count) = (entry & 0xF_FFFF, (entry >> 20) as usize);
+                at += 4;
+                for i in 0..count {
+                    let Some(offset) = u32_at(stream, at + 4 * i) else {
+                        break;
+                    };
+                    // A later edit's entry wins over an earlier one's.
+                    directory.entry(first + i as u32).or_insert(offset as usize);
+                }
+                at += 4 * count;
+            }
+        }
+        if previous == 0 || previous == edit {
+            break;
+        }
+        edit = previous;
+    }
+    Some((directory, document?, encrypted))
+}
+
+/// One slide as the slide list gives it: its persist id, the placeholders' texts with their kinds.
+struct Listed {
+    persist: u32,
+    slide_id: u32,
+    texts: Vec<(ElementKind, String)>,
+}
+
+fn slide_list(stream: &[u8], document: &Record, instance: u16) -> Vec<Listed> {
+    let mut slides: Vec<Listed> = Vec::new();
+    for list in children(stream, document.body, document.end)
+        .into_iter()
+        .filter(|r| r.kind == SLIDE_LIST_WITH_TEXT && r.instance == instance)
+    {
+        let mut kind = ElementKind::Paragraph;
+        for record in children(stream, list.body, list.end) {
+            match record.kind {
+                SLIDE_PERSIST_ATOM => slides.push(Listed {
+                    persist: u32_at(stream, record.body).unwrap_or(u32::MAX),
+                    slide_id: u32_at(stream, record.body + 12).unwrap_or(u32::MAX),
+                    texts: Vec::new(),
+                }),
+                TEXT_HEADER_ATOM => kind = title_or_text(u32_at(stream, record.body)),
+                _ => {
+                    if let (Some(text), Some(slide)) =
+                        (atom_text(stream, &record), slides.last_mut())
+                    {
+                        slide.texts.push((kind, text));
+                    }
+                }
+            }
+        }
+    }
+    slides
+}
+
+fn push_text(builder: &mut Builder, kind: ElementKind, text: &str, page: Option<u32>) {
+    for paragraph in text.split(['\r', '\n']) {
+        let paragraph = paragraph.replace('\u{b}', "\n");
+        let paragraph = paragraph.trim();
+        // "*" stands for a field (the slide number, the date) in a placeholder.
+        if paragraph.is_empty() || paragraph == "*" {
+            continue;
+        }
+        builder.push(Element {
+            page,
+            ..Element::new(kind, paragraph)
+        });
+    }
+}
+
+/// Every slide's and notes page's text in stream order, masters left out: for a file whose edit
+/// chain or persist directory cannot be followed.
+fn read_in_stream_order(stream: &[u8], builder: &mut Builder) -> u32 {
+    let mut budget = 1_000_000;
+    let mut page = 0;
+    fn visit(
+        stream: &[u8],
+        from: usize,
+        to: usize,
+        budget: &mut usize,
+        page: &mut u32,
+        builder: &mut Builder,
+    ) {
+        for record in children(stream, from, to) {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            match record.kind {
+                MAIN_MASTER => {}
+                SLIDE | NOTES => {
+                    if record.kind == SLIDE {
+                        *page += 1;
+                    }
+                    let mut texts = Vec::new();
+                    texts_within(stream, &record, budget, &mut texts);
+                    let kind_on = |kind| {
+                        if record.kind == NOTES {
+                            ElementKind::Paragraph
+                        } else {
+                            kind
+                        }
+                    };
+                    for (kind, text) in texts {
+                        push_text(
+                            builder,
+                            kind_on(kind),
+                            &text,
+                            Some(*page).filter(|p| *p > 0),
+                        );
+                    }
+                }
+                _ if record.container => {
+                    visit(stream, record.body, record.end, budget, page, builder)
+                }
+                _ => {
+                    if let Some(text) = atom_text(stream, &record) {
+                        push_text(builder, ElementKind::Paragraph, &text, None);
+                    }
+                }
+            }
+        }
+    }
+    visit(stream, 0, stream.len(), &mut budget, &mut page, builder);
+    page
+}
+
+pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
+    let file = Compound::open(bytes)?;
+    if file.has("EncryptedSummary") {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    let stream = file.stream("PowerPoint Document").ok_or_else(|| {
+        ExtractError::Malformed(
+            "PowerPoint 97-2003 presentation without its document stream".to_string(),
+        )
+    })?;
+    let current_user = file.stream("Current User").unwrap_or_default();
+    let structure =
+        persist_directory(&stream, &current_user).and_then(|(directory, document, encrypted)| {
+            let record =
+                record_at(&stream, *directory.get(&document)?).filter(|r| r.kind == DOCUMENT)?;
+            Some((directory, record, encrypted))
+        });
+    let Some((directory, document, encrypted)) = structure else {
+        let pages = read_in_stream_order(&stream, builder);
+        if pages > limits.max_pages {
+            return Err(ExtractError::LimitExceeded(format!(
+                "more than {} slides",
+                limits.max_pages
+            )));
+        }
+        builder.document.metadata.pages = Some(pages);
+        compound::summary_information(&file, builder);
+        return Ok(());
+    };
+    if encrypted {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    let slides = slide_list(&stream, &document, 0);
+    if slides.len() > limits.max_pages as usize {
+        return Err(ExtractError::LimitExceeded(format!(
+            "more than {} slides",
+            limits.max_pages
+        )));
+    }
+    let notes: HashMap<u32, u32> = slide_list(&stream, &document, 2)
+        .into_iter()
+        .map(|n| (n.slide_id, n.persist))
+        .collect();
+    let mut budget = 1_000_000usize;
+    for (index, slide) in slides.iter().enumerate() {
+        let page = Some(index as u32 + 1);
+        let mut shown: Vec<String> = Vec::new();
+        for (kind, text) in &slide.texts {
+            push_text(builder, *kind, text, page);
+            shown.push(text.trim().to_string());
+        }
+        let Some(record) = directory
+            .get(&slide.persist)
+            .and_then(|&at| record_at(&stream, at))
+            .filter(|r| r.kind == SLIDE)
+        else {
+            continue;
+        };
+        // The slide's other shapes; placeholder text already given by the list is not repeated.
+        let mut texts = Vec::new();
+        texts_within(&stream, &record, &mut budget, &mut texts);
+        for (kind, text) in texts {
+            if !shown.iter().any(|s| *s == text.trim()) {
+                push_text(builder, kind, &text, page);
+            }
+        }
+        let notes_id = children(&stream, record.body, record.end)
+            .into_iter()
+            .find(|r| r.kind == SLIDE_ATOM)
+            .and_then(|atom| u32_at(&stream, atom.body + 16));
+        let notes_record = notes_id
+            .and_then(|id| notes.get(&id))
+            .and_then(|persist| directory.get(persist))
+            .and_then(|&at| record_at(&stream, at))
+            .filter(|r| r.kind == NOTES);
+        if let Some(notes_record) = notes_record {
+            let mut texts = Vec::new();
+            texts_within(&stream, &notes_record, &mut budget, &mut texts);
+            for (_, text) in texts {
+                push_text(builder, ElementKind::Paragraph, &text, page);
+            }
+        }
+    }
+    builder.document.metadata.pages = Some(slides.len() as u32);
+    compound::summary_information(&file, builder);
+    Ok(())
+}

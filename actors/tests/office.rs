@@ -1,0 +1,251 @@
+//! The formats offices still send, read from the documents made in `tests/documents/office` (by
+//! `tests/documents/make_office.py`: LibreOffice's conversions of a Turkish letter, presentation and
+//! workbook, Outlook items written by msgforge, an mbox): every planted value comes out, the structure
+//! (headings, tables, headers and footers, slides and notes, e-mail headers, attachments) is kept, and
+//! the password-protected variants are `encrypted_document`.
+
+use std::path::PathBuf;
+
+use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Limits;
+use docsieve_actors::model::{Document, ElementKind};
+
+fn folder() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/office")
+}
+
+fn read(name: &str) -> Document {
+    let bytes = std::fs::read(folder().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    extract(&bytes, &Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The planted values of `name`'s sidecar, each found in the text (or an attachment's).
+fn planted_values_come_out(name: &str, document: &Document) {
+    let sidecar: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(folder().join(format!("{name}.pii.json"))).expect("sidecar"),
+    )
+    .expect("json");
+    let mut text = document.full_text().into_owned();
+    for attachment in &document.attachments {
+        if let Some(inner) = &attachment.document {
+            text.push_str(&inner.full_text());
+        }
+    }
+    for item in sidecar["pii"].as_array().expect("pii") {
+        let value = item["value"].as_str().expect("value");
+        assert!(
+            text.contains(value),
+            "{name}: {} ({value}) not extracted:\n{text}",
+            item["type"]
+        );
+    }
+}
+
+#[test]
+fn every_made_document_gives_its_planted_values_with_its_format() {
+    for (name, format) in [
+        ("tr_personel_formu.doc", "doc"),
+        ("tr_personel_formu.odt", "odt"),
+        ("tr_personel_formu.rtf", "rtf"),
+        ("tr_personel_formu.epub", "epub"),
+        ("tr_musteri_sunumu.ppt", "ppt"),
+        ("tr_musteri_sunumu.odp", "odp"),
+        ("tr_musteri_tablosu.ods", "ods"),
+        ("tr_musteri_tablosu.xls", "xls"),
+        ("tr_personel_eposta.msg", "msg"),
+        ("tr_odeme_talimati.msg", "msg"),
+        ("tr_yazisma.mbox", "eml"),
+    ] {
+        let document = read(name);
+        assert_eq!(document.metadata.format, format, "{name}");
+        assert!(
+            !document.text.contains('\u{fffd}'),
+            "{name}: decoding errors"
+        );
+        planted_values_come_out(name, &document);
+    }
+}
+
+#[test]
+fn letters_keep_headings_tables_headers_and_properties() {
+    for name in [
+        "tr_personel_formu.doc",
+        "tr_personel_formu.odt",
+        "tr_personel_formu.rtf",
+    ] {
+        let document = read(name);
+        let kinds = |kind: ElementKind| document.elements.iter().filter(move |e| e.kind == kind);
+        assert!(
+            kinds(ElementKind::Heading).any(|e| e.text == "Ödeme bilgileri"),
+            "{name}: headings {:?}",
+            document.elements
+        );
+        assert_eq!(document.tables.len(), 1, "{name}: {:?}", document.tables);
+        let table = &document.tables[0];
+        assert_eq!(
+            table.header.as_deref(),
+            Some(
+                &[
+                    "Ad Soyad".to_string(),
+                    "T.C. Kimlik No".to_string(),
+                    "IBAN".to_string()
+                ][..]
+            ),
+            "{name}"
+        );
+        assert_eq!(table.rows.len(), 2, "{name}: {:?}", table.rows);
+        assert!(
+            table.rows.iter().all(|row| row.len() == 3),
+            "{name}: {:?}",
+            table.rows
+        );
+        assert!(
+            document.text.contains("Örnek Gıda Sanayi A.Ş."),
+            "{name}: the header"
+        );
+        if name.ends_with(".doc") || name.ends_with(".odt") {
+            assert!(
+                kinds(ElementKind::Header).any(|e| e.text.contains("Örnek Gıda")),
+                "{name}: {:?}",
+                document.elements
+            );
+            assert!(
+                kinds(ElementKind::Footer).any(|e| e.text.contains("KVKK")),
+                "{name}"
+            );
+            assert_eq!(
+                document.metadata.author.as_deref(),
+                Some("Deniz Yıldırım"),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn presentations_keep_slides_titles_and_notes() {
+    for name in ["tr_musteri_sunumu.ppt", "tr_musteri_sunumu.odp"] {
+        let document = read(name);
+        assert_eq!(document.metadata.pages, Some(2), "{name}");
+        let on = |page: u32| {
+            document
+                .elements
+                .iter()
+                .filter(|e| e.page == Some(page))
+                .map(|e| e.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert!(
+            on(1).contains("Müşteri Sunumu: Ödeme Planı"),
+            "{name}: {}",
+            on(1)
+        );
+        assert!(
+            on(1).contains("Konuşmacı notu"),
+            "{name}: the notes: {}",
+            on(1)
+        );
+        assert!(on(2).contains("Hesap Özeti"), "{name}: {}", on(2));
+        assert!(
+            document
+                .elements
+                .iter()
+                .any(|e| e.kind == ElementKind::Title && e.text.contains("Hesap Özeti")),
+            "{name}: {:?}",
+            document.elements
+        );
+    }
+}
+
+#[test]
+fn outlook_items_and_mailboxes_read_as_mail() {
+    let item = read("tr_personel_eposta.msg");
+    let field = |name: &str| {
+        item.fields
+            .get(name)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(field("email.subject"), "Personel bilgileri (gizli)");
+    assert!(
+        field("email.from").contains("deniz.yildirim@ornekgida.com.tr"),
+        "{:?}",
+        item.fields
+    );
+    assert!(
+        field("email.to").contains("ik@ornekgida.com.tr"),
+        "{:?}",
+        item.fields
+    );
+    assert!(
+        field("email.cc").contains("muhasebe@ornekgida.com.tr"),
+        "{:?}",
+        item.fields
+    );
+    assert!(
+        field("email.date").starts_with("2026-03-04"),
+        "{:?}",
+        item.fields
+    );
+    assert_eq!(item.attachments.len(), 1);
+    let attached = item.attachments[0]
+        .document
+        .as_ref()
+        .expect("the letter is read");
+    assert_eq!(item.attachments[0].filename, "tr_personel_formu.docx");
+    assert_eq!(attached.metadata.format, "docx");
+    assert!(attached.text.contains("Personel Bilgi Formu"));
+
+    let html = read("tr_odeme_talimati.msg");
+    assert!(html
+        .elements
+        .iter()
+        .any(|e| e.kind == ElementKind::Heading && e.text == "Ödeme talimatı"));
+
+    let mailbox = read("tr_yazisma.mbox");
+    assert_eq!(
+        mailbox
+            .fields
+            .get("email.messages")
+            .and_then(|v| v.as_u64()),
+        Some(2)
+    );
+    assert_eq!(
+        mailbox.fields.get("email.subject").and_then(|v| v.as_str()),
+        Some("Kimlik bilgisi")
+    );
+    let headers: Vec<&str> = mailbox
+        .elements
+        .iter()
+        .filter(|e| e.kind == ElementKind::EmailHeader && e.text.starts_with("subject:"))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(
+        headers,
+        ["subject: Kimlik bilgisi", "subject: Hesap bilgisi"]
+    );
+    // The mbox's quoted ">From " line reads as written.
+    assert!(
+        mailbox.text.contains("From now on the IBAN"),
+        "{}",
+        mailbox.text
+    );
+    assert!(!mailbox.text.contains(">From"), "{}", mailbox.text);
+}
+
+#[test]
+fn password_protected_variants_are_encrypted_documents() {
+    for name in [
+        "tr_personel_formu_sifreli.doc",
+        "tr_personel_formu_sifreli.odt",
+    ] {
+        let bytes = std::fs::read(folder().join(name)).expect("file");
+        assert_eq!(
+            extract(&bytes, &Limits::default()).err().map(|e| e.code()),
+            Some("encrypted_document"),
+            "{name}"
+        );
+    }
+}
