@@ -635,6 +635,7 @@ async fn office_formats_are_previewed_masked() {
     for name in [
         "tr_personel_formu_sifreli.doc",
         "tr_personel_formu_sifreli.odt",
+        "tr_musteri_tablosu_sifreli.ods",
     ] {
         let (status, body) = preview(
             &server,
@@ -650,6 +651,35 @@ async fn office_formats_are_previewed_masked() {
             "{name}: {body}"
         );
     }
+    // Each format cut short or with a stretch overwritten fails alone, with a named error or what
+    // could be read; the server answers the next request.
+    for name in [
+        "tr_personel_formu.doc",
+        "tr_musteri_sunumu.ppt",
+        "tr_personel_eposta.msg",
+        "tr_personel_formu.odt",
+        "tr_musteri_sunumu.odp",
+        "tr_personel_formu.rtf",
+        "tr_personel_formu.epub",
+    ] {
+        let whole = made_here(&format!("office/{name}"));
+        let mut overwritten = whole.clone();
+        let middle = overwritten.len() / 2;
+        overwritten[middle..(middle + 4096).min(whole.len())].fill(0xA5);
+        for damaged in [whole[..whole.len() / 2].to_vec(), overwritten] {
+            let (status, body) = preview(&server, token, "?masked=true", name, damaged).await;
+            assert!(
+                status == 200 || (400..500).contains(&status),
+                "{name}: {status} {body}"
+            );
+            assert!(
+                status != 200 || body["data"]["text"].is_string(),
+                "{name}: {body}"
+            );
+        }
+    }
+    let (status, _) = server.get_json("/system/health").await;
+    assert_eq!(status, 200);
 }
 
 #[tokio::test]

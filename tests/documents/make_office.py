@@ -4,7 +4,7 @@ and a Turkish customer presentation, each with an invented T.C. Kimlik No and IB
 check digits, so that masking must catch them), written with python-docx and python-pptx and then
 converted by LibreOffice (through uno_convert.py) into the formats offices still send: Word 97-2003
 (.doc), OpenDocument (.odt, .odp, .ods), RTF, EPUB, PowerPoint 97-2003 (.ppt), Excel 97-2003 (.xls),
-and password-protected .doc and .odt (LibreOffice writes no encrypted .ppt). Each document has a `.pii.json` naming the planted values.
+and password-protected .doc, .odt and .ods (LibreOffice writes no encrypted .ppt). Each document has a `.pii.json` naming the planted values.
 
 Also two Outlook items (msgforge) and an mbox of two messages (Python's mailbox).
 
@@ -258,6 +258,7 @@ def main():
         (sources["deck"], out("tr_musteri_sunumu.odp"), "impress8", None),
         (sources["book"], out("tr_musteri_tablosu.ods"), "calc8", None),
         (sources["book"], out("tr_musteri_tablosu.xls"), "MS Excel 97", None),
+        (sources["book"], out("tr_musteri_tablosu_sifreli.ods"), "calc8", "gizli-parola"),
     ]
     listed = os.path.join(work, "jobs.json")
     with open(listed, "w", encoding="utf-8") as jobs_file:

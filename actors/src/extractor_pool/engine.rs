@@ -150,7 +150,11 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                 };
                 msg::extract(bytes, limits, &mut builder, child)?
             }
-            Format::Xlsx | Format::Xls | Format::Ods => xlsx::extract(bytes, limits, &mut builder)?,
+            Format::Xlsx | Format::Xls => xlsx::extract(bytes, limits, &mut builder)?,
+            Format::Ods => {
+                odf::refuse_encrypted(bytes, limits)?;
+                xlsx::extract(bytes, limits, &mut builder)?
+            }
         }
         Ok(())
     }));

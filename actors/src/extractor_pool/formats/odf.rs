@@ -365,6 +365,16 @@ fn encrypted(package: &mut Package<'_>) -> Result<bool, ExtractError> {
     Ok(found)
 }
 
+/// `encrypted_document` for an OpenDocument package saved with a password (a spreadsheet's too,
+/// before its sheets are read).
+pub fn refuse_encrypted(bytes: &[u8], limits: &Limits) -> Result<(), ExtractError> {
+    let mut package = Package::open(bytes, limits)?;
+    if encrypted(&mut package)? {
+        return Err(ExtractError::EncryptedDocument);
+    }
+    Ok(())
+}
+
 pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
     let mut package = Package::open(bytes, limits)?;
     if encrypted(&mut package)? {

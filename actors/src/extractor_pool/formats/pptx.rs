@@ -121,6 +121,60 @@ fn read_slide(
     walked
 }
 
+/// The slides in the presentation's order: `ppt/presentation.xml`'s slide list through its
+/// relationships (a slide moved keeps its file name), then any slide part the list does not name (a
+/// damaged list, a tool that forgot one) by its number; by number alone when the list cannot be read.
+fn slide_order(package: &mut Package<'_>) -> Vec<String> {
+    let names = package.names();
+    let mut targets: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    if let Ok(Some(xml)) = package.read("ppt/_rels/presentation.xml.rels") {
+        let _ = walk(&xml, package.max_depth(), |event| {
+            if let Event::Empty(e) | Event::Start(e) = event {
+                if local(e) == b"Relationship"
+                    && attribute(e, b"Type").is_some_and(|t| t.ends_with("/slide"))
+                {
+                    if let (Some(id), Some(target)) = (attribute(e, b"Id"), attribute(e, b"Target"))
+                    {
+                        let target = target.trim_start_matches('/');
+                        let part = target
+                            .strip_prefix("ppt/")
+                            .map_or_else(|| format!("ppt/{target}"), |t| format!("ppt/{t}"));
+                        targets.insert(id, part);
+                    }
+                }
+            }
+        });
+    }
+    let mut ordered: Vec<String> = Vec::new();
+    if let Ok(Some(xml)) = package.read("ppt/presentation.xml") {
+        let _ = walk(&xml, package.max_depth(), |event| {
+            if let Event::Empty(e) | Event::Start(e) = event {
+                if local(e) == b"sldId" {
+                    // `id` (a number) and `r:id` (the relationship) share a local name.
+                    let part = e
+                        .attributes()
+                        .flatten()
+                        .filter(|a| a.key.local_name().as_ref() == b"id")
+                        .find_map(|a| {
+                            targets
+                                .get(String::from_utf8_lossy(&a.value).as_ref())
+                                .cloned()
+                        });
+                    if let Some(part) = part.filter(|p| names.contains(p) && !ordered.contains(p)) {
+                        ordered.push(part);
+                    }
+                }
+            }
+        });
+    }
+    for part in ooxml::numbered_parts(&names, "ppt/slides/slide") {
+        if !ordered.contains(&part) {
+            ordered.push(part);
+        }
+    }
+    ordered
+}
+
 /// The notes part of a slide, from the slide's relationships.
 fn notes_part(package: &mut Package<'_>, slide: &str) -> Result<Option<String>, ExtractError> {
     let file = slide.rsplit('/').next().unwrap_or(slide);
@@ -144,7 +198,7 @@ fn notes_part(package: &mut Package<'_>, slide: &str) -> Result<Option<String>, 
 pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
     let mut package = Package::open(bytes, limits)?;
     let depth = package.max_depth();
-    let slides = ooxml::numbered_parts(&package.names(), "ppt/slides/slide");
+    let slides = slide_order(&mut package);
     if slides.len() > limits.max_pages as usize {
         return Err(ExtractError::LimitExceeded(format!(
             "more than {} slides",
@@ -217,6 +271,42 @@ mod tests {
         content.truncate(content.len() / 2);
         content.extend_from_slice(b"<<<broken");
         content
+    }
+
+    /// Slides come in the presentation's order, whatever their parts are called.
+    #[test]
+    fn slides_follow_the_presentations_list() {
+        let original = corpus("tr/tr_sunum.pptx");
+        let whole = extract(&original, &Limits::default()).expect("reads");
+        let reordered = damaged(&original, |name, content| {
+            if name != "ppt/presentation.xml" {
+                return Some(content);
+            }
+            // The slide list reversed: <p:sldId .../> elements in the opposite order.
+            let xml = String::from_utf8(content).expect("utf-8");
+            let start = xml.find("<p:sldIdLst>").expect("list") + "<p:sldIdLst>".len();
+            let end = xml.find("</p:sldIdLst>").expect("end");
+            let mut ids: Vec<&str> = xml[start..end].split_inclusive("/>").collect();
+            ids.reverse();
+            Some(format!("{}{}{}", &xml[..start], ids.concat(), &xml[end..]).into_bytes())
+        });
+        let document = extract(&reordered, &Limits::default()).expect("reads");
+        let pages = whole.metadata.pages.expect("pages");
+        assert!(pages > 1);
+        let of_page = |d: &crate::model::Document, page: u32| {
+            d.elements
+                .iter()
+                .filter(|e| e.page == Some(page))
+                .map(|e| e.text.clone())
+                .collect::<Vec<_>>()
+        };
+        for page in 1..=pages {
+            assert_eq!(
+                of_page(&document, page),
+                of_page(&whole, pages + 1 - page),
+                "slide {page}"
+            );
+        }
     }
 
     /// A slide with broken XML costs that slide (up to its damage), not the presentation; the
