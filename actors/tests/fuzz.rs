@@ -48,13 +48,15 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
 }
 
-/// Every corpus document but the scanned images and the sidecars, and the office documents made here
-/// (Word and PowerPoint 97-2003, Outlook items, OpenDocument, RTF, EPUB, mbox).
+/// Every corpus document but the scanned images and the sidecars, the office documents made here
+/// (Word and PowerPoint 97-2003, Outlook items, OpenDocument, RTF, EPUB, mbox) and those Microsoft
+/// Office made (tests/documents/msoffice).
 fn seeds() -> Vec<(String, Vec<u8>)> {
     let mut found = Vec::new();
     let mut stack = vec![
         corpus_dir(),
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/office"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/msoffice"),
     ];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -75,6 +77,8 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
                 ".tsv",
                 "SOURCES.md",
                 ".reference.txt",
+                "LICENSE-oletools.md",
+                "LICENSE-olefile.txt",
             ];
             if skip.iter().any(|s| name.ends_with(s)) {
                 continue;

@@ -12,9 +12,11 @@ use proptest::prelude::*;
 /// A corpus file, or (`office/...`) one of the office documents made here.
 fn corpus(path: &str) -> Vec<u8> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let full = match path.strip_prefix("office/") {
-        Some(made) => root.join("../tests/documents/office").join(made),
-        None => root.join("../../shared/corpus").join(path),
+    // Documents of tests/documents (made here, or by Microsoft Office), else of the shared corpus.
+    let full = if path.starts_with("office/") || path.starts_with("msoffice/") {
+        root.join("../tests/documents").join(path)
+    } else {
+        root.join("../../shared/corpus").join(path)
     };
     std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
 }
@@ -54,6 +56,8 @@ const SAMPLES: &[&str] = &[
     "office/tr_personel_formu.rtf",
     "office/tr_personel_formu.epub",
     "office/tr_yazisma.mbox",
+    "msoffice/oletools_harmless-clean.doc",
+    "msoffice/oletools_embedded-simple-2007.ppt",
 ];
 
 proptest! {

@@ -103,6 +103,19 @@ fn letters_keep_headings_tables_headers_and_properties() {
             document.text.contains("Örnek Gıda Sanayi A.Ş."),
             "{name}: the header"
         );
+        // The bulleted paragraphs are list items.
+        let items: Vec<&str> = kinds(ElementKind::ListItem)
+            .map(|e| e.text.as_str())
+            .collect();
+        assert_eq!(
+            items,
+            [
+                "Ödeme günü her ayın on beşi, çarşamba ise bir gün sonrasıdır.",
+                "Bordro örneği ekte sunulmuştur."
+            ],
+            "{name}: {:?}",
+            document.elements
+        );
         if name.ends_with(".doc") || name.ends_with(".odt") {
             assert!(
                 kinds(ElementKind::Header).any(|e| e.text.contains("Örnek Gıda")),
@@ -147,6 +160,17 @@ fn presentations_keep_slides_titles_and_notes() {
             on(1)
         );
         assert!(on(2).contains("Hesap Özeti"), "{name}: {}", on(2));
+        // The slide's table is a table: its header row and its row of values, on its slide.
+        assert_eq!(document.tables.len(), 1, "{name}: {:?}", document.elements);
+        let table = &document.tables[0];
+        assert_eq!(
+            table.header.as_deref(),
+            Some(&["Ad Soyad", "T.C. Kimlik No", "IBAN"].map(String::from)[..]),
+            "{name}: {table:?}"
+        );
+        assert_eq!(table.rows.len(), 1, "{name}: {table:?}");
+        assert_eq!(table.rows[0][1], "49753128616", "{name}: {table:?}");
+        assert_eq!(table.page, Some(2), "{name}");
         assert!(
             document
                 .elements
@@ -235,17 +259,97 @@ fn outlook_items_and_mailboxes_read_as_mail() {
     assert!(!mailbox.text.contains(">From"), "{}", mailbox.text);
 }
 
+fn refused_as_encrypted(what: &str, bytes: &[u8]) {
+    assert_eq!(
+        extract(bytes, &Limits::default()).err().map(|e| e.code()),
+        Some("encrypted_document"),
+        "{what}"
+    );
+}
+
 #[test]
 fn password_protected_variants_are_encrypted_documents() {
     for name in [
         "tr_personel_formu_sifreli.doc",
         "tr_personel_formu_sifreli.odt",
     ] {
-        let bytes = std::fs::read(folder().join(name)).expect("file");
+        refused_as_encrypted(name, &std::fs::read(folder().join(name)).expect("file"));
+    }
+}
+
+/// An Outlook item of `class` with a subject, written as Outlook writes its properties (UTF-16
+/// string streams, a properties stream with its 32-byte header).
+fn outlook_item(class: &str) -> Vec<u8> {
+    let utf16 =
+        |text: &str| -> Vec<u8> { text.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    let (class, subject) = (utf16(class), utf16("Bordro"));
+    docsieve_actors::extractor_pool::compound_file(&[
+        ("__substg1.0_001A001F", &class),
+        ("__substg1.0_0037001F", &subject),
+        ("__properties_version1.0", &[0u8; 32]),
+    ])
+    .expect("compound file")
+}
+
+#[test]
+fn sealed_outlook_items_are_encrypted_documents_and_clear_signed_ones_are_read() {
+    for class in [
+        "IPM.Note.SMIME",
+        "IPM.Note.Secure",
+        "IPM.Note.Microsoft.Rpmsg",
+    ] {
+        refused_as_encrypted(class, &outlook_item(class));
+    }
+    for class in ["IPM.Note", "IPM.Note.SMIME.MultipartSigned"] {
+        let item = extract(&outlook_item(class), &Limits::default()).expect(class);
+        assert_eq!(item.metadata.format, "msg");
         assert_eq!(
-            extract(&bytes, &Limits::default()).err().map(|e| e.code()),
-            Some("encrypted_document"),
-            "{name}"
+            item.fields.get("email.subject").and_then(|v| v.as_str()),
+            Some("Bordro"),
+            "{class}"
         );
     }
+}
+
+/// Files Microsoft Office wrote (oletools' and olefile's test documents, tests/documents/msoffice).
+fn by_office(name: &str) -> Vec<u8> {
+    let path = folder().join("../msoffice").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn documents_microsoft_office_wrote_are_read_and_its_encryption_refused() {
+    for name in [
+        "oletools_encrypted.doc",
+        "oletools_encrypted.ppt",
+        "oletools_encrypted.xls",
+    ] {
+        refused_as_encrypted(name, &by_office(name));
+    }
+    let read = |name: &str| extract(&by_office(name), &Limits::default()).expect(name);
+    let clean = read("oletools_harmless-clean.doc");
+    assert_eq!(clean.metadata.format, "doc");
+    assert!(clean.text.contains("ünicöde-ßtringß"), "{}", clean.text);
+    assert!(clean.text.starts_with("Test\n"), "{}", clean.text);
+    // An embedded object's anchor and a symbol font's glyph are not text.
+    let embedding = read("oletools_embedded-simple-2007.doc");
+    assert!(
+        embedding.text.trim_end().ends_with("Have fun parsing it"),
+        "{:?}",
+        embedding.text
+    );
+    let slides = read("oletools_embedded-simple-2007.ppt");
+    assert_eq!(slides.metadata.format, "ppt");
+    assert_eq!(slides.metadata.pages, Some(1));
+    assert!(
+        slides
+            .elements
+            .iter()
+            .any(|e| e.kind == ElementKind::Title && e.text == "Embedded Objects"),
+        "{:?}",
+        slides.elements
+    );
+    assert!(slides
+        .text
+        .contains("It is a simple harmless ASCII text file"));
 }

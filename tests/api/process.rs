@@ -594,7 +594,7 @@ fn made_here(name: &str) -> Vec<u8> {
 
 /// The formats offices still send, made by tests/documents/make_office.py: each previewed masked
 /// with its planted national id and IBAN gone (an Outlook item's attachment too); the
-/// password-protected ones answer `encrypted_document`.
+/// password-protected ones (by LibreOffice, and by Microsoft Office) answer `encrypted_document`.
 #[tokio::test]
 async fn office_formats_are_previewed_masked() {
     let server = TestServer::start().await;
@@ -632,19 +632,17 @@ async fn office_formats_are_previewed_masked() {
             );
         }
     }
-    for name in [
-        "tr_personel_formu_sifreli.doc",
-        "tr_personel_formu_sifreli.odt",
-        "tr_musteri_tablosu_sifreli.ods",
+    // Password-protected by LibreOffice, and by Word, PowerPoint and Excel themselves.
+    for path in [
+        "office/tr_personel_formu_sifreli.doc",
+        "office/tr_personel_formu_sifreli.odt",
+        "office/tr_musteri_tablosu_sifreli.ods",
+        "msoffice/oletools_encrypted.doc",
+        "msoffice/oletools_encrypted.ppt",
+        "msoffice/oletools_encrypted.xls",
     ] {
-        let (status, body) = preview(
-            &server,
-            token,
-            "?masked=true",
-            name,
-            made_here(&format!("office/{name}")),
-        )
-        .await;
+        let name = path.rsplit('/').next().expect("name");
+        let (status, body) = preview(&server, token, "?masked=true", name, made_here(path)).await;
         assert_eq!(
             (status, body["detail"][0]["type"].as_str()),
             (422, Some("encrypted_document")),

@@ -12,11 +12,12 @@ UTF-8, else charset_normalizer's guess). Words are compared after NFKC and case 
 dotted capital I folds to i).
 
 Documents made here (`--documents tests/documents/office`: Word 97-2003, PowerPoint 97-2003, Outlook
-items, OpenDocument, RTF, EPUB, mbox) are compared with reference texts committed beside them
-(`<file>.reference.txt`, written once by tests/documents/make_office.py with LibreOffice, extract-msg
-and Python's mailbox); for them each format's mean must also reach --format-min.
+items, OpenDocument, RTF, EPUB, mbox) and by Microsoft Office (`--documents tests/documents/msoffice`,
+oletools' and olefile's test files) are compared with reference texts committed beside them
+(`<file>.reference.txt`, written once with LibreOffice, extract-msg and Python's mailbox: see the
+folders' SOURCES.md); for them each format's mean must also reach --format-min.
 
-Usage: word_recall.py DOCSIEVE_BINARY CORPUS_DIR [--documents DIR] [--min 0.9] [--format-min 0.95]
+Usage: word_recall.py DOCSIEVE_BINARY CORPUS_DIR [--documents DIR]... [--min 0.9] [--format-min 0.95]
 Prints recall per file and the mean; exits 1 when a file is below --min (or a made format's mean below
 --format-min).
 """
@@ -192,15 +193,15 @@ def main():
     parser.add_argument("docsieve")
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--min", type=float, default=0.9)
-    parser.add_argument("--documents", type=Path)
+    parser.add_argument("--documents", type=Path, action="append", default=[])
     parser.add_argument("--format-min", type=float, default=0.95)
     args = parser.parse_args()
     results = []
     listed = [(path, noted, None) for path, noted in documents(args.corpus)]
-    if args.documents:
+    for folder in args.documents:
         listed += [
             (reference.with_name(reference.name[: -len(".reference.txt")]), None, reference)
-            for reference in sorted(args.documents.glob("*.reference.txt"))
+            for reference in sorted(folder.glob("*.reference.txt"))
         ]
     by_format = {}
     for path, noted, committed in listed:

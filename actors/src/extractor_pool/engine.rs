@@ -4,6 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::error::ExtractError;
+use super::formats::compound::Compound;
 use super::formats::detect::{self, Format};
 use super::formats::encoding::{self, Decoded};
 use super::formats::{
@@ -27,13 +28,26 @@ fn is_binary_container(bytes: &[u8]) -> bool {
 
 /// The detected format and, for text formats, the decoded text.
 pub fn sniff(bytes: &[u8]) -> Result<(Format, Option<Decoded>), ExtractError> {
+    sniff_parsed(bytes).map(|(format, decoded, _)| (format, decoded))
+}
+
+/// [`sniff`], with the compound file detection opened (legacy Office files, Outlook items).
+fn sniff_parsed(
+    bytes: &[u8],
+) -> Result<(Format, Option<Decoded>, Option<Compound<'_>>), ExtractError> {
     let decoded = (!is_binary_container(bytes)).then(|| encoding::decode(bytes));
-    let format = detect::detect(bytes, decoded.as_ref().map(|d| d.text.as_str()))?;
-    Ok((format, decoded))
+    let (format, compound) =
+        detect::detect_parsed(bytes, decoded.as_ref().map(|d| d.text.as_str()))?;
+    Ok((format, decoded, compound))
 }
 
 pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Document, ExtractError> {
     extract_at(bytes, &limits.started_now(), 0)
+}
+
+/// The compound file detection opened for a legacy Office file or an Outlook item.
+fn opened(compound: Option<Compound<'_>>) -> Result<Compound<'_>, ExtractError> {
+    compound.ok_or_else(|| ExtractError::Malformed("no compound file".to_string()))
 }
 
 /// The text again with the charset the document declares, when the first reading was a guess.
@@ -62,7 +76,7 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             limits.max_bytes
         )));
     }
-    let (format, decoded) = sniff(bytes)?;
+    let (format, decoded, compound) = sniff_parsed(bytes)?;
     if let (Format::Txt | Format::Csv, Some(decoded)) = (format, &decoded) {
         check_text_size(decoded.text.len(), limits)?;
     }
@@ -137,8 +151,8 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             Format::Odt | Format::Odp => odf::extract(bytes, limits, &mut builder)?,
             Format::Epub => epub::extract(bytes, limits, &mut builder)?,
             Format::Rtf => rtf::extract(bytes, limits, &mut builder)?,
-            Format::Doc => doc::extract(bytes, limits, &mut builder)?,
-            Format::Ppt => ppt::extract(bytes, limits, &mut builder)?,
+            Format::Doc => doc::extract(opened(compound)?, limits, &mut builder)?,
+            Format::Ppt => ppt::extract(opened(compound)?, limits, &mut builder)?,
             Format::Msg => {
                 let child = |child: &[u8]| {
                     if depth + 1 > limits.max_attachment_depth {
@@ -148,7 +162,7 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                     }
                     extract_at(child, limits, depth + 1)
                 };
-                msg::extract(bytes, limits, &mut builder, child)?
+                msg::extract(opened(compound)?, limits, &mut builder, child)?
             }
             Format::Xlsx | Format::Xls => xlsx::extract(bytes, limits, &mut builder)?,
             Format::Ods => {

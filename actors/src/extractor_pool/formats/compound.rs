@@ -266,14 +266,13 @@ impl<'a> Compound<'a> {
     }
 }
 
-/// The document properties of the `\u{5}SummaryInformation` property set (title, subject, author,
-/// keywords, comments, last author, application), into the metadata and `summary.*` fields.
-pub fn summary_information(file: &Compound<'_>, builder: &mut crate::model::Builder) {
-    let Some(set) = file.stream("\u{5}SummaryInformation") else {
-        return;
+/// The string properties (id, value) of the first section of the property set stream `name`.
+fn property_strings(file: &Compound<'_>, name: &str) -> Vec<(u32, String)> {
+    let Some(set) = file.stream(name) else {
+        return Vec::new();
     };
     let Some(section) = u32_at(&set, 44).map(|s| s as usize) else {
-        return;
+        return Vec::new();
     };
     let count = u32_at(&set, section + 4).unwrap_or(0).min(256) as usize;
     let mut code_page = 1252;
@@ -285,7 +284,7 @@ pub fn summary_information(file: &Compound<'_>, builder: &mut crate::model::Buil
         ) else {
             break;
         };
-        let at = section + offset as usize;
+        let at = section.saturating_add(offset as usize);
         match u32_at(&set, at).map(|t| t & 0xFFFF) {
             // VT_I2: the code page of the 8-bit strings.
             Some(0x02) if id == 1 => {
@@ -319,11 +318,18 @@ pub fn summary_information(file: &Compound<'_>, builder: &mut crate::model::Buil
             _ => {}
         }
     }
-    for (id, value) in values {
-        let value = value.trim().to_string();
-        if value.is_empty() {
-            continue;
-        }
+    values.retain_mut(|(_, value)| {
+        *value = value.trim().to_string();
+        !value.is_empty()
+    });
+    values
+}
+
+/// The document properties of the `\u{5}SummaryInformation` property set (title, subject, author,
+/// keywords, comments, last author, application) and of `\u{5}DocumentSummaryInformation`
+/// (category, manager, company), into the metadata and `summary.*` fields.
+pub fn summary_information(file: &Compound<'_>, builder: &mut crate::model::Builder) {
+    for (id, value) in property_strings(file, "\u{5}SummaryInformation") {
         let name = match id {
             2 => "title",
             3 => "subject",
@@ -340,6 +346,15 @@ pub fn summary_information(file: &Compound<'_>, builder: &mut crate::model::Buil
             18 => builder.document.metadata.producer = Some(value.clone()),
             _ => {}
         }
+        builder.field(&format!("summary.{name}"), value);
+    }
+    for (id, value) in property_strings(file, "\u{5}DocumentSummaryInformation") {
+        let name = match id {
+            2 => "category",
+            14 => "manager",
+            15 => "company",
+            _ => continue,
+        };
         builder.field(&format!("summary.{name}"), value);
     }
 }
@@ -399,6 +414,68 @@ pub fn names_somewhere(bytes: &[u8], name: &str) -> bool {
 mod tests {
     use super::*;
     use crate::extractor_pool::formats::detect::compound_file;
+
+    /// A property set stream of one section holding `strings` (id, value) as VT_LPSTR in UTF-8
+    /// (code page 65001, property 1), as [MS-OLEPS] lays it out.
+    fn property_set(strings: &[(u32, &str)]) -> Vec<u8> {
+        let mut properties: Vec<(u32, Vec<u8>)> = vec![(1, {
+            let mut value = 0x02u32.to_le_bytes().to_vec();
+            value.extend(65001u16.to_le_bytes());
+            value.extend([0, 0]);
+            value
+        })];
+        for (id, text) in strings {
+            let mut value = 0x1Eu32.to_le_bytes().to_vec();
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.push(0);
+            value.extend((bytes.len() as u32).to_le_bytes());
+            bytes.resize(bytes.len().div_ceil(4) * 4, 0);
+            value.extend(bytes);
+            properties.push((*id, value));
+        }
+        let mut section = Vec::new();
+        let mut offset = 8 + 8 * properties.len();
+        let mut values: Vec<u8> = Vec::new();
+        for (id, value) in &properties {
+            section.extend(id.to_le_bytes());
+            section.extend((offset as u32).to_le_bytes());
+            offset += value.len();
+            values.extend(value);
+        }
+        section.extend(values);
+        let mut set = vec![0xFE, 0xFF, 0, 0, 0, 0, 0, 0];
+        set.extend([0u8; 16]);
+        set.extend(1u32.to_le_bytes());
+        set.extend([0x02u8; 16]);
+        set.extend(48u32.to_le_bytes());
+        set.extend(((section.len() + 8) as u32).to_le_bytes());
+        set.extend((properties.len() as u32).to_le_bytes());
+        set.extend(section);
+        set
+    }
+
+    #[test]
+    fn document_properties_come_from_both_property_sets() {
+        let summary = property_set(&[(2, "Bordro"), (4, "Gülşen Çakıroğlu"), (99, "x")]);
+        let document = property_set(&[(15, "Örnek Gıda A.Ş."), (14, "Deniz Yıldırım")]);
+        let file = compound_file(&[
+            ("\u{5}SummaryInformation", &summary),
+            ("\u{5}DocumentSummaryInformation", &document),
+        ])
+        .unwrap();
+        let mut builder = crate::model::Builder::default();
+        summary_information(&Compound::open(&file).unwrap(), &mut builder);
+        let document = builder.finish();
+        assert_eq!(document.metadata.title.as_deref(), Some("Bordro"));
+        assert_eq!(
+            document.metadata.author.as_deref(),
+            Some("Gülşen Çakıroğlu")
+        );
+        let field = |name: &str| document.fields.get(name).and_then(|v| v.as_str());
+        assert_eq!(field("summary.company"), Some("Örnek Gıda A.Ş."));
+        assert_eq!(field("summary.manager"), Some("Deniz Yıldırım"));
+        assert_eq!(document.fields.len(), 4, "{:?}", document.fields);
+    }
 
     #[test]
     fn streams_are_found_in_any_letter_case_and_read_whole() {

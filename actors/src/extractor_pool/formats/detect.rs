@@ -96,7 +96,7 @@ const CFB_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 /// PowerPoint file (`encrypted_document` when its own encryption flag is set), an Outlook message. A
 /// container too damaged to open that still
 /// names `EncryptionInfo` or `EncryptedPackage` is `encrypted_document`.
-fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
+fn cfb_format(bytes: &[u8]) -> Result<(Format, Compound<'_>), ExtractError> {
     let file = match Compound::open(bytes) {
         Ok(file) => file,
         Err(_)
@@ -112,7 +112,15 @@ fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
         return Err(ExtractError::EncryptedDocument);
     }
     if has("Workbook") || has("Book") {
-        return Ok(Format::Xls);
+        let workbook = file
+            .stream("Workbook")
+            .or_else(|| file.stream("Book"))
+            .unwrap_or_default();
+        return if has_filepass(&workbook) {
+            Err(ExtractError::EncryptedDocument)
+        } else {
+            Ok((Format::Xls, file))
+        };
     }
     if has("WordDocument") {
         // FibBase.fEncrypted (bit 8) or fObfuscated (bit 15) of the flags at offset 10.
@@ -121,14 +129,14 @@ fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
         return if encrypted {
             Err(ExtractError::EncryptedDocument)
         } else {
-            Ok(Format::Doc)
+            Ok((Format::Doc, file))
         };
     }
     if has("PowerPoint Document") {
         return if has("EncryptedSummary") {
             Err(ExtractError::EncryptedDocument)
         } else {
-            Ok(Format::Ppt)
+            Ok((Format::Ppt, file))
         };
     }
     if file
@@ -136,12 +144,35 @@ fn cfb_format(bytes: &[u8]) -> Result<Format, ExtractError> {
         .iter()
         .any(|e| e.name.to_ascii_lowercase().starts_with("__substg1.0_"))
     {
-        return Ok(Format::Msg);
+        return Ok((Format::Msg, file));
     }
     Err(ExtractError::UnsupportedFormat(format!(
         "OLE2 compound file of an unknown kind (streams: {})",
         file.root_names().join(", ")
     )))
+}
+
+/// Whether a BIFF workbook stream is encrypted: a FILEPASS record (0x002F: RC4, CryptoAPI RC4 or
+/// XOR obfuscation, whatever the password) among the records of its globals, which it follows the BOF
+/// of; the records before the first sheet's BOF are looked at.
+fn has_filepass(workbook: &[u8]) -> bool {
+    let mut at = 0;
+    for index in 0..4096 {
+        let (Some(kind), Some(length)) = (
+            super::compound::u16_at(workbook, at),
+            super::compound::u16_at(workbook, at + 2),
+        ) else {
+            return false;
+        };
+        match kind {
+            0x002F => return true,
+            // A BOF (BIFF2-8) after the globals' own: the first sheet's substream.
+            0x0009 | 0x0209 | 0x0409 | 0x0809 if index > 0 => return false,
+            _ => {}
+        }
+        at += 4 + length as usize;
+    }
+    false
 }
 
 /// An OLE2 compound file holding `streams` (name, bytes): what legacy Office files and encrypted
@@ -346,8 +377,13 @@ pub fn is_rtf(bytes: &[u8]) -> bool {
     bytes[start..].starts_with(b"{\\rtf")
 }
 
-/// Detects the format of `bytes`; `text` is their decoded form for text formats.
-pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> {
+/// Detects the format of `bytes` (`text` is their decoded form for text formats), with the compound
+/// file it opened to tell a legacy Office file or an Outlook item apart, for their readers to go on
+/// with rather than parse it again.
+pub fn detect_parsed<'a>(
+    bytes: &'a [u8],
+    text: Option<&str>,
+) -> Result<(Format, Option<Compound<'a>>), ExtractError> {
     if bytes.is_empty() || bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ExtractError::Empty);
     }
@@ -356,16 +392,21 @@ pub fn detect(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> 
             .windows(5)
             .any(|w| w == b"%PDF-")
     {
-        return Ok(Format::Pdf);
+        return Ok((Format::Pdf, None));
     }
+    if bytes.starts_with(CFB_MAGIC) {
+        return cfb_format(bytes).map(|(format, file)| (format, Some(file)));
+    }
+    detect_uncompound(bytes, text).map(|format| (format, None))
+}
+
+/// What is neither a PDF nor a compound file.
+fn detect_uncompound(bytes: &[u8], text: Option<&str>) -> Result<Format, ExtractError> {
     if bytes.starts_with(b"PK\x03\x04") {
         return zip_format(bytes);
     }
     if is_rtf(bytes) {
         return Ok(Format::Rtf);
-    }
-    if bytes.starts_with(CFB_MAGIC) {
-        return cfb_format(bytes);
     }
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         return Ok(Format::Png);
@@ -487,162 +528,4 @@ pub fn starts_as_sql(text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn format_of(text: &str) -> Format {
-        detect(text.as_bytes(), Some(text)).expect("a format")
-    }
-
-    /// A table needs two records: one line (with or without its line break) is never one, whatever
-    /// its delimiters; two lines of the same columns are, with `\n`, `\r\n` or a bare `\r`.
-    #[test]
-    fn one_line_is_never_a_table() {
-        for one in [
-            "a,b,c",
-            "a;b;c\n",
-            "  a|b|c\r\n\n",
-            "Sipariş 1: tutar 1000,50 TL; teslimat 3 gün.\n",
-        ] {
-            assert_eq!(csv_delimiter(one), None, "{one:?}");
-        }
-        for two in ["a,b,c\n1,2,3\n", "a;b;c\r\n1;2;3", "a|b|c\r1|2|3\r"] {
-            assert!(csv_delimiter(two).is_some(), "{two:?}");
-        }
-    }
-
-    /// SQL statements and JSON are text: their commas separate values, not columns.
-    #[test]
-    fn sql_statements_and_json_are_text() {
-        for sql in [
-            "CREATE TABLE musteri (tc TEXT, ad TEXT, soyad TEXT);\nINSERT INTO musteri VALUES('1','Ayşe','Kaya');\nINSERT INTO musteri VALUES('2','Ali','Veli');\n",
-            "-- dump\n\ninsert into t (a, b, c) values (1, 2, 3);\ninsert into t (a, b, c) values (4, 5, 6);\n",
-            "/*!40101 SET NAMES utf8mb4 */;\nINSERT INTO `t` VALUES (1,'a','b'),(2,'c','d');\nINSERT INTO `t` VALUES (3,'e','f');\n",
-        ] {
-            assert_eq!(format_of(sql), Format::Txt, "{sql}");
-        }
-        // JSON Lines and pretty-printed JSON are text too.
-        for json in [
-            "{\"id\": 1, \"name\": \"Ayşe\", \"city\": \"Ankara\"}\n{\"id\": 2, \"name\": \"Ali\", \"city\": \"İzmir\"}\n",
-            "{\n  \"values\": [\n    [\"a\", \"b\", \"c\"],\n    [\"d\", \"e\", \"f\"],\n    [\"g\", \"h\", \"i\"]\n  ]\n}\n",
-        ] {
-            assert_eq!(format_of(json), Format::Txt, "{json}");
-        }
-        // A CSV whose first column happens to hold such a word is still a CSV.
-        assert_eq!(format_of("update,count,total\nA,1,2\nB,3,4\n"), Format::Csv);
-        for csv in [
-            "Start Date,End Date,Amount\n2024-01-01,2024-02-01,10\n2024-03-01,2024-04-01,20\n",
-            "Create Date,Customer,Amount\n2024-01-01,Ayşe,10\n2024-03-01,Ali,20\n",
-            "Set Name;Count;Owner\nA;1;x\nB;2;y\n",
-        ] {
-            assert_eq!(format_of(csv), Format::Csv, "{csv}");
-        }
-    }
-
-    /// A letter whose lines end with a comma, or go on after one, is text: read as a two-column CSV,
-    /// its commas came out as tabs (`docsieve mask letter.txt` changed the letter's punctuation).
-    #[test]
-    fn a_letter_with_commas_is_text() {
-        let letter = "Sehr geehrter Herr Müller,\nSehr geehrte Frau Schneider,\nGeachte heer Jansen,\n\
-                      Hi Sarah, thanks for the update.\nThanks, John\nBest regards,\nMehmet Yılmaz\n\
-                      Saygılarımla,\nAyşe Kaya\n";
-        assert_eq!(format_of(letter), Format::Txt);
-    }
-
-    /// Tables stay tables, two columns included, with or without a space after the delimiter.
-    #[test]
-    fn tables_of_two_columns_and_more_stay_csv() {
-        for table in [
-            "name,phone\nAyşe,0532 123 45 67\nMehmet,0533 765 43 21\n",
-            "Ad, Telefon\nAyşe, 0532 123 45 67\nMehmet, 0533 765 43 21\n",
-            "id;name;amount\n1;Kalem;12,50\n2;Defter;30,00\n",
-            "a\tb\n1\t2\n3\t4\n",
-        ] {
-            assert_eq!(format_of(table), Format::Csv, "{table}");
-        }
-    }
-}
-
-#[cfg(test)]
-mod cfb_tests {
-    use super::*;
-
-    fn compound(streams: &[(&str, &[u8])]) -> Vec<u8> {
-        compound_file(streams).expect("compound file")
-    }
-
-    /// A Word FIB's first bytes with `flags` at offset 10.
-    fn fib(flags: u16) -> Vec<u8> {
-        let mut fib = vec![0xEC, 0xA5, 0xC1, 0x00];
-        fib.resize(10, 0);
-        fib.extend(flags.to_le_bytes());
-        fib.resize(512, 0);
-        fib
-    }
-
-    #[test]
-    fn compound_files_are_told_apart_by_their_streams() {
-        let encrypted_ooxml = compound(&[
-            ("EncryptionInfo", &[4, 0, 4, 0, 0x40, 0, 0, 0]),
-            ("EncryptedPackage", &[0; 600]),
-        ]);
-        assert_eq!(
-            detect(&encrypted_ooxml, None),
-            Err(ExtractError::EncryptedDocument)
-        );
-        let word = compound(&[("WordDocument", &fib(0)), ("1Table", &[0; 64])]);
-        assert_eq!(detect(&word, None), Ok(Format::Doc));
-        let locked_word = compound(&[("WordDocument", &fib(0x0100)), ("1Table", &[0; 64])]);
-        assert_eq!(
-            detect(&locked_word, None),
-            Err(ExtractError::EncryptedDocument)
-        );
-        let slides = compound(&[
-            ("PowerPoint Document", &[0; 64]),
-            ("Current User", &[0; 16]),
-        ]);
-        assert_eq!(detect(&slides, None), Ok(Format::Ppt));
-        let obfuscated_word = compound(&[("WordDocument", &fib(0x8000)), ("1Table", &[0; 64])]);
-        assert_eq!(
-            detect(&obfuscated_word, None),
-            Err(ExtractError::EncryptedDocument)
-        );
-        assert_eq!(
-            detect(&compound(&[("__substg1.0_0037001F", &[0x41, 0])]), None),
-            Ok(Format::Msg)
-        );
-        // Stream names in another letter case are the same streams.
-        let lower = compound(&[("encryptioninfo", &[4, 0]), ("encryptedpackage", &[0; 600])]);
-        assert_eq!(detect(&lower, None), Err(ExtractError::EncryptedDocument));
-        let locked_slides = compound(&[
-            ("PowerPoint Document", &[0; 64]),
-            ("EncryptedSummary", &[0; 16]),
-        ]);
-        assert_eq!(
-            detect(&locked_slides, None),
-            Err(ExtractError::EncryptedDocument)
-        );
-        assert_eq!(
-            detect(&compound(&[("Workbook", &[0; 64])]), None),
-            Ok(Format::Xls)
-        );
-        assert!(matches!(
-            detect(&compound(&[("Something", &[1; 8])]), None),
-            Err(ExtractError::UnsupportedFormat(_))
-        ));
-        // A header that does not parse (an impossible sector size): the stream names still show.
-        let mut damaged = encrypted_ooxml.clone();
-        damaged[30] = 0x7F;
-        assert_eq!(
-            detect(&damaged, None),
-            Err(ExtractError::EncryptedDocument),
-            "named in a damaged file"
-        );
-        damaged = word.clone();
-        damaged.truncate(600);
-        assert!(matches!(
-            detect(&damaged, None),
-            Err(ExtractError::Malformed(_))
-        ));
-    }
-}
+mod tests;

@@ -79,6 +79,7 @@ impl Fib {
 
 const PAIR_STSHF: usize = 1;
 const PAIR_PLCF_HDD: usize = 11;
+const PAIR_PLCF_BTE_CHPX: usize = 12;
 const PAIR_PLCF_BTE_PAPX: usize = 13;
 const PAIR_CLX: usize = 33;
 
@@ -127,22 +128,45 @@ fn pieces(table: &[u8], clx: (usize, usize)) -> Result<Vec<Piece>, ExtractError>
     Ok(pieces)
 }
 
-/// What a paragraph's properties say: its style, whether it ends a table row.
+/// What a paragraph's properties say: its style, whether it is in a table or ends a table row,
+/// its list (a list item when it has one) and level, its outline level.
 #[derive(Clone, Copy, Default)]
 struct Paragraph {
     istd: u16,
+    in_table: bool,
     row_end: bool,
+    list: u16,
+    list_level: u8,
+    /// 0-8 for an outline level of its own (a heading whatever its style); 9 or none for body text.
+    outline: Option<u8>,
 }
 
-/// The paragraph properties, found by the file position of a paragraph's last character.
-struct Papx<'s> {
+/// The last of the sorted `count` positions `position(i)` that is at most `fc`, when `fc` is also
+/// before the next one: the run (or page) holding `fc`.
+fn run_holding(count: usize, fc: u32, position: impl Fn(usize) -> Option<u32>) -> Option<usize> {
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let middle = (low + high) / 2;
+        if position(middle)? <= fc {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    let run = low.checked_sub(1)?;
+    (fc < position(run + 1)?).then_some(run)
+}
+
+/// Formatted disk pages (FKPs) found through a bin table (PlcBtePapx or PlcBteChpx): the page and the
+/// run holding a file position.
+struct Bins<'s> {
     document: &'s [u8],
     /// (first fc, last fc, page number) of each formatted disk page.
     pages: Vec<(u32, u32, u32)>,
 }
 
-impl<'s> Papx<'s> {
-    fn new(document: &'s [u8], table: &[u8], plc: Option<(usize, usize)>) -> Papx<'s> {
+impl<'s> Bins<'s> {
+    fn new(document: &'s [u8], table: &[u8], plc: Option<(usize, usize)>) -> Bins<'s> {
         let mut pages = Vec::new();
         if let Some((start, length)) = plc {
             let plc = table
@@ -161,22 +185,58 @@ impl<'s> Papx<'s> {
                 }
             }
         }
-        Papx { document, pages }
+        Bins { document, pages }
     }
 
-    fn at(&self, fc: u32) -> Paragraph {
-        let Some(&(_, _, pn)) = self.pages.iter().find(|(a, b, _)| *a <= fc && fc < *b) else {
-            return Paragraph::default();
-        };
-        let start = pn as usize * 512;
-        let Some(page) = self.document.get(start..start + 512) else {
-            return Paragraph::default();
-        };
+    /// The 512-byte page holding `fc`, its run count and the run holding `fc`. The pages and the
+    /// runs of a page are sorted by file position (a file whose are not finds no properties, as a
+    /// file without them).
+    fn run(&self, fc: u32) -> Option<(&'s [u8], usize, usize)> {
+        let page = run_holding(self.pages.len(), fc, |i| {
+            self.pages
+                .get(i)
+                .map(|p| p.0)
+                .or_else(|| self.pages.last().map(|p| p.1))
+        })?;
+        let start = self.pages.get(page)?.2 as usize * 512;
+        let page = self.document.get(start..start + 512)?;
         let runs = page[511] as usize;
-        let run = (0..runs).find(|&j| {
-            matches!((u32_at(page, 4 * j), u32_at(page, 4 * (j + 1))), (Some(a), Some(b)) if a <= fc && fc < b)
-        });
-        let Some(run) = run else {
+        let run = run_holding(runs, fc, |j| u32_at(page, 4 * j))?;
+        Some((page, runs, run))
+    }
+}
+
+/// Each sprm of a grpprl with the place of its operand.
+fn sprms(grpprl: &[u8]) -> impl Iterator<Item = (u16, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let sprm = u16_at(grpprl, at)?;
+        let operand_at = at + 2;
+        let operand = match sprm >> 13 {
+            0 | 1 => 1,
+            2 | 4 | 5 => 2,
+            3 => 4,
+            7 => 3,
+            _ => {
+                // Variable: sprmTDefTable and sprmPChgTabs have sizes of their own kinds.
+                if sprm == 0xD608 {
+                    u16_at(grpprl, operand_at).unwrap_or(0) as usize + 1
+                } else {
+                    grpprl.get(operand_at).copied().unwrap_or(0) as usize + 1
+                }
+            }
+        };
+        at = operand_at + operand;
+        Some((sprm, operand_at))
+    })
+}
+
+/// The paragraph properties, found by the file position of a paragraph's last character.
+struct Papx<'s>(Bins<'s>);
+
+impl Papx<'_> {
+    fn at(&self, fc: u32) -> Paragraph {
+        let Some((page, runs, run)) = self.0.run(fc) else {
             return Paragraph::default();
         };
         let offset = page.get(4 * (runs + 1) + 13 * run).copied().unwrap_or(0) as usize * 2;
@@ -195,31 +255,51 @@ impl<'s> Papx<'s> {
         };
         let mut paragraph = Paragraph {
             istd: u16_at(grpprl, 0).unwrap_or(0),
-            row_end: false,
+            ..Paragraph::default()
         };
-        let mut at = 2;
-        while let Some(sprm) = u16_at(grpprl, at) {
-            at += 2;
-            let operand = match sprm >> 13 {
-                0 | 1 => 1,
-                2 | 4 | 5 => 2,
-                3 => 4,
-                7 => 3,
-                _ => {
-                    // Variable: sprmTDefTable and sprmPChgTabs have sizes of their own kinds.
-                    if sprm == 0xD608 {
-                        u16_at(grpprl, at).unwrap_or(0) as usize + 1
-                    } else {
-                        grpprl.get(at).copied().unwrap_or(0) as usize + 1
-                    }
-                }
-            };
-            if matches!(sprm, 0x2417 | 0x244C) && grpprl.get(at).is_some_and(|&v| v != 0) {
-                paragraph.row_end = true;
+        for (sprm, at) in sprms(grpprl.get(2..).unwrap_or_default()) {
+            let at = at + 2;
+            let byte = grpprl.get(at).copied().unwrap_or(0);
+            match sprm {
+                // sprmPFTtp, sprmPFInnerTtp: the mark ends a row.
+                0x2417 | 0x244C if byte != 0 => paragraph.row_end = true,
+                // sprmPFInTable, sprmPItap: the paragraph is in a table's cell.
+                0x2416 => paragraph.in_table = byte != 0,
+                0x6649 => paragraph.in_table = u32_at(grpprl, at).unwrap_or(0) != 0,
+                // sprmPIlfo, sprmPIlvl: the list and the level of a list item.
+                0x460B => paragraph.list = u16_at(grpprl, at).unwrap_or(0),
+                0x260A => paragraph.list_level = byte.min(8),
+                // sprmPOutLvl.
+                0x2640 => paragraph.outline = (byte < 9).then_some(byte),
+                _ => {}
             }
-            at += operand;
         }
         paragraph
+    }
+}
+
+/// The character properties: whether a character is a special one (sprmCFSpec: a picture, a
+/// footnote mark, a drawn object, an embedded object's anchor; sprmCSymbol: a symbol font's glyph,
+/// a Wingdings tick or smiley), not text.
+struct Chpx<'s>(Bins<'s>);
+
+impl Chpx<'_> {
+    fn special(&self, fc: u32) -> bool {
+        let Some((page, runs, run)) = self.0.run(fc) else {
+            return false;
+        };
+        let offset = page.get(4 * (runs + 1) + run).copied().unwrap_or(0) as usize * 2;
+        if offset == 0 {
+            return false;
+        }
+        let size = page.get(offset).copied().unwrap_or(0) as usize;
+        let Some(grpprl) = page.get(offset + 1..(offset + 1 + size).min(512)) else {
+            return false;
+        };
+        // sprmCFSpec set, or sprmCSymbol (the character shows a symbol font's glyph instead).
+        sprms(grpprl).any(|(sprm, at)| {
+            sprm == 0x6A09 || sprm == 0x0855 && grpprl.get(at).is_some_and(|&v| v != 0)
+        })
     }
 }
 
@@ -317,6 +397,7 @@ fn windows_1252(byte: u8) -> char {
 struct Story<'b, 's> {
     builder: &'b mut Builder,
     papx: &'s Papx<'s>,
+    chpx: &'s Chpx<'s>,
     headings: &'s [Option<u8>],
     kind: ElementKind,
     paragraph: String,
@@ -343,6 +424,10 @@ impl Story<'_, '_> {
                 self.fields.pop();
             }
             _ if self.fields.iter().any(|shown| !shown) => {}
+            // A paragraph inside a cell: the cell goes on on a new line (its mark ends it).
+            '\r' if self.kind == ElementKind::Paragraph && self.papx.at(fc).in_table => {
+                self.paragraph.push('\n')
+            }
             '\r' => self.end_paragraph(fc),
             '\u{7}' => {
                 let properties = self.papx.at(fc);
@@ -365,6 +450,9 @@ impl Story<'_, '_> {
                 }
             }
             '\u{1e}' => self.paragraph.push('-'),
+            // The printable codes a special character is stored as: a symbol ('('), an annotation's
+            // range marks ('<', '>'); as text, they are themselves.
+            '(' | '<' | '>' if self.chpx.special(fc) => {}
             '\t' => self.paragraph.push('\t'),
             c if (c as u32) < 0x20 => {}
             c => self.paragraph.push(c),
@@ -381,14 +469,27 @@ impl Story<'_, '_> {
         let mut kind = self.kind;
         let mut level = None;
         if kind == ElementKind::Paragraph {
-            let istd = self.papx.at(fc).istd as usize;
-            match self.headings.get(istd).copied().flatten() {
-                Some(0) => kind = ElementKind::Title,
-                Some(l) => {
+            let properties = self.papx.at(fc);
+            let style = self
+                .headings
+                .get(properties.istd as usize)
+                .copied()
+                .flatten();
+            match (style, properties.outline) {
+                (Some(0), _) => kind = ElementKind::Title,
+                (Some(l), _) => {
                     kind = ElementKind::Heading;
                     level = Some(l);
                 }
-                None => {}
+                (None, Some(outline)) => {
+                    kind = ElementKind::Heading;
+                    level = Some(outline + 1);
+                }
+                (None, _) if properties.list != 0 => {
+                    kind = ElementKind::ListItem;
+                    level = Some(properties.list_level + 1);
+                }
+                (None, _) => {}
             }
         } else if self.pushed.iter().any(|p| p == text) {
             // A header or footer repeated by every section is kept once.
@@ -411,8 +512,11 @@ impl Story<'_, '_> {
     }
 }
 
-pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
-    let file = Compound::open(bytes)?;
+pub fn extract(
+    file: Compound<'_>,
+    limits: &Limits,
+    builder: &mut Builder,
+) -> Result<(), ExtractError> {
     let document = file
         .stream("WordDocument")
         .ok_or_else(|| malformed("no WordDocument stream"))?;
@@ -437,7 +541,8 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         document: &document,
         pieces: &pieces,
     };
-    let papx = Papx::new(&document, &table, fib.pair(PAIR_PLCF_BTE_PAPX));
+    let papx = Papx(Bins::new(&document, &table, fib.pair(PAIR_PLCF_BTE_PAPX)));
+    let chpx = Chpx(Bins::new(&document, &table, fib.pair(PAIR_PLCF_BTE_CHPX)));
     let headings = heading_styles(&table, fib.pair(PAIR_STSHF));
     let [main, footnotes, headers, macros, comments, endnotes, boxes, header_boxes] = fib.lengths;
     if u64::from(main) > limits.max_bytes {
@@ -449,6 +554,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
     let mut story = Story {
         builder: &mut *builder,
         papx: &papx,
+        chpx: &chpx,
         headings: &headings,
         kind: ElementKind::Paragraph,
         paragraph: String::new(),

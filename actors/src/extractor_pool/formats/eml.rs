@@ -81,30 +81,51 @@ fn part_text<'m>(message: &'m Message<'m>, part: &'m MessagePart<'m>) -> Option<
 
 /// The messages of an mbox (messages each opened by a `From ` separator line after a blank line, the
 /// mboxrd way: a body line `>From ` stands for `From `), or the one message when the text is no mbox.
-pub fn mbox_messages(bytes: &[u8]) -> Vec<Vec<u8>> {
+pub fn mbox_messages(bytes: &[u8]) -> Vec<Cow<'_, [u8]>> {
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if !text.starts_with(b"From ") {
-        return vec![bytes.to_vec()];
+        return vec![Cow::Borrowed(bytes)];
     }
-    let mut messages: Vec<Vec<u8>> = Vec::new();
+    // Each message's span of the text, and whether a line of it is quoted.
+    let mut spans: Vec<(usize, usize, bool)> = Vec::new();
     let mut previous_blank = true;
+    let mut at = 0;
     for line in text.split_inclusive(|&b| b == b'\n') {
         let bare = line.strip_suffix(b"\n").unwrap_or(line);
         let bare = bare.strip_suffix(b"\r").unwrap_or(bare);
+        at += line.len();
         if previous_blank && bare.starts_with(b"From ") {
-            messages.push(Vec::new());
-        } else if let Some(current) = messages.last_mut() {
-            // mboxrd: one '>' less before a quoted "From " line.
-            let unquoted = match line.iter().position(|&b| b != b'>') {
-                Some(at) if at > 0 && line[at..].starts_with(b"From ") => &line[1..],
-                _ => line,
-            };
-            current.extend_from_slice(unquoted);
+            spans.push((at, at, false));
+        } else if let Some((_, end, quoted)) = spans.last_mut() {
+            *end = at;
+            *quoted |= quoted_from(line).is_some();
         }
         previous_blank = bare.is_empty();
     }
-    messages.retain(|message| !message.iter().all(u8::is_ascii_whitespace));
-    messages
+    spans
+        .into_iter()
+        .map(|(start, end, quoted)| {
+            let message = &text[start..end];
+            if !quoted {
+                return Cow::Borrowed(message);
+            }
+            // mboxrd: one '>' less before a quoted "From " line.
+            let mut owned = Vec::with_capacity(message.len());
+            for line in message.split_inclusive(|&b| b == b'\n') {
+                owned.extend_from_slice(quoted_from(line).unwrap_or(line));
+            }
+            Cow::Owned(owned)
+        })
+        .filter(|message| !message.iter().all(u8::is_ascii_whitespace))
+        .collect()
+}
+
+/// A line `>From `, `>>From `...: itself with one '>' less.
+fn quoted_from(line: &[u8]) -> Option<&[u8]> {
+    match line.iter().position(|&b| b != b'>') {
+        Some(at) if at > 0 && line[at..].starts_with(b"From ") => Some(&line[1..]),
+        _ => None,
+    }
 }
 
 /// A message's headers, each as an `email_header` element (`key: value`) and an `email.<key>` field.

@@ -6,11 +6,14 @@
 //! compressed RTF inflated and read as RTF), attachments as child documents through the same pipeline
 //! as an e-mail's, embedded messages read the same way.
 
+use std::collections::HashMap;
+
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
 use super::compound::{u16_at, u32_at, Compound, Kind};
 use crate::model::{Attachment, Builder, Document, Element, ElementKind};
 
+const MESSAGE_CLASS: u16 = 0x001A;
 const SUBJECT: u16 = 0x0037;
 const SENDER_NAME: u16 = 0x0C1A;
 const SENDER_EMAIL: u16 = 0x0C1F;
@@ -33,20 +36,40 @@ const ATTACH_FILENAME: u16 = 0x3704;
 const ATTACH_LONG_FILENAME: u16 = 0x3707;
 const ATTACH_MIME: u16 = 0x370E;
 
-/// The properties of one storage (the message, a recipient, an attachment).
+/// The properties of one storage (the message, a recipient, an attachment): its entries indexed by
+/// name once, its fixed-size properties stream read once.
 struct Properties<'f, 'a> {
     file: &'f Compound<'a>,
-    storage: usize,
+    /// The storage's entries by their upper-cased names.
+    names: HashMap<String, usize>,
+    /// `__properties_version1.0`, empty when there is none.
+    fixed: Vec<u8>,
     code_page: i32,
 }
 
-impl Properties<'_, '_> {
-    fn stream_of(&self, id: u16, kind: u16) -> Option<usize> {
-        let name = format!("__substg1.0_{id:04X}{kind:04X}");
-        self.file
-            .children(self.storage)
+impl<'f, 'a> Properties<'f, 'a> {
+    fn of(file: &'f Compound<'a>, storage: usize, code_page: i32) -> Self {
+        let names: HashMap<String, usize> = file
+            .children(storage)
             .into_iter()
-            .find(|&i| super::compound::same_name(&self.file.entries[i].name, &name))
+            .map(|i| (file.entries[i].name.to_uppercase(), i))
+            .collect();
+        let fixed = names
+            .get("__PROPERTIES_VERSION1.0")
+            .map(|&i| file.read(i))
+            .unwrap_or_default();
+        Properties {
+            file,
+            names,
+            fixed,
+            code_page,
+        }
+    }
+
+    fn stream_of(&self, id: u16, kind: u16) -> Option<usize> {
+        self.names
+            .get(&format!("__SUBSTG1.0_{id:04X}{kind:04X}"))
+            .copied()
     }
 
     fn string(&self, id: u16) -> Option<String> {
@@ -78,20 +101,27 @@ impl Properties<'_, '_> {
     /// A fixed-size property from the properties stream (`header` bytes before its entries): its
     /// eight value bytes.
     fn fixed(&self, id: u16, header: usize) -> Option<u64> {
-        let index = self.file.children(self.storage).into_iter().find(|&i| {
-            super::compound::same_name(&self.file.entries[i].name, "__properties_version1.0")
-        })?;
-        let bytes = self.file.read(index);
-        let mut at = header;
-        while at + 16 <= bytes.len() {
-            if u16_at(&bytes, at + 2) == Some(id) {
-                let value = bytes.get(at + 8..at + 16)?;
-                return Some(u64::from_le_bytes(value.try_into().ok()?));
-            }
-            at += 16;
-        }
-        None
+        self.fixed
+            .get(header..)?
+            .chunks_exact(16)
+            .find(|entry| u16_at(entry, 2) == Some(id))
+            .and_then(|entry| Some(u64::from_le_bytes(entry[8..16].try_into().ok()?)))
     }
+}
+
+/// Whether a message class is that of a message whose content is sealed: S/MIME encrypted or
+/// opaque-signed (`IPM.Note.SMIME`, its body a PKCS #7 blob), Outlook's own secure messages
+/// (`IPM.Note.Secure`), rights-managed ones (`IPM.Note.rpmsg...`, `...Microsoft.Rpmsg`). A
+/// clear-signed message (`IPM.Note.SMIME.MultipartSigned`, `IPM.Note.Secure.Sign`) is readable: its
+/// MIME content is an attachment, read as e-mail.
+fn is_sealed(class: &str) -> bool {
+    let class = class.trim().to_ascii_lowercase();
+    let parts: Vec<&str> = class.split('.').collect();
+    let has = |part: &str| parts.contains(&part);
+    if has("multipartsigned") || (has("secure") && has("sign")) {
+        return false;
+    }
+    has("smime") || has("secure") || parts.iter().any(|p| p.starts_with("rpmsg"))
 }
 
 /// The storages inside `storage` whose names start with `prefix` (recipients, attachments).
@@ -186,16 +216,18 @@ fn read_message(
     builder: &mut Builder,
     extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
 ) -> Result<(), ExtractError> {
-    let mut message = Properties {
-        file,
-        storage,
-        code_page: 1252,
-    };
+    let mut message = Properties::of(file, storage, 1252);
     if let Some(page) = message
         .fixed(INTERNET_CODEPAGE, header)
         .or_else(|| message.fixed(MESSAGE_CODEPAGE, header))
     {
         message.code_page = page as u32 as i32;
+    }
+    if message
+        .string(MESSAGE_CLASS)
+        .is_some_and(|class| is_sealed(&class))
+    {
+        return Err(ExtractError::EncryptedDocument);
     }
     let sender = person(
         message.string(SENDER_NAME),
@@ -206,11 +238,7 @@ fn read_message(
     // Recipients, from their storages (with addresses); the display lines when there are none.
     let (mut to, mut cc) = (Vec::new(), Vec::new());
     for index in storages(file, storage, "__recip_version1.0_") {
-        let recipient = Properties {
-            file,
-            storage: index,
-            code_page: message.code_page,
-        };
+        let recipient = Properties::of(file, index, message.code_page);
         let Some(shown) = person(
             recipient.string(DISPLAY_NAME),
             recipient
@@ -268,11 +296,7 @@ fn read_message(
     }
     // Attachments: their bytes through the pipeline; an embedded message read as one.
     for index in storages(file, storage, "__attach_version1.0_") {
-        let attachment = Properties {
-            file,
-            storage: index,
-            code_page: message.code_page,
-        };
+        let attachment = Properties::of(file, index, message.code_page);
         let filename = attachment
             .string(ATTACH_LONG_FILENAME)
             .or_else(|| attachment.string(ATTACH_FILENAME))
@@ -333,12 +357,11 @@ fn read_message(
 
 /// `extract_child` reads an attachment (recursion bounded by the caller).
 pub fn extract(
-    bytes: &[u8],
+    file: Compound<'_>,
     limits: &Limits,
     builder: &mut Builder,
     mut extract_child: impl FnMut(&[u8]) -> Result<Document, ExtractError>,
 ) -> Result<(), ExtractError> {
-    let file = Compound::open(bytes)?;
     read_message(&file, 0, 32, limits, 0, builder, &mut extract_child)?;
     Ok(())
 }
@@ -362,6 +385,28 @@ mod tests {
             "{\\rtf1\\ansi\\ansicpg1252\\pard hello world}\r\n"
         );
         assert!(decompress_rtf(b"short", 100).is_none());
+    }
+
+    #[test]
+    fn sealed_message_classes_are_told_from_readable_ones() {
+        for sealed in [
+            "IPM.Note.SMIME",
+            "ipm.note.smime",
+            "IPM.Note.Secure",
+            "IPM.Note.rpmsg.Microsoft.Voicemail.UM.CA",
+            "IPM.Note.Microsoft.Rpmsg",
+        ] {
+            assert!(is_sealed(sealed), "{sealed}");
+        }
+        for readable in [
+            "IPM.Note",
+            "IPM.Note.SMIME.MultipartSigned",
+            "IPM.Note.Secure.Sign",
+            "IPM.Schedule.Meeting.Request",
+            "IPM.Note.Smimeless",
+        ] {
+            assert!(!is_sealed(readable), "{readable}");
+        }
     }
 
     #[test]

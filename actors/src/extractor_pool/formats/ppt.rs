@@ -25,6 +25,16 @@ const TEXT_BYTES_ATOM: u16 = 0x0FA8;
 const SLIDE_LIST_WITH_TEXT: u16 = 0x0FF0;
 const USER_EDIT_ATOM: u16 = 0x0FF5;
 const PERSIST_DIRECTORY_ATOM: u16 = 0x1772;
+// Office drawing records ([MS-ODRAW]) inside a slide's drawing.
+const GROUP_CONTAINER: u16 = 0xF003;
+const SHAPE_CONTAINER: u16 = 0xF004;
+const SHAPE_ATOM: u16 = 0xF00A;
+const PROPERTIES: u16 = 0xF00B;
+const CHILD_ANCHOR: u16 = 0xF00F;
+const TERTIARY_PROPERTIES: u16 = 0xF122;
+const TABLE_PROPERTIES: u16 = 0x039F;
+/// The shape type (an FSP's instance) of a line: a table's borders.
+const LINE_SHAPE: u16 = 20;
 
 /// A record: its type, instance, whether it is a container, and its body's place in the stream.
 #[derive(Clone, Copy, Debug)]
@@ -84,28 +94,103 @@ fn atom_text(stream: &[u8], record: &Record) -> Option<String> {
     }
 }
 
+/// What a slide shows: a text with its kind, or a table's rows of cells.
+enum Shown {
+    Text(ElementKind, String),
+    Table(Vec<Vec<String>>),
+}
+
 /// Every text atom inside `record` (at any depth, `budget` records at most), in stream order, with
-/// the kind its text header gives it (a title placeholder's text is a title).
-fn texts_within(
-    stream: &[u8],
-    record: &Record,
-    budget: &mut usize,
-    out: &mut Vec<(ElementKind, String)>,
-) {
+/// the kind its text header gives it (a title placeholder's text is a title); a table (a group shape
+/// marked as one) as its rows of cells.
+fn texts_within(stream: &[u8], record: &Record, budget: &mut usize, out: &mut Vec<Shown>) {
     let mut kind = ElementKind::Paragraph;
     for child in children(stream, record.body, record.end) {
         if *budget == 0 {
             return;
         }
         *budget -= 1;
-        if child.container {
+        if child.kind == GROUP_CONTAINER && is_table(stream, &child) {
+            out.push(Shown::Table(table_rows(stream, &child, budget)));
+        } else if child.container {
             texts_within(stream, &child, budget, out);
         } else if child.kind == TEXT_HEADER_ATOM {
             kind = title_or_text(u32_at(stream, child.body));
         } else if let Some(text) = atom_text(stream, &child) {
-            out.push((kind, text));
+            out.push(Shown::Text(kind, text));
         }
     }
+}
+
+/// Whether a group shape is a table: its own shape (the group's first) has the `tableProperties`
+/// property ([MS-PPT] 2.13.x; pid 0x39F) in one of its property tables.
+fn is_table(stream: &[u8], group: &Record) -> bool {
+    let Some(own) = children(stream, group.body, group.end)
+        .into_iter()
+        .find(|r| r.kind == SHAPE_CONTAINER)
+    else {
+        return false;
+    };
+    children(stream, own.body, own.end)
+        .into_iter()
+        .filter(|r| matches!(r.kind, PROPERTIES | TERTIARY_PROPERTIES))
+        .any(|table| {
+            (0..table.instance as usize)
+                .filter_map(|i| u16_at(stream, table.body + 6 * i))
+                .any(|pid| pid & 0x3FFF == TABLE_PROPERTIES)
+        })
+}
+
+/// A table's cells: its shapes with text (border lines left out), placed in rows by their top edge
+/// and in columns by their left edge (a merged cell takes the first of its columns).
+fn table_rows(stream: &[u8], group: &Record, budget: &mut usize) -> Vec<Vec<String>> {
+    let mut cells: Vec<(i32, i32, String)> = Vec::new();
+    for shape in children(stream, group.body, group.end)
+        .into_iter()
+        .filter(|r| r.kind == SHAPE_CONTAINER)
+        .skip(1)
+    {
+        let parts = children(stream, shape.body, shape.end);
+        let line = parts
+            .iter()
+            .any(|r| r.kind == SHAPE_ATOM && r.instance == LINE_SHAPE);
+        let anchor = parts.iter().find(|r| r.kind == CHILD_ANCHOR).and_then(|a| {
+            Some((
+                u32_at(stream, a.body + 4)? as i32,
+                u32_at(stream, a.body)? as i32,
+            ))
+        });
+        let (Some((top, left)), false) = (anchor, line) else {
+            continue;
+        };
+        let mut texts = Vec::new();
+        texts_within(stream, &shape, budget, &mut texts);
+        let text = texts
+            .into_iter()
+            .filter_map(|shown| match shown {
+                Shown::Text(_, text) => {
+                    Some(text.replace(['\r', '\u{b}'], "\n").trim().to_string())
+                }
+                Shown::Table(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        cells.push((top, left, text));
+    }
+    let mut lefts: Vec<i32> = cells.iter().map(|c| c.1).collect();
+    lefts.sort_unstable();
+    lefts.dedup();
+    let mut tops: Vec<i32> = cells.iter().map(|c| c.0).collect();
+    tops.sort_unstable();
+    tops.dedup();
+    let mut rows = vec![vec![String::new(); lefts.len()]; tops.len()];
+    for (top, left, text) in cells {
+        if let (Ok(row), Ok(column)) = (tops.binary_search(&top), lefts.binary_search(&left)) {
+            rows[row][column] = text;
+        }
+    }
+    rows.retain(|row| row.iter().any(|cell| !cell.is_empty()));
+    rows
 }
 
 /// The kind of a text header's type: 0 (title) and 6 (centred title) are titles.
@@ -214,6 +299,19 @@ fn push_text(builder: &mut Builder, kind: ElementKind, text: &str, page: Option<
     }
 }
 
+/// A shape's text (as a paragraph on a notes page; not when the slide list already gave it) or a
+/// table.
+fn show(builder: &mut Builder, shown: Shown, page: Option<u32>, notes: bool, given: &[String]) {
+    match shown {
+        Shown::Text(_, text) if given.iter().any(|g| *g == text.trim()) => {}
+        Shown::Text(kind, text) => {
+            let kind = if notes { ElementKind::Paragraph } else { kind };
+            push_text(builder, kind, &text, page);
+        }
+        Shown::Table(rows) => builder.push_rows(rows, 2, page),
+    }
+}
+
 /// Every slide's and notes page's text in stream order, masters left out: for a file whose edit
 /// chain or persist directory cannot be followed.
 fn read_in_stream_order(stream: &[u8], builder: &mut Builder) -> u32 {
@@ -240,20 +338,9 @@ fn read_in_stream_order(stream: &[u8], builder: &mut Builder) -> u32 {
                     }
                     let mut texts = Vec::new();
                     texts_within(stream, &record, budget, &mut texts);
-                    let kind_on = |kind| {
-                        if record.kind == NOTES {
-                            ElementKind::Paragraph
-                        } else {
-                            kind
-                        }
-                    };
-                    for (kind, text) in texts {
-                        push_text(
-                            builder,
-                            kind_on(kind),
-                            &text,
-                            Some(*page).filter(|p| *p > 0),
-                        );
+                    let page = Some(*page).filter(|p| *p > 0);
+                    for shown in texts {
+                        show(builder, shown, page, record.kind == NOTES, &[]);
                     }
                 }
                 _ if record.container => {
@@ -271,8 +358,11 @@ fn read_in_stream_order(stream: &[u8], builder: &mut Builder) -> u32 {
     page
 }
 
-pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
-    let file = Compound::open(bytes)?;
+pub fn extract(
+    file: Compound<'_>,
+    limits: &Limits,
+    builder: &mut Builder,
+) -> Result<(), ExtractError> {
     if file.has("EncryptedSummary") {
         return Err(ExtractError::EncryptedDocument);
     }
@@ -332,10 +422,8 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         // The slide's other shapes; placeholder text already given by the list is not repeated.
         let mut texts = Vec::new();
         texts_within(&stream, &record, &mut budget, &mut texts);
-        for (kind, text) in texts {
-            if !shown.iter().any(|s| *s == text.trim()) {
-                push_text(builder, kind, &text, page);
-            }
+        for text in texts {
+            show(builder, text, page, false, &shown);
         }
         let notes_id = children(&stream, record.body, record.end)
             .into_iter()
@@ -349,8 +437,8 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         if let Some(notes_record) = notes_record {
             let mut texts = Vec::new();
             texts_within(&stream, &notes_record, &mut budget, &mut texts);
-            for (_, text) in texts {
-                push_text(builder, ElementKind::Paragraph, &text, page);
+            for text in texts {
+                show(builder, text, page, true, &[]);
             }
         }
     }

@@ -125,6 +125,9 @@ struct Group {
     style: i32,
     heading: Option<u8>,
     in_table: bool,
+    /// Whether the paragraph is a list's item (`\ls` names its list), and its level (`\ilvl`).
+    list: bool,
+    list_level: u8,
 }
 
 struct Reader<'b> {
@@ -229,6 +232,7 @@ impl Reader<'_> {
         let (kind, level) = match self.group.heading {
             Some(0) => (ElementKind::Title, None),
             Some(level) => (ElementKind::Heading, Some(level)),
+            None if self.group.list => (ElementKind::ListItem, Some(self.group.list_level + 1)),
             None => (ElementKind::Paragraph, None),
         };
         self.builder.push(Element {
@@ -334,6 +338,10 @@ impl Reader<'_> {
                     self.group.heading = Some(level as u8 + 1);
                 }
             }
+            "ls" if self.group.sink == Sink::Body => self.group.list = parameter.unwrap_or(0) > 0,
+            "ilvl" if self.group.sink == Sink::Body => {
+                self.group.list_level = parameter.unwrap_or(0).clamp(0, 8) as u8
+            }
             "uc" => self.group.uc = parameter.unwrap_or(1).clamp(0, 8) as usize,
             "u" => {
                 self.flush_bytes();
@@ -349,6 +357,8 @@ impl Reader<'_> {
             "pard" => {
                 self.flush_bytes();
                 self.group.in_table = false;
+                self.group.list = false;
+                self.group.list_level = 0;
                 self.group.style = 0;
                 self.group.heading = self.styles.get(&0).copied();
             }
@@ -452,6 +462,8 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
             style: 0,
             heading: None,
             in_table: false,
+            list: false,
+            list_level: 0,
         },
         pending: Vec::new(),
         paragraph: String::new(),
