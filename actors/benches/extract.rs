@@ -1,6 +1,6 @@
-//! `cargo bench -p docsieve-actors --bench extract`: extraction speed over `shared/corpus` and the
+//! `cargo bench -p docsieve-actors --bench extract`: extraction speed over `shared/corpus`, the
 //! office documents made in `tests/documents/office` (Word and PowerPoint 97-2003, Outlook, OpenDocument,
-//! RTF, EPUB, mbox), one thread. Prints documents per second per format, pages per second for PDFs with
+//! RTF, EPUB, mbox) and those Microsoft Office wrote (`tests/documents/msoffice`), one thread. Prints documents per second per format, pages per second for PDFs with
 //! a text layer, and seconds per OCR page.
 
 use std::collections::BTreeMap;
@@ -22,7 +22,7 @@ fn main() {
     let mut by_format: BTreeMap<String, (u32, Duration, u32)> = BTreeMap::new();
     let mut ocr_pages = 0u32;
     let mut ocr_time = Duration::ZERO;
-    let made = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/office");
+    let documents = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/documents");
     let mut files: Vec<(PathBuf, String, &str)> = table
         .lines()
         .skip(1)
@@ -37,21 +37,25 @@ fn main() {
             Some((root.join(path), path.to_string(), expect))
         })
         .collect();
-    let mut office: Vec<_> = std::fs::read_dir(&made)
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    office.sort();
-    for path in office {
-        let name = path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let new = [
-            ".doc", ".ppt", ".msg", ".odt", ".odp", ".ods", ".rtf", ".epub", ".mbox",
-        ];
-        if !name.contains("_sifreli") && new.iter().any(|x| name.ends_with(x)) {
-            files.push((path, format!("office/{name}"), "text"));
+    // Made here (office/) and written by Microsoft Office (msoffice/), password-protected ones left out.
+    for folder in ["office", "msoffice"] {
+        let mut office: Vec<_> = std::fs::read_dir(documents.join(folder))
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        office.sort();
+        for path in office {
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let new = [
+                ".doc", ".ppt", ".msg", ".odt", ".odp", ".ods", ".rtf", ".epub", ".mbox",
+            ];
+            let locked = name.contains("_sifreli") || name.contains("encrypted");
+            if !locked && new.iter().any(|x| name.ends_with(x)) {
+                files.push((path, format!("{folder}/{name}"), "text"));
+            }
         }
     }
     for (file, path, expect) in &files {
@@ -98,6 +102,13 @@ fn main() {
                 document.quality.grade
             );
             continue;
+        }
+        if elapsed > Duration::from_millis(2) {
+            println!(
+                "  {path}: {:.1} ms ({} KB)",
+                elapsed.as_secs_f64() * 1000.0,
+                bytes.len() / 1024
+            );
         }
         let entry = by_format
             .entry(document.metadata.format.clone())

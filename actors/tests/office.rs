@@ -318,7 +318,7 @@ fn by_office(name: &str) -> Vec<u8> {
 }
 
 #[test]
-fn documents_microsoft_office_wrote_are_read_and_its_encryption_refused() {
+fn documents_microsoft_office_and_outlook_wrote_are_read_and_its_encryption_refused() {
     for name in [
         "oletools_encrypted.doc",
         "oletools_encrypted.ppt",
@@ -331,12 +331,28 @@ fn documents_microsoft_office_wrote_are_read_and_its_encryption_refused() {
     assert_eq!(clean.metadata.format, "doc");
     assert!(clean.text.contains("ünicöde-ßtringß"), "{}", clean.text);
     assert!(clean.text.starts_with("Test\n"), "{}", clean.text);
-    // An embedded object's anchor and a symbol font's glyph are not text.
+    // An embedded object's anchor and a symbol font's glyph are not text; the object, an embedded
+    // file, is an attachment read through the pipeline.
     let embedding = read("oletools_embedded-simple-2007.doc");
     assert!(
         embedding.text.trim_end().ends_with("Have fun parsing it"),
         "{:?}",
         embedding.text
+    );
+    assert_eq!(
+        embedding.attachments.len(),
+        1,
+        "{:?}",
+        embedding.attachments
+    );
+    assert_eq!(embedding.attachments[0].filename, "simple-text-file.txt");
+    let embedded = embedding.attachments[0].document.as_ref().expect("read");
+    assert!(
+        embedded
+            .text
+            .contains("This is the contents of a simple ascii text file."),
+        "{}",
+        embedded.text
     );
     let slides = read("oletools_embedded-simple-2007.ppt");
     assert_eq!(slides.metadata.format, "ppt");
@@ -352,4 +368,119 @@ fn documents_microsoft_office_wrote_are_read_and_its_encryption_refused() {
     assert!(slides
         .text
         .contains("It is a simple harmless ASCII text file"));
+    // Outlook's: a message with another embedded in it, a bounce carrying the returned message.
+    let field = |document: &Document, name: &str| {
+        document
+            .fields
+            .get(name)
+            .and_then(|v| v.as_str())
+            .map(String::from)
+    };
+    let outer = read("msg_parser_outer.msg");
+    assert_eq!(
+        field(&outer, "email.subject").as_deref(),
+        Some("outer subject")
+    );
+    assert!(outer.text.contains("Outer body"), "{}", outer.text);
+    let inner = outer.attachments[0]
+        .document
+        .as_ref()
+        .expect("the embedded message");
+    assert_eq!(inner.metadata.format, "msg");
+    assert_eq!(field(inner, "email.subject").as_deref(), Some("test"));
+    assert_eq!(field(inner, "email.to").as_deref(), Some("test@foobar.com"));
+    let bounce = read("msg_parser_other.msg");
+    assert_eq!(
+        field(&bounce, "email.subject").as_deref(),
+        Some("投递状态通知 (Failure Notice)")
+    );
+    assert!(
+        field(&bounce, "email.from").is_some_and(|f| f.contains("mailer-daemon@tjdpf.org.cn")),
+        "{:?}",
+        bounce.fields
+    );
+    assert!(bounce.text.contains("permanent error"), "{}", bounce.text);
+    assert_eq!(bounce.attachments.len(), 1);
+    assert!(
+        bounce.attachments[0].document.is_some(),
+        "{:?}",
+        bounce.attachments[0].error
+    );
+}
+
+#[test]
+fn objects_embedded_in_an_outlook_item_are_read_by_what_they_hold() {
+    use std::io::Read;
+    // The Word letter's own streams, as Outlook keeps a document placed in an RTF body.
+    let letter = std::fs::read(folder().join("tr_personel_formu.doc")).expect("letter");
+    let mut word = cfb::CompoundFile::open(std::io::Cursor::new(letter)).expect("compound file");
+    let mut stream = |name: &str| {
+        let mut bytes = Vec::new();
+        word.open_stream(name)
+            .expect(name)
+            .read_to_end(&mut bytes)
+            .expect(name);
+        bytes
+    };
+    let (document, table) = (stream("/WordDocument"), stream("/1Table"));
+    // An embedded file: an OLE package (label, source path, temporary path, then the file).
+    let note = "Not: IBAN TR330006100519786457841326 kimde?".as_bytes();
+    let mut package = Vec::new();
+    package.extend(2u16.to_le_bytes());
+    package.extend(b"not.txt\0C:\\not.txt\0");
+    package.extend(0x0003_0000u32.to_le_bytes());
+    let temporary = b"C:\\Temp\\not.txt\0";
+    package.extend((temporary.len() as u32).to_le_bytes());
+    package.extend(temporary);
+    package.extend((note.len() as u32).to_le_bytes());
+    package.extend(note);
+    let mut native = (package.len() as u32).to_le_bytes().to_vec();
+    native.extend(package);
+    let utf16 =
+        |text: &str| -> Vec<u8> { text.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+    let (subject, name) = (utf16("Ekler"), utf16("not.txt"));
+    let item = docsieve_actors::extractor_pool::compound_file(&[
+        ("__substg1.0_0037001F", &subject),
+        ("__properties_version1.0", &[0u8; 32]),
+        ("__attach_version1.0_#00000000/__substg1.0_3707001F", &name),
+        (
+            "__attach_version1.0_#00000000/__substg1.0_3701000D/\u{1}Ole10Native",
+            &native,
+        ),
+        (
+            "__attach_version1.0_#00000001/__substg1.0_3701000D/WordDocument",
+            &document,
+        ),
+        (
+            "__attach_version1.0_#00000001/__substg1.0_3701000D/1Table",
+            &table,
+        ),
+    ])
+    .expect("compound file");
+    let item = extract(&item, &Limits::default()).expect("the item");
+    // A Word document's streams inside do not make the item a Word document.
+    assert_eq!(item.metadata.format, "msg");
+    assert_eq!(item.attachments.len(), 2, "{:?}", item.attachments);
+    let read: Vec<&Document> = item
+        .attachments
+        .iter()
+        .map(|a| {
+            &**a.document
+                .as_ref()
+                .unwrap_or_else(|| panic!("{:?}", a.error))
+        })
+        .collect();
+    assert_eq!(item.attachments[0].filename, "not.txt");
+    assert!(
+        read[0].text.contains("TR330006100519786457841326"),
+        "{}",
+        read[0].text
+    );
+    assert_eq!(read[1].metadata.format, "doc");
+    assert!(
+        read[1].text.contains("Personel Bilgi Formu"),
+        "{}",
+        read[1].text
+    );
+    planted_values_come_out("tr_personel_formu.doc", read[1]);
 }

@@ -85,6 +85,15 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
     builder.document.metadata.format = format.name().to_string();
     builder.document.metadata.mime = format.mime().to_string();
     builder.document.metadata.bytes = bytes.len() as u64;
+    // An attachment or embedded file, read one level deeper (bounded by the limits).
+    let mut child = |child: &[u8]| {
+        if depth + 1 > limits.max_attachment_depth {
+            return Err(ExtractError::LimitExceeded(
+                "attachments nested too deep".to_string(),
+            ));
+        }
+        extract_at(child, limits, depth + 1)
+    };
     // Every reader runs inside catch_unwind: a parser bug fails this document, never the caller.
     let read = catch_unwind(AssertUnwindSafe(|| -> Result<(), ExtractError> {
         match format {
@@ -112,14 +121,6 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             Format::Eml => {
                 let decoded = decoded.ok_or(ExtractError::NoText)?;
                 builder.document.metadata.encoding = Some(decoded.encoding.to_string());
-                let child = |child: &[u8]| {
-                    if depth + 1 > limits.max_attachment_depth {
-                        return Err(ExtractError::LimitExceeded(
-                            "attachments nested too deep".to_string(),
-                        ));
-                    }
-                    extract_at(child, limits, depth + 1)
-                };
                 let whole = eml::message_bytes(bytes, &decoded);
                 let messages = eml::mbox_messages(whole);
                 if messages.len() > 1 {
@@ -127,7 +128,6 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
                 }
                 // One message, or an mbox's messages one after the other (each its headers and
                 // body; the fields are the first message's).
-                let mut child = child;
                 for (index, message) in messages.iter().enumerate() {
                     let first = std::mem::take(&mut builder.document.fields);
                     if index > 0 {
@@ -151,18 +151,12 @@ fn extract_at(bytes: &[u8], limits: &Limits, depth: u32) -> Result<Document, Ext
             Format::Odt | Format::Odp => odf::extract(bytes, limits, &mut builder)?,
             Format::Epub => epub::extract(bytes, limits, &mut builder)?,
             Format::Rtf => rtf::extract(bytes, limits, &mut builder)?,
-            Format::Doc => doc::extract(opened(compound)?, limits, &mut builder)?,
+            Format::Doc => {
+                doc::extract(opened(compound)?, limits, &mut builder, depth, &mut child)?
+            }
             Format::Ppt => ppt::extract(opened(compound)?, limits, &mut builder)?,
             Format::Msg => {
-                let child = |child: &[u8]| {
-                    if depth + 1 > limits.max_attachment_depth {
-                        return Err(ExtractError::LimitExceeded(
-                            "attachments nested too deep".to_string(),
-                        ));
-                    }
-                    extract_at(child, limits, depth + 1)
-                };
-                msg::extract(opened(compound)?, limits, &mut builder, child)?
+                msg::extract(opened(compound)?, limits, &mut builder, depth, &mut child)?
             }
             Format::Xlsx | Format::Xls => xlsx::extract(bytes, limits, &mut builder)?,
             Format::Ods => {

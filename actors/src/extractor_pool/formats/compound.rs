@@ -12,6 +12,9 @@
 //! all entries when the tree is broken.
 
 use super::super::error::ExtractError;
+use super::super::limits::Limits;
+use super::detect::Format;
+use crate::model::{Builder, Document};
 
 const MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 const END_OF_CHAIN: u32 = 0xFFFF_FFFE;
@@ -38,8 +41,11 @@ pub struct Entry {
     pub size: u64,
 }
 
+#[derive(Clone)]
 pub struct Compound<'a> {
     bytes: &'a [u8],
+    /// The storage taken as the root: 0, the file's; another for an object embedded in it.
+    root: usize,
     sector_size: usize,
     fat: Vec<u32>,
     mini_fat: Vec<u32>,
@@ -87,6 +93,7 @@ impl<'a> Compound<'a> {
             mini_stream: Vec::new(),
             mini_cutoff: u64::from(u32_at(bytes, 0x38).unwrap_or(4096)),
             entries: Vec::new(),
+            root: 0,
         };
         // The FAT's sectors: 109 in the header, the rest in a chain of DIFAT sectors.
         let mut fat_sectors: Vec<u32> = (0..109)
@@ -227,13 +234,13 @@ impl<'a> Compound<'a> {
     }
 
     /// The child of storage `parent` named `name` (any letter case); when the storage's tree does not
-    /// hold it and `parent` is the root, any stream or storage of that name.
+    /// hold it and `parent` is the file's root, any stream or storage of that name.
     pub fn find_in(&self, parent: usize, name: &str) -> Option<usize> {
         self.children(parent)
             .into_iter()
             .find(|&i| same_name(&self.entries[i].name, name))
             .or_else(|| {
-                (parent == 0)
+                (parent == 0 && self.root == 0)
                     .then(|| {
                         self.entries
                             .iter()
@@ -245,25 +252,133 @@ impl<'a> Compound<'a> {
 
     /// The stream `name` at the root, read whole; None when there is none.
     pub fn stream(&self, name: &str) -> Option<Vec<u8>> {
-        self.find_in(0, name)
+        self.find_in(self.root, name)
             .filter(|&i| self.entries[i].kind == Kind::Stream)
             .map(|i| self.read(i))
     }
 
     /// The names at the root.
     pub fn root_names(&self) -> Vec<String> {
-        self.children(0)
+        self.children(self.root)
             .into_iter()
             .map(|i| self.entries[i].name.clone())
             .collect()
     }
 
-    /// Whether any entry (at any depth: a broken tree hides some) is named `name`.
+    /// Whether any entry (at any depth: a broken tree hides some) is named `name`; inside an
+    /// embedded object, one of its root's.
     pub fn has(&self, name: &str) -> bool {
+        if self.root != 0 {
+            return self.find_in(self.root, name).is_some();
+        }
         self.entries
             .iter()
             .any(|e| e.kind != Kind::Root && same_name(&e.name, name))
     }
+
+    /// The storage taken as the root.
+    pub fn root(&self) -> usize {
+        self.root
+    }
+
+    /// The file as seen from its storage `storage`: an object embedded in it (a Word document in an
+    /// Outlook item), read by the same readers as a file of its own.
+    pub fn rooted_at(&self, storage: usize) -> Compound<'a> {
+        Compound {
+            root: storage,
+            ..self.clone()
+        }
+    }
+}
+
+/// The label and the file an OLE package (`\u{1}Ole10Native`: an embedded file) carries: after its
+/// size and type, its label, its source path, two numbers, its temporary path, then the file's length
+/// and bytes.
+pub fn ole10_native(native: &[u8]) -> Option<(String, &[u8])> {
+    let mut at = 6;
+    let label_end = at + native.get(at..)?.iter().position(|&b| b == 0)?;
+    // In the writer's ANSI code page, unknown here: windows-1252's letters are the likeliest.
+    let label = encoding_rs::WINDOWS_1252
+        .decode(&native[at..label_end])
+        .0
+        .into_owned();
+    at = label_end + 1;
+    at += native.get(at..)?.iter().position(|&b| b == 0)? + 1;
+    at += 8;
+    at += native.get(at..)?.iter().position(|&b| b == 0)? + 1;
+    let size = u32_at(native, at)? as usize;
+    Some((label, native.get(at + 4..(at + 4).checked_add(size)?)?))
+}
+
+/// An OLE object read: its label (an embedded file's name) when it has one, its size, its document.
+pub struct Embedded {
+    pub label: Option<String>,
+    pub bytes: u64,
+    pub document: Document,
+}
+
+/// An OLE object embedded in a compound file (a Word document's `ObjectPool`, an Outlook item's
+/// attachment by OLE, as Outlook keeps what is placed in an RTF body), `depth` attachments deep: an
+/// embedded file (an OLE package's `Ole10Native` data, or the `CONTENTS` or `Package` stream a PDF
+/// or an OOXML document is kept in) through the pipeline by `extract_child`; a Word or PowerPoint
+/// 97-2003 document stored as the object's own streams read by their readers; an Outlook item's
+/// storage as one. None for an object that holds no document (an equation, a drawing).
+pub fn embedded_object(
+    file: &Compound<'_>,
+    storage: usize,
+    limits: &Limits,
+    depth: u32,
+    extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
+) -> Result<Option<Embedded>, ExtractError> {
+    if depth > limits.max_attachment_depth {
+        return Err(ExtractError::LimitExceeded(
+            "objects embedded too deep".to_string(),
+        ));
+    }
+    let object = file.rooted_at(storage);
+    if let Some(native) = object.stream("\u{1}Ole10Native") {
+        let (label, data) = ole10_native(&native).ok_or_else(|| {
+            ExtractError::Malformed("an embedded file's package without its data".to_string())
+        })?;
+        return Ok(Some(Embedded {
+            label: Some(label).filter(|l| !l.trim().is_empty()),
+            bytes: data.len() as u64,
+            document: extract_child(data)?,
+        }));
+    }
+    if let Some(contents) = object
+        .stream("CONTENTS")
+        .or_else(|| object.stream("Package"))
+    {
+        return Ok(Some(Embedded {
+            label: None,
+            bytes: contents.len() as u64,
+            document: extract_child(&contents)?,
+        }));
+    }
+    let format = match super::detect::compound_format(&object) {
+        Err(ExtractError::UnsupportedFormat(_)) => return Ok(None),
+        other => other?,
+    };
+    let mut child = Builder::default();
+    child.document.metadata.format = format.name().to_string();
+    child.document.metadata.mime = format.mime().to_string();
+    match format {
+        Format::Doc => super::doc::extract(object, limits, &mut child, depth, extract_child)?,
+        Format::Ppt => super::ppt::extract(object, limits, &mut child)?,
+        Format::Msg => super::msg::read_object(&object, limits, depth, &mut child, extract_child)?,
+        other => {
+            return Err(ExtractError::UnsupportedFormat(format!(
+                "an embedded {} object",
+                other.name()
+            )))
+        }
+    }
+    Ok(Some(Embedded {
+        label: None,
+        bytes: 0,
+        document: child.finish(),
+    }))
 }
 
 /// The string properties (id, value) of the first section of the property set stream `name`.

@@ -3,7 +3,7 @@
 use std::io::Cursor;
 
 use super::super::error::ExtractError;
-use super::compound::{names_somewhere, Compound};
+use super::compound::{names_somewhere, same_name, Compound};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -107,49 +107,73 @@ fn cfb_format(bytes: &[u8]) -> Result<(Format, Compound<'_>), ExtractError> {
         }
         Err(error) => return Err(error),
     };
-    let has = |name: &str| file.has(name);
+    compound_format(&file).map(|format| (format, file))
+}
+
+/// What an opened compound file (or an object embedded in one) is, by its streams: first by the
+/// entries at its root (an Outlook item holding a Word document as an OLE object is an Outlook item),
+/// then, when a broken directory tree hides them, by any entry of the file.
+pub fn compound_format(file: &Compound<'_>) -> Result<Format, ExtractError> {
+    let root = file.root_names();
+    let at_root = |name: &str| root.iter().any(|n| same_name(n, name));
+    let anywhere = |name: &str| file.has(name);
+    let message_at_root = root
+        .iter()
+        .any(|n| n.to_ascii_lowercase().starts_with("__substg1.0_"));
+    let message_anywhere = file
+        .entries
+        .iter()
+        .any(|e| e.name.to_ascii_lowercase().starts_with("__substg1.0_"));
+    if let Some(kind) = kind_of(file, &at_root, message_at_root) {
+        return kind;
+    }
+    if let Some(kind) = kind_of(file, &anywhere, message_anywhere) {
+        return kind;
+    }
+    Err(ExtractError::UnsupportedFormat(format!(
+        "OLE2 compound file of an unknown kind (streams: {})",
+        root.join(", ")
+    )))
+}
+
+/// The kind a compound file's streams (as `has` finds them) give it, if they give one.
+fn kind_of(
+    file: &Compound<'_>,
+    has: &dyn Fn(&str) -> bool,
+    message: bool,
+) -> Option<Result<Format, ExtractError>> {
     if has("EncryptionInfo") || has("EncryptedPackage") {
-        return Err(ExtractError::EncryptedDocument);
+        return Some(Err(ExtractError::EncryptedDocument));
     }
     if has("Workbook") || has("Book") {
         let workbook = file
             .stream("Workbook")
             .or_else(|| file.stream("Book"))
             .unwrap_or_default();
-        return if has_filepass(&workbook) {
+        return Some(if has_filepass(&workbook) {
             Err(ExtractError::EncryptedDocument)
         } else {
-            Ok((Format::Xls, file))
-        };
+            Ok(Format::Xls)
+        });
     }
     if has("WordDocument") {
         // FibBase.fEncrypted (bit 8) or fObfuscated (bit 15) of the flags at offset 10.
         let fib = file.stream("WordDocument").unwrap_or_default();
         let encrypted = fib.len() >= 12 && u16::from_le_bytes([fib[10], fib[11]]) & 0x8100 != 0;
-        return if encrypted {
+        return Some(if encrypted {
             Err(ExtractError::EncryptedDocument)
         } else {
-            Ok((Format::Doc, file))
-        };
+            Ok(Format::Doc)
+        });
     }
     if has("PowerPoint Document") {
-        return if has("EncryptedSummary") {
+        return Some(if has("EncryptedSummary") {
             Err(ExtractError::EncryptedDocument)
         } else {
-            Ok((Format::Ppt, file))
-        };
+            Ok(Format::Ppt)
+        });
     }
-    if file
-        .entries
-        .iter()
-        .any(|e| e.name.to_ascii_lowercase().starts_with("__substg1.0_"))
-    {
-        return Ok((Format::Msg, file));
-    }
-    Err(ExtractError::UnsupportedFormat(format!(
-        "OLE2 compound file of an unknown kind (streams: {})",
-        file.root_names().join(", ")
-    )))
+    message.then_some(Ok(Format::Msg))
 }
 
 /// Whether a BIFF workbook stream is encrypted: a FILEPASS record (0x002F: RC4, CryptoAPI RC4 or
@@ -175,13 +199,17 @@ fn has_filepass(workbook: &[u8]) -> bool {
     false
 }
 
-/// An OLE2 compound file holding `streams` (name, bytes): what legacy Office files and encrypted
-/// OOXML packages are made of, for tests that need one.
+/// An OLE2 compound file holding `streams` (name, bytes; a name with `/` in it is a stream inside
+/// storages): what legacy Office files, Outlook items and encrypted OOXML packages are made of, for
+/// tests that need one.
 #[cfg(any(test, feature = "test-support"))]
 pub fn compound_file(streams: &[(&str, &[u8])]) -> std::io::Result<Vec<u8>> {
     use std::io::Write;
     let mut file = cfb::CompoundFile::create(Cursor::new(Vec::new()))?;
     for (name, bytes) in streams {
+        if let Some((storage, _)) = name.rsplit_once('/') {
+            file.create_storage_all(format!("/{storage}"))?;
+        }
         file.create_stream(format!("/{name}"))?.write_all(bytes)?;
     }
     file.flush()?;

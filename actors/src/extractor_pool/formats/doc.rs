@@ -10,8 +10,8 @@
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use super::compound::{self, u16_at, u32_at, Compound};
-use crate::model::{Builder, Element, ElementKind};
+use super::compound::{self, u16_at, u32_at, Compound, Kind};
+use crate::model::{Attachment, Builder, Document, Element, ElementKind};
 
 fn malformed(what: impl std::fmt::Display) -> ExtractError {
     ExtractError::Malformed(format!("Word 97-2003 document: {what}"))
@@ -512,10 +512,13 @@ impl Story<'_, '_> {
     }
 }
 
+/// `depth`: how many attachments deep the document is; `extract_child` reads an embedded file.
 pub fn extract(
     file: Compound<'_>,
     limits: &Limits,
     builder: &mut Builder,
+    depth: u32,
+    extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
 ) -> Result<(), ExtractError> {
     let document = file
         .stream("WordDocument")
@@ -626,5 +629,49 @@ pub fn extract(
         at += length;
     }
     compound::summary_information(&file, builder);
+    embedded_objects(&file, limits, depth, builder, extract_child);
     Ok(())
+}
+
+/// The objects embedded in the document (its `ObjectPool`: files, Word and PowerPoint documents,
+/// workbooks), each an attachment with its document or its error code; objects that hold no
+/// document (equations, drawings) are left out.
+fn embedded_objects(
+    file: &Compound<'_>,
+    limits: &Limits,
+    depth: u32,
+    builder: &mut Builder,
+    extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
+) {
+    let Some(pool) = file.find_in(file.root(), "ObjectPool") else {
+        return;
+    };
+    for object in file.children(pool) {
+        if file.entries[object].kind != Kind::Storage {
+            continue;
+        }
+        let name = file.entries[object].name.clone();
+        let (filename, bytes, document, error) =
+            match compound::embedded_object(file, object, limits, depth + 1, extract_child) {
+                Ok(None) => continue,
+                Ok(Some(found)) => (
+                    found.label.unwrap_or(name),
+                    found.bytes,
+                    Some(Box::new(found.document)),
+                    None,
+                ),
+                Err(error) => (name, 0, None, Some(error.code().to_string())),
+            };
+        let mime = document
+            .as_ref()
+            .map(|d| d.metadata.mime.clone())
+            .unwrap_or_else(|| "application/octet-stream".to_string());
+        builder.document.attachments.push(Attachment {
+            filename,
+            mime,
+            bytes,
+            document,
+            error,
+        });
+    }
 }

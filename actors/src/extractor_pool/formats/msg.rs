@@ -294,7 +294,8 @@ fn read_message(
     {
         super::rtf::extract(&rtf, limits, builder)?;
     }
-    // Attachments: their bytes through the pipeline; an embedded message read as one.
+    // Attachments: their bytes through the pipeline; an embedded message read as one, an embedded
+    // OLE object by what it holds.
     for index in storages(file, storage, "__attach_version1.0_") {
         let attachment = Properties::of(file, index, message.code_page);
         let filename = attachment
@@ -319,7 +320,7 @@ fn read_message(
                             .to_string(),
                     ),
                 )
-            } else {
+            } else if storages_hold_properties(file, inner) {
                 let mut child = Builder::default();
                 child.document.metadata.format = "msg".to_string();
                 child.document.metadata.mime = "application/vnd.ms-outlook".to_string();
@@ -333,6 +334,26 @@ fn read_message(
                     extract_child,
                 ) {
                     Ok(()) => (0, Some(Box::new(child.finish())), None),
+                    Err(error) => (0, None, Some(error.code().to_string())),
+                }
+            } else {
+                match super::compound::embedded_object(
+                    file,
+                    inner,
+                    limits,
+                    depth + 1,
+                    extract_child,
+                ) {
+                    Ok(Some(object)) => (object.bytes, Some(Box::new(object.document)), None),
+                    Ok(None) => (
+                        0,
+                        None,
+                        Some(
+                            ExtractError::UnsupportedFormat(String::new())
+                                .code()
+                                .to_string(),
+                        ),
+                    ),
                     Err(error) => (0, None, Some(error.code().to_string())),
                 }
             }
@@ -355,15 +376,35 @@ fn read_message(
     Ok(())
 }
 
-/// `extract_child` reads an attachment (recursion bounded by the caller).
+/// Whether a storage holds an Outlook item's properties (an embedded message), not an OLE object.
+fn storages_hold_properties(file: &Compound<'_>, storage: usize) -> bool {
+    file.children(storage).into_iter().any(|i| {
+        let name = file.entries[i].name.to_ascii_lowercase();
+        name.starts_with("__substg1.0_") || name == "__properties_version1.0"
+    })
+}
+
+/// An Outlook item embedded as an OLE object (`file` rooted at it), `depth` attachments deep.
+pub fn read_object(
+    file: &Compound<'_>,
+    limits: &Limits,
+    depth: u32,
+    builder: &mut Builder,
+    extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
+) -> Result<(), ExtractError> {
+    read_message(file, file.root(), 24, limits, depth, builder, extract_child)
+}
+
+/// `depth`: how many attachments deep the item is; `extract_child` reads an attachment (recursion
+/// bounded by the caller).
 pub fn extract(
     file: Compound<'_>,
     limits: &Limits,
     builder: &mut Builder,
-    mut extract_child: impl FnMut(&[u8]) -> Result<Document, ExtractError>,
+    depth: u32,
+    extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
 ) -> Result<(), ExtractError> {
-    read_message(&file, 0, 32, limits, 0, builder, &mut extract_child)?;
-    Ok(())
+    read_message(&file, 0, 32, limits, depth, builder, extract_child)
 }
 
 #[cfg(test)]
