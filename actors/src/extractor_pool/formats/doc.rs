@@ -633,6 +633,9 @@ pub fn extract(
     Ok(())
 }
 
+/// The most embedded objects a document's attachments are read from (each is read as a document).
+const MAX_EMBEDDED_OBJECTS: usize = 256;
+
 /// The objects embedded in the document (its `ObjectPool`: files, Word and PowerPoint documents,
 /// workbooks), each an attachment with its document or its error code; objects that hold no
 /// document (equations, drawings) are left out.
@@ -646,10 +649,11 @@ fn embedded_objects(
     let Some(pool) = file.find_in(file.root(), "ObjectPool") else {
         return;
     };
-    for object in file.children(pool) {
-        if file.entries[object].kind != Kind::Storage {
-            continue;
-        }
+    let objects = file
+        .children(pool)
+        .into_iter()
+        .filter(|&i| file.entries[i].kind == Kind::Storage);
+    for object in objects.take(MAX_EMBEDDED_OBJECTS) {
         let name = file.entries[object].name.clone();
         let (filename, bytes, document, error) =
             match compound::embedded_object(file, object, limits, depth + 1, extract_child) {

@@ -35,6 +35,8 @@ const TERTIARY_PROPERTIES: u16 = 0xF122;
 const TABLE_PROPERTIES: u16 = 0x039F;
 /// The shape type (an FSP's instance) of a line: a table's borders.
 const LINE_SHAPE: u16 = 20;
+/// The most cells a table's grid is laid out with.
+const MAX_TABLE_CELLS: usize = 65_536;
 
 /// A record: its type, instance, whether it is a container, and its body's place in the stream.
 #[derive(Clone, Copy, Debug)]
@@ -94,26 +96,59 @@ fn atom_text(stream: &[u8], record: &Record) -> Option<String> {
     }
 }
 
+/// How much of a stream a walk may still read: records in all, and containers deep (a hostile
+/// stream of nested headers would otherwise recurse until the stack ends; PowerPoint nests a few).
+struct Budget {
+    records: usize,
+    depth: usize,
+}
+
+const MAX_RECORDS: usize = 1_000_000;
+const MAX_DEPTH: usize = 32;
+
+impl Budget {
+    fn new() -> Budget {
+        Budget {
+            records: MAX_RECORDS,
+            depth: 0,
+        }
+    }
+
+    /// One record more, if any is left.
+    fn take(&mut self) -> bool {
+        self.records = self.records.saturating_sub(1);
+        self.records > 0
+    }
+
+    /// Runs `walk` one container deeper, unless that is too deep.
+    fn deeper(&mut self, walk: impl FnOnce(&mut Budget)) {
+        if self.depth < MAX_DEPTH {
+            self.depth += 1;
+            walk(self);
+            self.depth -= 1;
+        }
+    }
+}
+
 /// What a slide shows: a text with its kind, or a table's rows of cells.
 enum Shown {
     Text(ElementKind, String),
     Table(Vec<Vec<String>>),
 }
 
-/// Every text atom inside `record` (at any depth, `budget` records at most), in stream order, with
-/// the kind its text header gives it (a title placeholder's text is a title); a table (a group shape
-/// marked as one) as its rows of cells.
-fn texts_within(stream: &[u8], record: &Record, budget: &mut usize, out: &mut Vec<Shown>) {
+/// Every text atom inside `record` (as deep and as many records as `budget` allows), in stream
+/// order, with the kind its text header gives it (a title placeholder's text is a title); a table (a
+/// group shape marked as one) as its rows of cells.
+fn texts_within(stream: &[u8], record: &Record, budget: &mut Budget, out: &mut Vec<Shown>) {
     let mut kind = ElementKind::Paragraph;
     for child in children(stream, record.body, record.end) {
-        if *budget == 0 {
+        if !budget.take() {
             return;
         }
-        *budget -= 1;
         if child.kind == GROUP_CONTAINER && is_table(stream, &child) {
-            out.push(Shown::Table(table_rows(stream, &child, budget)));
+            budget.deeper(|budget| out.push(Shown::Table(table_rows(stream, &child, budget))));
         } else if child.container {
-            texts_within(stream, &child, budget, out);
+            budget.deeper(|budget| texts_within(stream, &child, budget, out));
         } else if child.kind == TEXT_HEADER_ATOM {
             kind = title_or_text(u32_at(stream, child.body));
         } else if let Some(text) = atom_text(stream, &child) {
@@ -143,7 +178,7 @@ fn is_table(stream: &[u8], group: &Record) -> bool {
 
 /// A table's cells: its shapes with text (border lines left out), placed in rows by their top edge
 /// and in columns by their left edge (a merged cell takes the first of its columns).
-fn table_rows(stream: &[u8], group: &Record, budget: &mut usize) -> Vec<Vec<String>> {
+fn table_rows(stream: &[u8], group: &Record, budget: &mut Budget) -> Vec<Vec<String>> {
     let mut cells: Vec<(i32, i32, String)> = Vec::new();
     for shape in children(stream, group.body, group.end)
         .into_iter()
@@ -183,12 +218,31 @@ fn table_rows(stream: &[u8], group: &Record, budget: &mut usize) -> Vec<Vec<Stri
     let mut tops: Vec<i32> = cells.iter().map(|c| c.0).collect();
     tops.sort_unstable();
     tops.dedup();
-    let mut rows = vec![vec![String::new(); lefts.len()]; tops.len()];
-    for (top, left, text) in cells {
-        if let (Ok(row), Ok(column)) = (tops.binary_search(&top), lefts.binary_search(&left)) {
-            rows[row][column] = text;
+    // A grid of rows by columns; cells placed too irregularly for one (a hostile file's thousands of
+    // distinct edges) are kept as rows of the cells sharing a top edge, left to right.
+    let mut rows = if tops.len().saturating_mul(lefts.len()) <= MAX_TABLE_CELLS {
+        let mut grid = vec![vec![String::new(); lefts.len()]; tops.len()];
+        for (top, left, text) in cells {
+            if let (Ok(row), Ok(column)) = (tops.binary_search(&top), lefts.binary_search(&left)) {
+                grid[row][column] = text;
+            }
         }
-    }
+        grid
+    } else {
+        cells.sort_by_key(|&(top, left, _)| (top, left));
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut last_top = None;
+        for (top, _, text) in cells {
+            if last_top != Some(top) {
+                rows.push(Vec::new());
+                last_top = Some(top);
+            }
+            if let Some(row) = rows.last_mut() {
+                row.push(text);
+            }
+        }
+        rows
+    };
     rows.retain(|row| row.iter().any(|cell| !cell.is_empty()));
     rows
 }
@@ -315,21 +369,20 @@ fn show(builder: &mut Builder, shown: Shown, page: Option<u32>, notes: bool, giv
 /// Every slide's and notes page's text in stream order, masters left out: for a file whose edit
 /// chain or persist directory cannot be followed.
 fn read_in_stream_order(stream: &[u8], builder: &mut Builder) -> u32 {
-    let mut budget = 1_000_000;
+    let mut budget = Budget::new();
     let mut page = 0;
     fn visit(
         stream: &[u8],
         from: usize,
         to: usize,
-        budget: &mut usize,
+        budget: &mut Budget,
         page: &mut u32,
         builder: &mut Builder,
     ) {
         for record in children(stream, from, to) {
-            if *budget == 0 {
+            if !budget.take() {
                 return;
             }
-            *budget -= 1;
             match record.kind {
                 MAIN_MASTER => {}
                 SLIDE | NOTES => {
@@ -343,9 +396,8 @@ fn read_in_stream_order(stream: &[u8], builder: &mut Builder) -> u32 {
                         show(builder, shown, page, record.kind == NOTES, &[]);
                     }
                 }
-                _ if record.container => {
-                    visit(stream, record.body, record.end, budget, page, builder)
-                }
+                _ if record.container => budget
+                    .deeper(|budget| visit(stream, record.body, record.end, budget, page, builder)),
                 _ => {
                     if let Some(text) = atom_text(stream, &record) {
                         push_text(builder, ElementKind::Paragraph, &text, None);
@@ -404,7 +456,7 @@ pub fn extract(
         .into_iter()
         .map(|n| (n.slide_id, n.persist))
         .collect();
-    let mut budget = 1_000_000usize;
+    let mut budget = Budget::new();
     for (index, slide) in slides.iter().enumerate() {
         let page = Some(index as u32 + 1);
         let mut shown: Vec<String> = Vec::new();
@@ -445,4 +497,119 @@ pub fn extract(
     builder.document.metadata.pages = Some(slides.len() as u32);
     compound::summary_information(&file, builder);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record: its header (version 0xF for a container, instance, type, length) and body.
+    fn record(container: bool, instance: u16, kind: u16, body: &[u8]) -> Vec<u8> {
+        let head = (instance << 4) | if container { 0x0F } else { 0 };
+        let mut bytes = head.to_le_bytes().to_vec();
+        bytes.extend(kind.to_le_bytes());
+        bytes.extend((body.len() as u32).to_le_bytes());
+        bytes.extend(body);
+        bytes
+    }
+
+    fn text(text: &str) -> Vec<u8> {
+        let units: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        record(false, 0, TEXT_CHARS_ATOM, &units)
+    }
+
+    /// A table cell: a shape with a child anchor (left, top, right, bottom) and a text.
+    fn cell(left: i32, top: i32, shown: &str) -> Vec<u8> {
+        let mut anchor = Vec::new();
+        for edge in [left, top, left + 10, top + 10] {
+            anchor.extend(edge.to_le_bytes());
+        }
+        let mut body = record(false, 1, SHAPE_ATOM, &[0; 8]);
+        body.extend(record(false, 0, CHILD_ANCHOR, &anchor));
+        body.extend(record(true, 0, 0xF00D, &text(shown)));
+        record(true, 0, SHAPE_CONTAINER, &body)
+    }
+
+    fn table(cells: &[Vec<u8>]) -> Vec<u8> {
+        // The group's own shape, marked as a table by its tableProperties.
+        let mut properties = (TABLE_PROPERTIES).to_le_bytes().to_vec();
+        properties.extend(1u32.to_le_bytes());
+        let own = record(
+            true,
+            0,
+            SHAPE_CONTAINER,
+            &record(false, 1, TERTIARY_PROPERTIES, &properties),
+        );
+        let mut body = own;
+        for cell in cells {
+            body.extend(cell);
+        }
+        record(true, 0, GROUP_CONTAINER, &body)
+    }
+
+    fn rows_of(stream: &[u8]) -> Vec<Vec<String>> {
+        let mut shown = Vec::new();
+        let whole = Record {
+            kind: SLIDE,
+            instance: 0,
+            container: true,
+            body: 0,
+            end: stream.len(),
+        };
+        texts_within(stream, &whole, &mut Budget::new(), &mut shown);
+        match shown.pop() {
+            Some(Shown::Table(rows)) => rows,
+            _ => panic!("no table"),
+        }
+    }
+
+    #[test]
+    fn a_table_is_laid_out_by_its_cells_edges() {
+        let stream = table(&[
+            cell(200, 0, "T.C. Kimlik No"),
+            cell(0, 0, "Ad Soyad"),
+            cell(0, 50, "Gülşen Çakıroğlu"),
+            cell(200, 50, "31827364532"),
+            cell(400, 50, "merged on the left"),
+        ]);
+        assert_eq!(
+            rows_of(&stream),
+            [
+                ["Ad Soyad", "T.C. Kimlik No", ""],
+                ["Gülşen Çakıroğlu", "31827364532", "merged on the left"]
+            ]
+        );
+    }
+
+    #[test]
+    fn cells_too_irregular_for_a_grid_are_kept_as_rows() {
+        // 300 cells, each on an edge of its own: a 300 x 300 grid would be 90,000 cells.
+        let cells: Vec<Vec<u8>> = (0..300).map(|i| cell(i * 7, i * 3, "x")).collect();
+        let rows = rows_of(&table(&cells));
+        assert_eq!(rows.len(), 300);
+        assert!(rows.iter().all(|row| row == &["x"]));
+    }
+
+    #[test]
+    fn containers_nested_past_the_depth_limit_are_not_followed() {
+        // 100,000 containers, each the only child of the one before, a text at the bottom.
+        let (deep, bottom) = (100_000usize, text("deep"));
+        let mut stream = Vec::with_capacity(deep * 8 + bottom.len());
+        for level in 0..deep {
+            let inside = (deep - level - 1) * 8 + bottom.len();
+            stream.extend(record(true, 0, 0x0FF0, &[])[..4].iter());
+            stream.extend((inside as u32).to_le_bytes());
+        }
+        stream.extend(bottom);
+        let mut builder = Builder::default();
+        read_in_stream_order(&stream, &mut builder);
+        assert!(builder.finish().text.is_empty());
+        let mut shallow = text("shallow");
+        for _ in 0..10 {
+            shallow = record(true, 0, 0x0FF0, &shallow);
+        }
+        let mut builder = Builder::default();
+        read_in_stream_order(&shallow, &mut builder);
+        assert_eq!(builder.finish().text.trim(), "shallow");
+    }
 }
