@@ -210,7 +210,11 @@ async fn a_sync_killed_mid_way_is_interrupted_and_the_next_takes_its_objects_onc
         "the sync took {taken} of {objects} objects before the kill"
     );
     server.spawn();
-    // The run whose heartbeat stopped is ended as interrupted, and its claims released.
+    // The run whose heartbeat stopped is ended as interrupted, and its claims released, once no beat
+    // came for the stale time (20 s): the restarted server's clock is moved past it rather than
+    // waited for (the scheduler reads that clock). Still proven: the run is ended by a process other
+    // than the one that started it, and only once its heartbeat is stale by the clock the server reads.
+    server.advance_clock(25).await;
     let ended = server
         .eventually(Duration::from_secs(60), || async {
             count(

@@ -14,7 +14,56 @@ use sea_orm::{ConnectionTrait, Database, Statement};
 pub const INTERNAL_TOKEN: &str = "test-internal-token";
 
 pub fn binary() -> &'static str {
+    time_this_test();
     env!("CARGO_BIN_EXE_docsieve")
+}
+
+/// The running test's clock: started by the first server or command a test starts, and written when
+/// the test's thread ends (libtest runs each test on a thread named after it), pass or fail, as
+/// `seconds<TAB>test<TAB>backend` to the file `DOCSIEVE_TEST_TIMES` names, if any. `.ci/run` prints
+/// the slowest of each run from it.
+struct TestClock {
+    started: Instant,
+    file: PathBuf,
+    backend: &'static str,
+}
+
+impl Drop for TestClock {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("unnamed");
+        let line = format!(
+            "{:.2}\t{name}\t{}\n",
+            self.started.elapsed().as_secs_f64(),
+            self.backend
+        );
+        // One write of a short line to a file opened for appending: tests on other threads cannot
+        // interleave with it.
+        if let Ok(mut file) = File::options().create(true).append(true).open(&self.file) {
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
+}
+
+thread_local! {
+    static TEST_CLOCK: std::cell::RefCell<Option<TestClock>> = const { std::cell::RefCell::new(None) };
+}
+
+fn time_this_test() {
+    let Some(file) = std::env::var_os("DOCSIEVE_TEST_TIMES") else {
+        return;
+    };
+    TEST_CLOCK.with(|clock| {
+        clock.borrow_mut().get_or_insert_with(|| TestClock {
+            started: Instant::now(),
+            file: PathBuf::from(file),
+            backend: match std::env::var("DOCSIEVE_TEST_DATABASE_URL") {
+                Ok(url) if !url.trim().is_empty() => "postgres",
+                _ => "sqlite",
+            },
+        });
+    });
 }
 
 pub fn test_config() -> PathBuf {
@@ -153,6 +202,7 @@ impl TestServer {
     }
 
     pub async fn start_with(options: ServerOptions) -> TestServer {
+        time_this_test();
         let backends = backends();
         let data_dir = tempfile::tempdir().expect("temporary data dir");
         let database = match &backends.database_url {
