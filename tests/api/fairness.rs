@@ -224,23 +224,24 @@ async fn bystander_is_served(options: ServerOptions, items: Vec<(&str, Vec<u8>, 
 /// A 2,000-page TIFF of blank pages (twice: more pages than OCR may read, refused before the first)
 /// and a PDF of 400 blank pages, each of which must be drawn at 300 dpi and read by OCR (within the
 /// page bound, but its first pages say the rest cannot be read in the time): each fails on its pages
-/// within seconds, at its first attempt. Two PDFs of 30 blank pages are read to their end meanwhile
+/// within seconds, at its first attempt. Two PDFs of 12 blank pages are read to their end meanwhile
 /// (seconds of drawing and OCR each): they hold both of the pool's workers for jobs, and the bystander
-/// is still served, by the worker kept for previews.
+/// is still served, by the worker kept for previews. (They were 30 pages each; 12 hold both workers
+/// through most of the bystander's first 10 s as well, with less than half the CPU.)
 #[tokio::test]
 async fn many_cheap_pages_fail_on_pages_at_once_and_the_bystander_is_served() {
     let tiff = blank_tiff(2000);
     println!("2,000 blank pages: a TIFF of {} KB", tiff.len() / 1024);
     bystander_is_served(
-        // 200 s: the 30-page PDFs are read to their end even where OCR takes 3 s a page (this machine
+        // 200 s: the 12-page PDFs are read to their end even where OCR takes 3 s a page (this machine
         // on a slow day, with another test beside it); the 400-page one is still refused at once.
         ServerOptions::default().env("DOCSIEVE__EXTRACTION__LIMITS__MAX_SECONDS", "200"),
         vec![
             ("pages.tif", tiff.clone(), Ends::OnPages),
             ("blank.pdf", blank_pdf(400), Ends::OnPages),
             ("pages-again.tif", tiff, Ends::OnPages),
-            ("short.pdf", blank_pdf(30), Ends::Blank),
-            ("short-again.pdf", blank_pdf(30), Ends::Blank),
+            ("short.pdf", blank_pdf(12), Ends::Blank),
+            ("short-again.pdf", blank_pdf(12), Ends::Blank),
         ],
     )
     .await;

@@ -529,8 +529,27 @@ impl TestServer {
             .header("X-API-KEY", key)
     }
 
-    /// Moves the server's clock forward (testing endpoint).
+    /// Moves the server's clock forward (testing endpoint), once the scheduler has looked at the
+    /// billing cycle. That duty's first look records the current firing without running it (a new
+    /// deployment has missed nothing): a clock moved before it would make the 1st of next month the
+    /// deployment's start, not a firing it must run. A server that has been running has looked;
+    /// this one is waited for until it has (within a tick or two of its start).
     pub async fn advance_clock(&self, seconds: i64) {
+        let looked = self
+            .eventually(Duration::from_secs(20), || async {
+                self.query_strings(
+                    "SELECT CAST(COUNT(*) AS TEXT) FROM clock_ticks WHERE id = 'billing_cycle'",
+                )
+                .await
+                .first()
+                .is_some_and(|count| count == "1")
+            })
+            .await;
+        assert!(
+            looked,
+            "the scheduler never looked at the billing cycle\n{}",
+            self.stderr()
+        );
         let response = self
             .internal(
                 reqwest::Method::POST,
@@ -583,9 +602,17 @@ impl TestServer {
     async fn database_connection(&self, sqlite_mode: &str) -> sea_orm::DatabaseConnection {
         let url = match &self.database {
             Some(database) => database.url.clone(),
+            // The data dir the process runs on: its own, or the first one's for a second process
+            // on the same store (`same_store`).
             None => format!(
                 "sqlite://{}?mode={sqlite_mode}",
-                self.data_dir.path().join("docsieve.sqlite3").display()
+                Path::new(
+                    &self
+                        .env_value("DOCSIEVE__STORAGE__DATA_DIR")
+                        .unwrap_or_else(|| self.data_dir.path().display().to_string())
+                )
+                .join("docsieve.sqlite3")
+                .display()
             ),
         };
         Database::connect(&url)
