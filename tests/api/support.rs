@@ -600,10 +600,10 @@ impl TestServer {
     }
 
     async fn database_connection(&self, sqlite_mode: &str) -> sea_orm::DatabaseConnection {
-        let url = match &self.database {
-            Some(database) => database.url.clone(),
-            // The data dir the process runs on: its own, or the first one's for a second process
-            // on the same store (`same_store`).
+        // The database the process runs on: its own, or the first one's for a second process on the
+        // same store (`same_store`, whose own database and data dir go unused).
+        let url = match self.env_value("DOCSIEVE__DATABASE__URL") {
+            Some(url) => url,
             None => format!(
                 "sqlite://{}?mode={sqlite_mode}",
                 Path::new(
