@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use docsieve_actors::extractor_pool::Limits;
 use docsieve_actors::extractor_pool::{extract_document, sniff, Format};
 use docsieve_actors::pii_masker::{
-    mask_text, summarize, Finding, Operator, Operators, PiiType, Policy, SurrogateKey, TypeSet,
+    mask_known, summarize_known, Finding, Known, Operator, Operators, PiiType, Policy,
+    SurrogateKey, TypeSet,
 };
 use serde::Serialize;
 
@@ -70,9 +71,10 @@ fn policy(types: &[String]) -> Result<Policy, String> {
         })?;
         enabled = enabled.with(ty);
     }
-    let mut policy = Policy::default();
-    policy.enabled = enabled;
-    Ok(policy)
+    Ok(Policy {
+        enabled,
+        ..Policy::default()
+    })
 }
 
 /// The operator and its key, from the arguments.
@@ -140,30 +142,29 @@ pub fn run(args: MaskArgs) -> ExitCode {
                 key.clone(),
             )));
         }
-        let text = match sniff(&bytes) {
-            Ok((Format::Txt, Some(decoded))) => decoded.text,
-            Ok(_) | Err(_) => match extract_document(&bytes, &Limits::default()) {
-                Ok(document) => {
-                    policy.known_values.extend(
-                        document
-                            .pii_hints()
-                            .into_iter()
-                            .filter_map(|(ty, value)| PiiType::from_name(ty).map(|ty| (ty, value))),
-                    );
-                    document.full_text().into_owned()
-                }
-                Err(error) => {
-                    eprintln!("docsieve mask: {name}: {error} ({})", error.code());
-                    status = ExitCode::from(1);
-                    continue;
-                }
-            },
-        };
+        let mut known = Known::default();
+        let text =
+            match sniff(&bytes) {
+                Ok((Format::Txt, Some(decoded))) => decoded.text,
+                Ok(_) | Err(_) => match extract_document(&bytes, &Limits::default()) {
+                    Ok(document) => {
+                        known.extend(document.pii_hints().into_iter().filter_map(|(ty, value)| {
+                            PiiType::from_name(ty).map(|ty| (ty, value))
+                        }));
+                        document.full_text().into_owned()
+                    }
+                    Err(error) => {
+                        eprintln!("docsieve mask: {name}: {error} ({})", error.code());
+                        status = ExitCode::from(1);
+                        continue;
+                    }
+                },
+            };
         let (out_text, findings, summary) = if args.no_mask {
-            let (findings, summary) = summarize(&text, &policy);
+            let (findings, summary) = summarize_known(&text, &policy, &known);
             (text.clone(), findings, summary)
         } else {
-            match mask_text(&text, &policy) {
+            match mask_known(&text, &policy, &known) {
                 Ok(masked) => (masked.text, masked.findings, masked.summary),
                 Err(error) => {
                     eprintln!("docsieve mask: {name}: {error}");

@@ -11,8 +11,8 @@
 //! 3. Inside the actors crate, a room reaches another only through its face (no
 //!    `crate::<other room>::<submodule>`), the rooms' imports of each other form no cycle, and
 //!    docs/architecture.md's table of who reaches whom is that graph.
-//! 4. No production file is over 700 lines, outside the PII engine (`pii_masker`, whose tables and
-//!    rules are long by nature); unit-test files (`tests.rs`, `tests/`) do not count.
+//! 4. No production file is over 700 lines, the PII engine's included (its long tables live in data
+//!    files and its rules one a file); unit-test files (`tests.rs`, `tests/`) do not count.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -375,7 +375,7 @@ fn no_production_file_is_over_the_size_bar() {
     for file in &files {
         let name = relative(file);
         let is_test = name.ends_with("/tests.rs") || name.contains("/tests/");
-        if is_test || name.starts_with("actors/src/pii_masker/") {
+        if is_test {
             continue;
         }
         let lines = fs::read_to_string(file)

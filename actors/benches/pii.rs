@@ -170,11 +170,13 @@ fn time_operators(text: &str, runs: usize, yardstick: f64) {
         for _ in 0..runs {
             let (base, _) = time(1, || engine::mask_text(text, &placeholders));
             let (elapsed, masked) = time(1, || {
-                let mut policy = Policy::default();
-                policy.replacer = Some(std::sync::Arc::new(engine::Operators::new(
-                    |_| operator,
-                    Some(key.clone()),
-                )));
+                let policy = Policy {
+                    replacer: Some(std::sync::Arc::new(engine::Operators::new(
+                        |_| operator,
+                        Some(key.clone()),
+                    ))),
+                    ..Policy::default()
+                };
                 engine::mask_text(text, &policy)
             });
             ratios.push(elapsed.as_secs_f64() / base.as_secs_f64());

@@ -238,12 +238,17 @@ pub fn write_training_file(
     let policies: BTreeMap<i64, Policy> = surrogates
         .iter()
         .map(|(&version, written)| {
-            let mut policy = Policy::default();
-            policy.enabled = PiiType::ALL
+            let enabled = PiiType::ALL
                 .iter()
                 .filter(|&&ty| !written.contains(ty))
                 .fold(TypeSet::default(), |set, &ty| set.with(ty));
-            (version, policy)
+            (
+                version,
+                Policy {
+                    enabled,
+                    ..Policy::default()
+                },
+            )
         })
         .collect();
     let mut written = Written {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::engine::{self, Finding, LeakError, PiiType, Policy};
+use super::engine::{self, Finding, Known, LeakError, PiiType, Policy};
 use crate::model::{Attachment, Document, Element, Table};
 
 #[derive(Clone, Debug)]
@@ -28,11 +28,18 @@ pub fn normal_forms(full_text: &str, findings: &[Finding]) -> Vec<String> {
         .collect()
 }
 
-fn mask_text(text: &str, policy: &Policy) -> Result<String, LeakError> {
+/// The tenant's policy and what is known about the document, for each of its parts.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    policy: &'a Policy,
+    known: &'a Known,
+}
+
+fn mask_text(text: &str, scope: Scope<'_>) -> Result<String, LeakError> {
     if text.trim().is_empty() {
         return Ok(text.to_string());
     }
-    Ok(engine::mask(text, policy)?.text)
+    Ok(engine::mask_known(text, scope.policy, scope.known)?.text)
 }
 
 /// Masks a table through its tab-separated rendering, so that headers give context to their column;
@@ -41,11 +48,11 @@ fn mask_text(text: &str, policy: &Policy) -> Result<String, LeakError> {
 fn mask_table(
     table: &Table,
     masked_text: Option<String>,
-    policy: &Policy,
+    scope: Scope<'_>,
 ) -> Result<Table, LeakError> {
     let masked = match masked_text {
         Some(masked) => masked,
-        None => mask_text(&table.to_text(), policy)?,
+        None => mask_text(&table.to_text(), scope)?,
     };
     let mut lines: Vec<Vec<String>> = masked
         .split('\n')
@@ -70,7 +77,7 @@ fn mask_table(
     // Cells with line breaks change the shape: mask cell by cell instead.
     let mask_row = |row: &Vec<String>| {
         row.iter()
-            .map(|cell| mask_text(cell, policy))
+            .map(|cell| mask_text(cell, scope))
             .collect::<Result<Vec<_>, _>>()
     };
     Ok(Table {
@@ -84,12 +91,12 @@ fn mask_table(
 fn mask_value(
     key: &str,
     value: &serde_json::Value,
-    policy: &Policy,
+    scope: Scope<'_>,
 ) -> Result<serde_json::Value, LeakError> {
     Ok(match value {
         serde_json::Value::String(text) => {
             let prefix = format!("{key}: ");
-            let masked = mask_text(&format!("{prefix}{text}"), policy)?;
+            let masked = mask_text(&format!("{prefix}{text}"), scope)?;
             serde_json::Value::String(
                 masked
                     .strip_prefix(&prefix)
@@ -100,12 +107,12 @@ fn mask_value(
         serde_json::Value::Array(items) => serde_json::Value::Array(
             items
                 .iter()
-                .map(|item| mask_value(key, item, policy))
+                .map(|item| mask_value(key, item, scope))
                 .collect::<Result<_, _>>()?,
         ),
         serde_json::Value::Object(map) => serde_json::Value::Object(
             map.iter()
-                .map(|(k, v)| mask_value(k, v, policy).map(|masked| (k.clone(), masked)))
+                .map(|(k, v)| mask_value(k, v, scope).map(|masked| (k.clone(), masked)))
                 .collect::<Result<_, _>>()?,
         ),
         other => other.clone(),
@@ -165,7 +172,7 @@ impl<'d> MaskedText<'d> {
 /// `scanned` is the scanner's work on `document.text`, when it was done already.
 fn mask_parts(
     document: &Document,
-    policy: &Policy,
+    scope: Scope<'_>,
     scanned: Option<engine::Scanned>,
 ) -> Result<Document, LeakError> {
     // Built part by part rather than cloned and overwritten: every text of the clone would have been
@@ -176,8 +183,10 @@ fn mask_parts(
         None
     } else {
         let result = match scanned {
-            Some(scanned) => engine::mask_scanned(&document.text, policy, scanned)?,
-            None => engine::mask(&document.text, policy)?,
+            Some(scanned) => {
+                engine::mask_scanned(&document.text, scope.policy, scope.known, scanned)?
+            }
+            None => engine::mask_known(&document.text, scope.policy, scope.known)?,
         };
         masked_text = result.text;
         Some(MaskedText {
@@ -194,7 +203,7 @@ fn mask_parts(
         let cut = pieces.as_mut().and_then(|pieces| pieces.cut(&element.text));
         let text = match cut {
             Some(text) => text,
-            None => mask_text(&element.text, policy)?,
+            None => mask_text(&element.text, scope)?,
         };
         let table = element
             .table
@@ -216,17 +225,17 @@ fn mask_parts(
         .tables
         .iter()
         .enumerate()
-        .map(|(index, table)| mask_table(table, table_texts.remove(&index), policy))
+        .map(|(index, table)| mask_table(table, table_texts.remove(&index), scope))
         .collect::<Result<_, _>>()?;
     let fields = document
         .fields
         .iter()
-        .map(|(k, v)| mask_value(k, v, policy).map(|masked| (k.clone(), masked)))
+        .map(|(k, v)| mask_value(k, v, scope).map(|masked| (k.clone(), masked)))
         .collect::<Result<_, _>>()?;
     let mut metadata = document.metadata.clone();
     for value in [&mut metadata.title, &mut metadata.author] {
         if let Some(text) = value.as_mut() {
-            *text = mask_text(text, policy)?;
+            *text = mask_text(text, scope)?;
         }
     }
     let attachments = document
@@ -234,11 +243,11 @@ fn mask_parts(
         .iter()
         .map(|attachment| {
             Ok(Attachment {
-                filename: mask_text(&attachment.filename, policy)?,
+                filename: mask_text(&attachment.filename, scope)?,
                 mime: attachment.mime.clone(),
                 bytes: attachment.bytes,
                 document: match &attachment.document {
-                    Some(child) => Some(Box::new(mask_parts(child, policy, None)?)),
+                    Some(child) => Some(Box::new(mask_parts(child, scope, None)?)),
                     None => None,
                 },
                 error: attachment.error.clone(),
@@ -257,16 +266,16 @@ fn mask_parts(
     })
 }
 
-/// The policy plus everything the document declares about itself.
-pub fn policy_for(document: &Document, policy: &Policy) -> Policy {
-    let mut policy = policy.clone();
-    policy.known_values.extend(
+/// Everything the document declares about itself.
+pub fn declared(document: &Document) -> Known {
+    let mut known = Known::default();
+    known.extend(
         document
             .pii_hints()
             .into_iter()
             .filter_map(|(ty, value)| PiiType::from_name(ty).map(|ty| (ty, value))),
     );
-    policy
+    known
 }
 
 /// Findings over the document's full text (attachments included), without changing anything.
@@ -274,25 +283,32 @@ pub fn detect_document(
     document: &Document,
     policy: &Policy,
 ) -> (Vec<Finding>, BTreeMap<String, u64>) {
-    engine::summarize(&document.full_text(), &policy_for(document, policy))
+    engine::summarize_known(&document.full_text(), policy, &declared(document))
 }
 
 pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocument, LeakError> {
-    let mut policy = policy_for(document, policy);
+    let mut known = declared(document);
     let full_text = document.full_text();
-    let (findings, summary, scanned) = engine::summarize_scanned(&full_text, &policy);
+    let (findings, summary, scanned) = engine::summarize_scanned(&full_text, policy, &known);
     // What the whole text revealed (a name from a table header, a VKN behind its label) is personal
     // data in every part, even where that part alone gives no context.
-    policy.known_values.extend(
+    known.extend(
         findings
             .iter()
             .map(|f| (f.pii_type, full_text[f.start..f.end].to_string()))
             .filter(|(_, value)| value.chars().count() >= 4),
     );
-    policy.prepare();
+    known.prepare();
     // Without attachments the full text is the document's text, and its scan is reused for masking it
     // (`mask_scanned` checks that it is the same text).
-    let masked = mask_parts(document, &policy, Some(scanned))?;
+    let masked = mask_parts(
+        document,
+        Scope {
+            policy,
+            known: &known,
+        },
+        Some(scanned),
+    )?;
     let normal_forms = normal_forms(&full_text, &findings);
     Ok(MaskedDocument {
         document: masked,

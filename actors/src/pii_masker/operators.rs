@@ -268,12 +268,13 @@ mod tests {
     use crate::pii_masker::surrogate::has_surrogate;
 
     fn policy(operator: Operator, secret: &[u8]) -> Policy {
-        let mut policy = Policy::default();
-        policy.replacer = Some(std::sync::Arc::new(Operators::new(
-            |_| operator,
-            Some(SurrogateKey::new(secret)),
-        )));
-        policy
+        Policy {
+            replacer: Some(std::sync::Arc::new(Operators::new(
+                |_| operator,
+                Some(SurrogateKey::new(secret)),
+            ))),
+            ..Policy::default()
+        }
     }
 
     const LETTER: &str = "Sayın Ayşe Yılmaz,\nTC kimlik no 10000000146 olan müşterimiz \

@@ -170,10 +170,12 @@ impl TenantPolicy {
         }
         let replacer = (!operators.all_placeholders())
             .then(|| Arc::new(operators) as Arc<dyn crate::pii_masker::Replacer>);
-        let mut policy = Policy::default();
-        policy.enabled = self.enabled;
-        policy.min_confidence = settings.min_confidence;
-        policy.replacer = replacer;
+        let policy = Policy {
+            enabled: self.enabled,
+            min_confidence: settings.min_confidence,
+            replacer,
+            ..Policy::default()
+        };
         (policy, journal)
     }
 }

@@ -2,36 +2,14 @@
 //! property tests hold generated values to, and what the PII precision audit uses as its second
 //! opinion on a masked value of such a type (a value whose check holds is that type's beyond doubt).
 
+use super::types::Trait;
 use super::PiiType;
 use crate::pii_masker::detectors::{eu, generic, tr, us, vat, Check};
 
-/// Whether every form of `ty` carries a check that a random value of its shape fails (check digits, a
-/// checksum); the other types are recognised by shape and context. A VIN (no check digit outside North
-/// America), a crypto wallet (an all-lower-case Ethereum address has none) and an MRZ (a finding spans
-/// two or three lines, the check is on one) carry a check in some forms only, so they are not here.
+/// Whether every form of `ty` carries a check that a random value of its shape fails ([`Trait::Checksum`]
+/// in the type table).
 pub fn has_checksum(ty: PiiType) -> bool {
-    matches!(
-        ty,
-        PiiType::NationalIdTr
-            | PiiType::TaxIdTr
-            | PiiType::IbanTr
-            | PiiType::Iban
-            | PiiType::CreditCard
-            | PiiType::Imei
-            | PiiType::NpiUs
-            | PiiType::AbaRoutingUs
-            | PiiType::TaxIdDe
-            | PiiType::SocialSecurityFr
-            | PiiType::NationalIdEs
-            | PiiType::ForeignerIdEs
-            | PiiType::FiscalCodeIt
-            | PiiType::CitizenIdNl
-            | PiiType::NationalIdPl
-            | PiiType::NhsNumberUk
-            | PiiType::NationalIdBe
-            | PiiType::PersonalIdSe
-            | PiiType::VatEu
-    )
+    ty.is(Trait::Checksum)
 }
 
 /// A value as written (spaces, dashes, dots, slashes between its groups; lower case) reduced to the
@@ -134,7 +112,7 @@ mod tests {
                     broken += usize::from(!checksum_holds(ty, &changed));
                 }
             }
-            let partial = matches!(ty, PiiType::Vin | PiiType::CryptoWallet | PiiType::Mrz);
+            let partial = ty.is(Trait::SomeChecksum);
             if has_checksum(ty) {
                 assert!(
                     broken > 0,

@@ -11,6 +11,7 @@ use crate::pii_masker::detectors::{eu, generic, luhn, tr, us, vat, Check};
 
 mod address;
 mod candidates;
+mod capitals;
 mod dates;
 mod email;
 mod evaluate;
@@ -18,8 +19,7 @@ mod fields;
 mod labels;
 mod lengths;
 mod lookup;
-mod name_phrases;
-mod names;
+mod person;
 mod phones;
 mod shapes;
 mod structure;

@@ -3,17 +3,16 @@
 use super::*;
 
 #[test]
-fn a_prepared_policy_masks_exactly_like_an_unprepared_one() {
-    let policy = Policy {
-        known_values: vec![
-            (PiiType::PersonName, "Ayşe Yılmaz".to_string()),
-            (PiiType::TaxIdTr, " 4540536920 ".to_string()),
-            (PiiType::Email, "a@b".to_string()), // too short to propagate
-            (PiiType::PhoneIntl, "+44 20 7946 0958".to_string()), // starts with no letter or digit
-            (PiiType::PersonName, "Ayşe Yılmaz Demir".to_string()), // longer, same first word
-        ],
-        ..Policy::default()
-    };
+fn prepared_known_values_mask_exactly_like_unprepared_ones() {
+    let policy = Policy::default();
+    let mut known = Known::default();
+    known.extend([
+        (PiiType::PersonName, "Ayşe Yılmaz".to_string()),
+        (PiiType::TaxIdTr, " 4540536920 ".to_string()),
+        (PiiType::Email, "a@b".to_string()), // too short to propagate
+        (PiiType::PhoneIntl, "+44 20 7946 0958".to_string()), // starts with no letter or digit
+        (PiiType::PersonName, "Ayşe Yılmaz Demir".to_string()), // longer, same first word
+    ]);
     let texts = [
         "Ayşe Yılmaz imzaladı; vergi 4540536920. Ayşe Yılmazlar değil, Mehmet Kaya ve Mehmet Kaya.",
         "Başka bir parça: Ayşe Yılmaz",
@@ -21,23 +20,21 @@ fn a_prepared_policy_masks_exactly_like_an_unprepared_one() {
         "a@b",
         "Arayan: +44 20 7946 0958, xAyşe Yılmaz, Ayşe Yılmaz Demir'in dosyası; 4540536920x",
     ];
-    let mut prepared = policy.clone();
+    let mut prepared = known.clone();
     prepared.prepare();
     for text in texts {
-        let plain = mask(text, &policy).expect("mask");
-        let fast = mask(text, &prepared).expect("mask");
+        let plain = mask_known(text, &policy, &known).expect("mask");
+        let fast = mask_known(text, &policy, &prepared).expect("mask");
         assert_eq!(plain.text, fast.text, "{text}");
         assert_eq!(plain.findings, fast.findings, "{text}");
     }
-    assert!(mask(texts[1], &prepared)
+    assert!(mask_known(texts[1], &policy, &prepared)
         .expect("mask")
         .text
         .contains("[MASKED_PERSON_NAME]"));
     // A value added after `prepare` is still masked: the stale matcher is not used.
-    prepared
-        .known_values
-        .push((PiiType::PersonName, "Zeynep Demir".to_string()));
-    assert!(mask("Zeynep Demir geldi", &prepared)
+    prepared.push(PiiType::PersonName, "Zeynep Demir".to_string());
+    assert!(mask_known("Zeynep Demir geldi", &policy, &prepared)
         .expect("mask")
         .text
         .starts_with("[MASKED_PERSON_NAME]"));
@@ -47,25 +44,28 @@ fn a_prepared_policy_masks_exactly_like_an_unprepared_one() {
 fn a_scanned_text_masks_like_a_fresh_scan() {
     let text = synthetic::text(30_000, true, 7);
     let policy = Policy::default();
-    let (findings, summary, scanned) = summarize_scanned(&text, &policy);
+    let none = Known::default();
+    let (findings, summary, scanned) = summarize_scanned(&text, &policy, &none);
     assert_eq!((findings.clone(), summary), summarize(&text, &policy));
     // As a document does: what the text revealed becomes known values.
-    let mut more = policy.clone();
-    more.known_values.extend(
+    let mut more = Known::default();
+    more.extend(
         findings
             .iter()
             .map(|f| (f.pii_type, text[f.start..f.end].to_string())),
     );
     more.prepare();
-    let fresh = mask(&text, &more).expect("mask");
-    let reused = mask_scanned(&text, &more, scanned).expect("mask");
+    let fresh = mask_known(&text, &policy, &more).expect("mask");
+    let reused = mask_scanned(&text, &policy, &more, scanned).expect("mask");
     assert_eq!(fresh.text, reused.text);
     assert_eq!(fresh.findings, reused.findings);
     // Candidates of another text are not used.
-    let (_, _, scanned) = summarize_scanned(&text, &policy);
+    let (_, _, scanned) = summarize_scanned(&text, &policy, &none);
     let other = "TC kimlik no 10000000146 olan başvuru";
     assert_eq!(
-        mask_scanned(other, &policy, scanned).expect("mask").text,
+        mask_scanned(other, &policy, &none, scanned)
+            .expect("mask")
+            .text,
         "TC kimlik no [MASKED_NATIONAL_ID_TR] olan başvuru"
     );
 }
