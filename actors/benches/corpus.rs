@@ -5,9 +5,13 @@
 //! the size (default 2,000 documents), `CORPUS_SEED` the seed; `CORPUS_SHOW=1` lists what was missed.
 //! Then the same for the world corpus (`planted::world`: phones of 33 regions, names of 17 locales
 //! behind 49 labels, every id layout), by region, locale and layout; `WORLD_DOCUMENTS` sets its size.
+//! Then the prose check (`planted::prose`: people named in running text in 12 languages and mentioned
+//! again, with held-out names; and name-free prose): recall per language and kind of mention, and the
+//! share of name-free documents with a false person; `PROSE_DOCUMENTS` sets the documents per
+//! language (default 200), `PROSE_SHOW=1` lists what was missed and found falsely.
 
 use docsieve_actors::pii_masker::{
-    planted::{corpus, world},
+    planted::{corpus, prose, world},
     Policy,
 };
 
@@ -48,6 +52,69 @@ fn main() {
         show(&score);
     }
     world_report(seed);
+    prose_report(seed);
+}
+
+fn prose_report(seed: u64) {
+    let documents: usize = std::env::var("PROSE_DOCUMENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let with_people = prose::corpus(seed, documents);
+    let name_free = prose::name_free(seed, documents);
+    let report = prose::report(&with_people, &name_free, &Policy::default());
+    println!(
+        "\nprose: {documents} documents per language with a person (one full mention, two later ones), as many without"
+    );
+    let kinds = [
+        "first",
+        "surname",
+        "given name",
+        "title + surname",
+        "inflected",
+    ];
+    print!("  {:<8}", "language");
+    for kind in kinds {
+        print!(" {kind:>15}");
+    }
+    println!(" {:>15}", "false person");
+    let mut totals = [(0usize, 0usize); 5];
+    for language in prose::LANGUAGES {
+        print!("  {:<8}", language.code);
+        for (k, kind) in kinds.iter().enumerate() {
+            match report.mentions.get(&(language.code, *kind)) {
+                Some(c) => {
+                    totals[k].0 += c.planted;
+                    totals[k].1 += c.masked;
+                    print!(" {:>15.3}", c.masked as f64 / c.planted as f64);
+                }
+                None => print!(" {:>15}", "-"),
+            }
+        }
+        let (docs, false_docs) = report
+            .false_people
+            .get(language.code)
+            .copied()
+            .unwrap_or_default();
+        println!(" {:>15.3}", false_docs as f64 / docs.max(1) as f64);
+    }
+    print!("  {:<8}", "all");
+    for (planted, masked) in totals {
+        print!(" {:>15.3}", masked as f64 / planted.max(1) as f64);
+    }
+    let (docs, false_docs) = report
+        .false_people
+        .values()
+        .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+    println!(" {:>15.3}", false_docs as f64 / docs.max(1) as f64);
+    if std::env::var("PROSE_SHOW").is_ok() {
+        for (language, kind, mention) in report.missed.iter().take(200) {
+            println!("  missed {language} {kind}: {mention}");
+        }
+        for (language, found) in report.false_ones.iter().take(100) {
+            println!("  false {language}: {found}");
+        }
+    }
 }
 
 fn world_report(seed: u64) {

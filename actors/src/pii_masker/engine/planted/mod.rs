@@ -11,6 +11,7 @@
 
 pub mod corpus;
 mod layouts;
+pub mod prose;
 mod rules;
 mod values;
 pub mod world;

@@ -8,6 +8,7 @@ mod labels_and_addresses;
 mod names;
 mod no_panics;
 mod properties;
+mod prose;
 mod shortcuts_and_corpus;
 mod tables_and_resolution;
 mod world;
