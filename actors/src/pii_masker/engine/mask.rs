@@ -63,22 +63,35 @@ pub(super) fn replacements(
                 .map(|f| folded(&text[f.start..f.end]))
                 .collect()
         });
+    let people = super::mentions::people(text, findings);
     findings
         .iter()
-        .map(|finding| {
-            let value = &text[finding.start..finding.end];
-            let Some(found) = found
+        .zip(people)
+        .map(|(finding, person)| {
+            // A later mention of a person is replaced as the person's full name is ("Castro" as
+            // "John Castro": one number), by the word of the replacement in the mention's place.
+            let (value, word) = match person {
+                Some((name, word)) => (&text[name.0..name.1], Some(word)),
+                None => (&text[finding.start..finding.end], None),
+            };
+            let written = match found
                 .as_ref()
                 .filter(|_| replacer.writes_values(finding.pii_type))
-            else {
-                return replacer.replace(finding.pii_type, value, 0);
+            {
+                None => replacer.replace(finding.pii_type, value, 0),
+                Some(found) => (0..8).find_map(|round| {
+                    match replacer.replace(finding.pii_type, value, round) {
+                        Some(written) if found.contains(&folded(&written)) => None,
+                        other => Some(other),
+                    }
+                })?,
             };
-            (0..8).find_map(
-                |round| match replacer.replace(finding.pii_type, value, round) {
-                    Some(written) if found.contains(&folded(&written)) => None,
-                    other => Some(other),
-                },
-            )?
+            match (written, word) {
+                (Some(written), Some(word)) => {
+                    Some(super::mentions::word_of(value, &written, word))
+                }
+                (written, _) => written,
+            }
         })
         .collect()
 }

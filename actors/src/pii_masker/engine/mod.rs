@@ -12,6 +12,7 @@ mod mask;
 // Test support: generators of values, layouts and business text, and the planted corpora built from
 // them. Compiled for the unit tests, and for benches and integration tests through the crate's
 // `test-support` feature (its own dev-dependency turns it on); never into the service.
+mod mentions;
 #[cfg(any(test, feature = "test-support"))]
 pub mod planted;
 mod propagate;

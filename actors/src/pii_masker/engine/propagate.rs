@@ -81,5 +81,10 @@ pub(super) fn propagate(text: &str, known: &Known, hits: &mut Vec<scan::Hit>) {
             .collect();
         KnownMatcher::new(values).find(text, &mut push);
     }
+    found.extend(
+        super::mentions::later_mentions(text, hits)
+            .into_iter()
+            .map(|(hit, _)| hit),
+    );
     hits.extend(found);
 }

@@ -411,3 +411,43 @@ pub const NAME_PARTICLES: &[&[u8]] = &[
     b"de", b"van", b"von", b"der", b"den", b"da", b"di", b"del", b"della", b"du", b"le", b"la",
     b"dos", b"das", b"ter", b"ten", b"zu",
 ];
+
+/// Words of a colon label that names a field other than a person, folded ("subject", "date",
+/// "betrag", "konu"): the capitalised words behind such a label are no person.
+static FIELD_WORDS: Words = Words::new(include_str!("field_words.txt"));
+
+/// Whether the folded words of a colon label (without the colon) name a field other than a person.
+pub fn other_field(label: &[u8]) -> bool {
+    label
+        .split(|c| !c.is_ascii_alphanumeric())
+        .any(|word| FIELD_WORDS.iter().any(|w| w.as_bytes() == word))
+}
+
+/// Legal forms written in capitals ("Nordvind Handel AB", "Nordwind AG"): a run of capitalised
+/// words with one names a company. Only in capitals: "As", "Sa", "Ab" are words of some language.
+pub fn legal_form_in_capitals(word: &[u8]) -> bool {
+    const FORMS: &[&[u8]] = &[
+        b"AB", b"AG", b"APS", b"AS", b"ASA", b"BV", b"GMBH", b"INC", b"KG", b"KFT", b"LLC", b"LTD",
+        b"NV", b"OHG", b"OY", b"PLC", b"SA", b"SAS", b"SE", b"SL", b"SPA", b"SRL", b"SRO",
+    ];
+    FORMS.contains(&word)
+}
+
+/// Whether a folded capitalised word in running text (`written` as it stands) names an organisation
+/// or a company's legal form: an organisation's word ("Bank", "Holding"), a legal form of four
+/// letters or more ("GmbH", "Limited"), or a short one written in capitals, with its dots, or one that
+/// is no surname ("AB", "S.A.", "Ltd"; not "Sas", "As").
+pub fn organisation_in_text(folded: &[u8], written: &[u8]) -> bool {
+    let word = folded.strip_suffix(b".").unwrap_or(folded);
+    match not_person_words().get(word) {
+        Some(NotPerson::Organisation) => true,
+        Some(NotPerson::Company) => {
+            word.len() >= 4
+                || word.contains(&b'.')
+                || folded.ends_with(b".")
+                || matches!(word, b"ltd" | b"inc" | b"llc" | b"plc" | b"sti")
+                || written.iter().all(|c| !c.is_ascii_lowercase())
+        }
+        _ => legal_form_in_capitals(written),
+    }
+}

@@ -66,7 +66,8 @@ impl<'t> Scanner<'t> {
         let folded = text::fold_short(&b[i..end], &mut stack, &mut self.scratch);
         let found = lexicon::lookup(folded);
         let compound = found.is_none() && lexicon::street_compound(folded);
-        match found {
+        let before = self.hits.len();
+        let stop = match found {
             Some(Word::Honorific) => {
                 let mut after = end;
                 if b.get(after) == Some(&b'.') {
@@ -94,7 +95,20 @@ impl<'t> Scanner<'t> {
                 .or_else(|| self.marked_name(i, end))
                 .or_else(|| self.greeted_name(i, end))
                 .unwrap_or(end),
+        };
+        // No rule named a person here: the words may still read as a name in a sentence.
+        if self.hits.len() == before
+            && !compound
+            && matches!(
+                found,
+                None | Some(Word::FirstName | Word::Either | Word::Surname)
+            )
+        {
+            if let Some(stop) = self.prose_name(i) {
+                return stop;
+            }
         }
+        stop
     }
 
     pub(super) fn word_end(&self, mut i: usize) -> usize {

@@ -9,6 +9,7 @@ mod names;
 mod no_panics;
 mod properties;
 mod prose;
+mod running_text;
 mod shortcuts_and_corpus;
 mod tables_and_resolution;
 mod world;

@@ -2,6 +2,7 @@
 //! person's mentions, in each language's forms.
 
 use super::super::planted::prose;
+use super::super::Policy;
 
 #[test]
 fn surnames_are_inflected_as_each_language_does() {
@@ -85,4 +86,27 @@ fn name_free_documents_plant_nothing_and_name_things_where_people_stood() {
             document.text
         );
     }
+}
+
+/// The prose check's figures (printed with `--nocapture`; `PROSE_SHOW=1` lists the misses), held to
+/// the floors this engine reached, so that a change that loses people fails here.
+#[test]
+fn the_engine_finds_people_in_prose() {
+    let documents: usize = std::env::var("PROSE_DOCUMENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let with_people = prose::corpus(11, documents);
+    let name_free = prose::name_free(11, documents);
+    let report = prose::report(&with_people, &name_free, &Policy::default());
+    println!("{}", report.table(std::env::var("PROSE_SHOW").is_ok()));
+    let first = report.recall(None, "first").unwrap_or(0.0);
+    let surname = report.recall(None, "surname").unwrap_or(0.0);
+    assert!(first >= 0.93, "first mentions {first:.3}");
+    assert!(surname >= 0.93, "surnames alone {surname:.3}");
+    assert!(
+        report.false_rate(None) <= 0.02,
+        "{}",
+        report.false_rate(None)
+    );
 }

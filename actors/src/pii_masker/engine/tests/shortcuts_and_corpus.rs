@@ -99,7 +99,8 @@ fn many_found_names_are_masked_everywhere_in_a_long_text() {
         }
         for name in &names {
             text.push_str(&format!(
-                "Görüşmeye {name} katıldı; x{name} bir ürün kodudur.\n"
+                "Görüşmeye {name} katıldı; x{} bir ürün kodudur.\n",
+                name.replace(' ', "")
             ));
         }
         let result = mask(&text, &Policy::default()).expect("mask");
@@ -111,7 +112,9 @@ fn many_found_names_are_masked_everywhere_in_a_long_text() {
         );
         for name in &names {
             assert!(
-                result.text.contains(&format!("x{name} bir")),
+                result
+                    .text
+                    .contains(&format!("x{} bir", name.replace(' ', ""))),
                 "{name}: kept inside a word"
             );
             assert!(

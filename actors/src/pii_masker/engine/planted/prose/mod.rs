@@ -348,9 +348,78 @@ pub fn report(with_people: &[Document], name_free: &[Document], policy: &Policy)
         for finding in people {
             report.false_ones.push((
                 document.language,
-                document.text[finding.start..finding.end].to_string(),
+                format!(
+                    "{} ({})",
+                    &document.text[finding.start..finding.end],
+                    finding.detector
+                ),
             ));
         }
     }
     report
+}
+
+/// The kinds of mention, in the order the table shows them.
+pub const KINDS: [&str; 5] = [
+    "first",
+    "surname",
+    "given name",
+    "title + surname",
+    "inflected",
+];
+
+impl Report {
+    /// Recall of `kind` in `language` (`None`: all languages); `None` when none was planted.
+    pub fn recall(&self, language: Option<&str>, kind: &str) -> Option<f64> {
+        let (planted, masked) = self
+            .mentions
+            .iter()
+            .filter(|((l, k), _)| *k == kind && language.is_none_or(|language| *l == language))
+            .fold((0, 0), |(p, m), (_, c)| (p + c.planted, m + c.masked));
+        (planted > 0).then(|| masked as f64 / planted as f64)
+    }
+
+    /// The share of name-free documents of `language` (`None`: all) with a person found in them.
+    pub fn false_rate(&self, language: Option<&str>) -> f64 {
+        let (docs, false_docs) = self
+            .false_people
+            .iter()
+            .filter(|(l, _)| language.is_none_or(|language| **l == language))
+            .fold((0, 0), |(a, b), (_, (c, d))| (a + c, b + d));
+        false_docs as f64 / docs.max(1) as f64
+    }
+
+    /// The figures as a table, a language a line; with `show`, what was missed and found falsely.
+    pub fn table(&self, show: bool) -> String {
+        use std::fmt::Write;
+        let mut out = format!("  {:<8}", "language");
+        for kind in KINDS {
+            let _ = write!(out, " {kind:>15}");
+        }
+        let _ = writeln!(out, " {:>15}", "false person");
+        let codes = LANGUAGES.iter().map(|l| Some(l.code)).chain([None]);
+        for code in codes {
+            let _ = write!(out, "  {:<8}", code.unwrap_or("all"));
+            for kind in KINDS {
+                match self.recall(code, kind) {
+                    Some(recall) => {
+                        let _ = write!(out, " {recall:>15.3}");
+                    }
+                    None => {
+                        let _ = write!(out, " {:>15}", "-");
+                    }
+                }
+            }
+            let _ = writeln!(out, " {:>15.3}", self.false_rate(code));
+        }
+        if show {
+            for (language, kind, mention) in self.missed.iter().take(200) {
+                let _ = writeln!(out, "  missed {language} {kind}: {mention}");
+            }
+            for (language, found) in self.false_ones.iter().take(300) {
+                let _ = writeln!(out, "  false {language}: {found}");
+            }
+        }
+        out
+    }
 }

@@ -77,7 +77,14 @@ impl<'t> Scanner<'t> {
             {
                 capitalised = 2;
             }
-            if capitalised >= 2 {
+            // "Garanti Bankası tarafından", "Aras Kargo tarafından": an organisation.
+            if words[..capitalised]
+                .iter()
+                .any(|w| lexicon::not_a_person(&text::fold(w), false))
+            {
+                continue;
+            }
+            if capitalised >= 2 && self.reads_as_name(spans[capitalised - 1].0, spans[0].1) {
                 self.hit(
                     spans[capitalised - 1].0,
                     at - last,

@@ -13,6 +13,7 @@
 //! | `marked` | [`marked`] | "X adlı müşteri" |
 //! | `greeting` | [`greeted`] | "Hi X," |
 //! | `signoff` | [`closing`] | the name under a letter's closing line |
+//! | `prose` | [`prose`] | a run of capitalised words in a sentence that reads as a name |
 //!
 //! A name behind a colon label (`Ad Soyad:`, `Name:`) is found with the other labelled values
 //! ([`labels`](super::labels)), and a name in a table's name column by [`structure`](super::structure).
@@ -27,5 +28,6 @@ mod greeted;
 mod honorific;
 mod marked;
 mod noun;
+mod prose;
 mod surname;
 mod words;

@@ -55,7 +55,9 @@ impl<'t> Scanner<'t> {
             words += usize::from(space > 0);
             k += space.max(1);
         }
+        // "cancelled by Credit Suisse", "reviewed by Quarterly Review": the words must read as a name.
         if words < least
+            || (by && !self.reads_as_name(start, stop))
             || self.folded_is(
                 self.last_word_start(start, stop),
                 stop,

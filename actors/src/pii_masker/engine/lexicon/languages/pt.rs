@@ -1,0 +1,52 @@
+//! Portuguese.
+
+use super::Language;
+
+pub static LANGUAGE: Language = Language {
+    code: "pt",
+    common: include_str!("../data/common/pt.txt"),
+    proper: "",
+    titles: &["sr", "sra", "senhor", "senhora", "srª"],
+    articles: &[
+        "o", "a", "os", "as", "um", "uma", "do", "da", "dos", "das", "no", "na", "ao", "nosso",
+        "nossa",
+    ],
+    before: &[
+        "segundo",
+        "conforme",
+        "por",
+        "pelo",
+        "pela",
+        "com",
+        "de",
+        "a",
+        "para",
+        "assinado por",
+        "redigido por",
+        "caro",
+        "cara",
+        "prezado",
+        "prezada",
+        "senhor",
+        "senhora",
+    ],
+    after: &[
+        "disse",
+        "afirmou",
+        "escreveu",
+        "respondeu",
+        "explicou",
+        "confirmou",
+        "declarou",
+        "ligou",
+        "é",
+        "era",
+        "será",
+        "que",
+        "tem",
+        "não",
+    ],
+    capitalises_nouns: false,
+    ranks: std::sync::OnceLock::new(),
+    propers: std::sync::OnceLock::new(),
+};

@@ -1,0 +1,245 @@
+//! People in running text (`scan::person::prose`) and every later mention of them (`mentions`): one
+//! test per kind of evidence, one per language, and properties of later mentions. The names here are
+//! made up for these tests and are in none of the project's lists.
+
+use super::*;
+use proptest::prelude::*;
+
+/// The person findings of `text`, as the text they cover.
+fn people(text: &str) -> Vec<&str> {
+    detect(text, &Policy::default())
+        .into_iter()
+        .filter(|f| f.pii_type == PiiType::PersonName)
+        .map(|f| &text[f.start..f.end])
+        .collect()
+}
+
+/// Each `(text, name)`: the name is found, whole.
+fn finds(cases: &[(&str, &str)]) {
+    for (text, name) in cases {
+        let found = people(text);
+        assert!(
+            found.iter().any(|f| f.contains(name)),
+            "{name} not found in {text:?}: {found:?}"
+        );
+    }
+}
+
+/// No person in any of `texts`.
+fn finds_no_one(texts: &[&str]) {
+    for text in texts {
+        assert_eq!(people(text), Vec::<&str>::new(), "{text}");
+    }
+}
+
+#[test]
+fn a_known_given_name_before_a_word_no_language_has_is_a_person() {
+    finds(&[
+        (
+            "The memo went out after Philippa Quarrendon approved it.",
+            "Philippa Quarrendon",
+        ),
+        (
+            "Auf Wunsch von Gunhild Tressenbach wurde der Termin verlegt.",
+            "Gunhild Tressenbach",
+        ),
+    ]);
+}
+
+#[test]
+fn two_unknown_capitalised_words_inside_a_sentence_are_a_person() {
+    // Neither word is in a name list; inside a sentence, capitals mark a name.
+    finds(&[
+        (
+            "Dün Ağahbey Kırçiçekoğlu şubeye uğradı.",
+            "Ağahbey Kırçiçekoğlu",
+        ),
+        (
+            "Ieri Zofrenio Quatrallini ha chiamato il servizio clienti.",
+            "Zofrenio Quatrallini",
+        ),
+    ]);
+}
+
+#[test]
+fn words_of_people_around_a_name_count_for_it() {
+    finds(&[
+        (
+            "According to Marguerite Oakhollow, the parcel arrived.",
+            "Marguerite Oakhollow",
+        ),
+        (
+            "Selon Ghislaine Perrochet, la livraison est arrivée.",
+            "Ghislaine Perrochet",
+        ),
+        (
+            "Laut Wiebke Fahrenkamp ist alles geliefert.",
+            "Wiebke Fahrenkamp",
+        ),
+        (
+            "Raport przygotowała Bożenna Szczygielska w marcu.",
+            "Bożenna Szczygielska",
+        ),
+    ]);
+}
+
+#[test]
+fn an_ordinary_word_before_the_name_is_passed_over() {
+    finds(&[
+        (
+            "Yesterday Thaddeus Wrenfield called the desk.",
+            "Thaddeus Wrenfield",
+        ),
+        (
+            "Gestern hat Ottilie Brandtner angerufen.",
+            "Ottilie Brandtner",
+        ),
+    ]);
+}
+
+#[test]
+fn organisations_places_headings_and_things_are_no_one() {
+    finds_no_one(&[
+        "The order was cancelled by Barclays Bank on Monday.",
+        "Die Bestellung wurde von der Deutschen Bank storniert.",
+        "Die Nordwind Handel GmbH erhöhte ihre Preise.",
+        "Quarterly Review: Sales And Margins",
+        "We walked through the Rose Garden in May.",
+        "The shipment from Rotterdam reached Leeds on Tuesday.",
+        "Fatura Garanti Bankası tarafından onaylandı.",
+    ]);
+}
+
+#[test]
+fn one_sentence_a_language() {
+    finds(&[
+        (
+            "The contract was signed by Rosalind Featherby on Monday.",
+            "Rosalind Featherby",
+        ),
+        (
+            "Den Bericht hat Hartmut Zellweger im Mai geschrieben.",
+            "Hartmut Zellweger",
+        ),
+        (
+            "Hier, Léontine Vasselot a appelé le service client.",
+            "Léontine Vasselot",
+        ),
+        (
+            "Secondo Ermenegildo Pastorelli la consegna è arrivata.",
+            "Ermenegildo Pastorelli",
+        ),
+        (
+            "Según Remedios Escalonilla, el pedido llegó tarde.",
+            "Remedios Escalonilla",
+        ),
+        (
+            "Volgens Geertruida Spanjaard is de levering op tijd.",
+            "Geertruida Spanjaard",
+        ),
+        (
+            "Wczoraj Wiesława Grzybowiak zadzwoniła do biura.",
+            "Wiesława Grzybowiak",
+        ),
+        (
+            "Enligt Ingegerd Fjällström kom leveransen i tid.",
+            "Ingegerd Fjällström",
+        ),
+        (
+            "Ifølge Solvejg Kragelund kom leverancen til tiden.",
+            "Solvejg Kragelund",
+        ),
+        (
+            "Segundo Idalina Carrapatoso, a entrega chegou a tempo.",
+            "Idalina Carrapatoso",
+        ),
+        (
+            "Rapor Nurcihan Karakoçlu tarafından hazırlandı.",
+            "Nurcihan Karakoçlu",
+        ),
+        (
+            "Podle Bohumila Šťastného dodávka dorazila včas.",
+            "Bohumila Šťastného",
+        ),
+    ]);
+}
+
+#[test]
+fn every_later_mention_of_a_person_is_masked() {
+    let cases = [
+        (
+            "Yesterday Thaddeus Wrenfield called. Later, Wrenfield said no. Thaddeus left. Mr. Wrenfield's plan won.",
+            "Yesterday [MASKED_PERSON_NAME] called. Later, [MASKED_PERSON_NAME] said no. [MASKED_PERSON_NAME] left. Mr. [MASKED_PERSON_NAME]'s plan won.",
+        ),
+        (
+            "Laut Ottilie Brandtner ist alles da. Brandtners Vorschlag wurde angenommen.",
+            "Laut [MASKED_PERSON_NAME] ist alles da. [MASKED_PERSON_NAME] Vorschlag wurde angenommen.",
+        ),
+        (
+            "Rapor Nurcihan Karakoçlu tarafından hazırlandı. Karakoçlu'nun önerisi kabul edildi.",
+            "Rapor [MASKED_PERSON_NAME] tarafından hazırlandı. [MASKED_PERSON_NAME]'nun önerisi kabul edildi.",
+        ),
+        (
+            "Raport przygotowała Bożenna Szczygielska w marcu. Pani Szczygielskiej nie było.",
+            "Raport przygotowała [MASKED_PERSON_NAME] w marcu. Pani [MASKED_PERSON_NAME] nie było.",
+        ),
+    ];
+    masks_as(&cases);
+}
+
+#[test]
+fn numbered_gives_every_mention_of_one_person_one_number() {
+    use crate::pii_masker::operators::{Operator, Operators};
+    let policy = Policy {
+        replacer: Some(std::sync::Arc::new(Operators::new(
+            |_| Operator::Numbered,
+            None,
+        ))),
+        ..Policy::default()
+    };
+    let text =
+        "According to Marguerite Oakhollow, the parcel arrived. We also met Wiebke Fahrenkamp. \
+                Later, Oakhollow said so, and Fahrenkamp agreed; Marguerite smiled.";
+    let masked = mask(text, &policy).expect("mask").text;
+    assert_eq!(
+        masked,
+        "According to [MASKED_PERSON_NAME_1], the parcel arrived. We also met [MASKED_PERSON_NAME_2]. \
+         Later, [MASKED_PERSON_NAME_1] said so, and [MASKED_PERSON_NAME_2] agreed; [MASKED_PERSON_NAME_1] smiled."
+    );
+}
+
+/// An inflection of `surname` a supported language writes, by `pick`.
+fn inflect(surname: &str, pick: usize) -> String {
+    let stem = surname.strip_suffix('a').unwrap_or(surname);
+    match pick % 8 {
+        0 => format!("{surname}'s"),
+        1 => format!("{surname}s"),
+        2 => format!("{surname}'ın"),
+        3 => format!("{surname}'e"),
+        4 => format!("{stem}iego"),
+        5 => format!("{stem}ą"),
+        6 => format!("{stem}ové"),
+        _ => surname.to_uppercase(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Once the full name is found (behind a label here), any listed inflection of the surname, and
+    /// the given name alone, are masked wherever they stand.
+    #[test]
+    fn any_inflection_of_a_found_surname_is_masked(
+        given in "[A-Z][a-z]{3,8}",
+        surname in "[A-Z][a-z]{4,10}",
+        pick in 0usize..8,
+    ) {
+        let mention = inflect(&surname, pick);
+        let text = format!("Name: {given} {surname}\n\nThe file says {mention} was late. Then {given} called.");
+        let kept = mention.find('\'').map_or("", |at| &mention[at..]);
+        prop_assert_eq!(
+            masked(&text),
+            format!("Name: [MASKED_PERSON_NAME]\n\nThe file says [MASKED_PERSON_NAME]{kept} was late. Then [MASKED_PERSON_NAME] called.")
+        );
+    }
+}
