@@ -186,7 +186,7 @@ pub fn bic(value: &[u8]) -> bool {
 }
 
 /// Top-level domains accepted in e-mail addresses: every two-letter country code plus the common
-/// generic ones.
+/// generic ones and the reserved ones (`.example`, `.test`).
 const GENERIC_TLDS: &[&str] = &[
     "com",
     "org",
@@ -259,6 +259,13 @@ const GENERIC_TLDS: &[&str] = &[
     "tel",
     "jobs",
     "cat",
+    // The reserved names of RFC 2606 and RFC 6761: test data and documentation, but the mailbox
+    // before them is someone's as often as not (privacy fails closed).
+    "example",
+    "test",
+    "invalid",
+    "localhost",
+    "local",
 ];
 
 pub fn tld_ok(tld: &str) -> bool {

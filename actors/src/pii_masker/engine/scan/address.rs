@@ -51,6 +51,11 @@ impl<'t> Scanner<'t> {
             if c == b'\n' || c == b'\r' || c == b';' {
                 break;
             }
+            // A sentence's end: a full stop after a word that is no abbreviation ("... 10115 Berlin.
+            // Danach ..."), then a capital; not "Mah. Zambak Sok.", "St. Louis", "No. 5".
+            if c == b'.' && self.sentence_ends_at(i) {
+                break;
+            }
             if matches!(c, b' ' | b',' | b'/' | b'-' | b':' | b'.' | b'(' | b')') {
                 i += 1;
                 continue;
@@ -125,5 +130,20 @@ impl<'t> Scanner<'t> {
         // may be values of their own (an IBAN, a phone number), to be found whole. One the address
         // contains is masked with it; one it runs into wins over it (see `engine::better`).
         we
+    }
+
+    /// Whether the full stop at `dot` ends a sentence: it follows a word of four letters or more that
+    /// is no street word's abbreviation, and a space and a capital follow it.
+    fn sentence_ends_at(&self, dot: usize) -> bool {
+        let b = self.b;
+        let word = letters_start(b, dot, 40);
+        let next = text::after_spaces(b, dot + 1);
+        if next == dot + 1 || !upper_at(b, next) || dot - word < 4 {
+            return false;
+        }
+        let mut stack = [0u8; 40];
+        let mut spill = Vec::new();
+        let folded = text::fold_short(&b[word..dot], &mut stack, &mut spill);
+        lexicon::lookup(folded) != Some(Word::Street)
     }
 }

@@ -40,6 +40,16 @@ impl<'t> Scanner<'t> {
                 }
             }
             10 => {
+                // The North American layout, "(212) 555-0147", "212-555-0147", "212.555.0147": a US or
+                // Canadian number where one is valid (Turkish numbers end in pairs), typed so even
+                // where its digits are a Turkish number's too.
+                let nanp = span.count == 3
+                    && span.lens == [3, 3, 4]
+                    && span.seps & (SEP_DASH | SEP_DOT | SEP_PAREN) != 0
+                    && span.seps & !(SEP_DASH | SEP_DOT | SEP_PAREN | SEP_SPACE) == 0
+                    && !(span.plus && span.first == 0)
+                    && phone::national_regions(std::str::from_utf8(span.s).unwrap_or(""))
+                        .any(|(rules, _)| matches!(&rules.id, b"US" | b"CA"));
                 let phone_form = (span.count == 4 && span.lens == [3, 3, 2, 2])
                     || (span.count == 3 && span.lens == [3, 3, 4]);
                 // (Not right after a '+': "+36 88 947 257" is a country code and its number.)
@@ -47,11 +57,16 @@ impl<'t> Scanner<'t> {
                     && !(span.plus && span.first == 0)
                     && (phone_form || self.span_says(span, context, PiiType::PhoneTr))
                 {
+                    let (ty, detector) = if nanp {
+                        (PiiType::PhoneIntl, "phone_intl")
+                    } else {
+                        (PiiType::PhoneTr, "phone_tr")
+                    };
                     self.hit_span(
                         span,
-                        PiiType::PhoneTr,
+                        ty,
                         if phone_form { B_FORM } else { B_CONTEXT },
-                        "phone_tr",
+                        detector,
                     );
                 }
                 if tr::vkn(span.s) && self.span_says(span, context, PiiType::TaxIdTr) {

@@ -7,7 +7,7 @@ use super::context::KeywordIndex;
 use super::lexicon::{self, Word};
 use super::text::{self, digit_at, letter_at, separator_at, upper_at, CLASS};
 use super::types::{PiiType, TypeSet};
-use crate::pii_masker::detectors::{eu, generic, luhn, tr, us, vat, Check};
+use crate::pii_masker::detectors::{eu, generic, luhn, phone, tr, us, vat, Check};
 
 mod address;
 mod candidates;

@@ -91,7 +91,20 @@ impl<'t> Scanner<'t> {
         // before or after the number (looked for last: it is the dearest test).
         let given = self.given_context(start).0 & PHONES != 0;
         let in_window = !given && self.span_context(context, first, chain_len).0 & PHONES != 0;
-        if !given && !in_window && (!bare_shape || !self.all_digits_within(first, last, chain_len))
+        // A national number after any phrase ("Rückruf an 030 1234567", "chiamare lo 06 12345678"):
+        // written with its trunk 0, in two or three groups (one run of digits is as often an id),
+        // the whole of its chain.
+        let trunk_national = !short
+            && s[0] == b'0'
+            && s[1] != b'0'
+            && (9..=11).contains(&len)
+            && (2..=3).contains(&count)
+            && seps & !(SEP_SPACE | SEP_DASH | SEP_SLASH) == 0;
+        let trunk_national = trunk_national && self.all_digits_within(first, last, chain_len);
+        if !given
+            && !in_window
+            && !trunk_national
+            && (!bare_shape || !self.all_digits_within(first, last, chain_len))
         {
             return;
         }
@@ -120,6 +133,14 @@ impl<'t> Scanner<'t> {
                     self.phone_label_near(start, end)
                 });
         if !labelled && !bare_shape {
+            // Valid in a configured region, and not a reference, an amount or a quantity.
+            if trunk_national
+                && !amount_follows(self.b, end)
+                && !reference_before(self.b, start)
+                && phone::national_regions(as_str(s)).any(|(rules, _)| &rules.id != b"TR")
+            {
+                self.hit(start, end, PiiType::PhoneIntl, B_CONTEXT, "phone_intl");
+            }
             return;
         }
         let digits = as_str(s);
@@ -315,6 +336,113 @@ const PHONE_LABEL_REACH: usize = 28;
 
 /// Whether what follows a number at `end` makes it an amount: decimals (",50", ".00") or a currency
 /// ("TL", "EUR", "€", "$", "Kč", "zł", "kr", "Ft", "lei", "лв").
+/// Whether the words right before `start` (on its line, some 24 bytes) say that a number is a
+/// reference, a quantity or an amount: "order", "Nr.", "Rechnung", "fatura", "#", a currency.
+fn reference_before(b: &[u8], start: usize) -> bool {
+    const WORDS: &[&[u8]] = &[
+        b"no",
+        b"nr",
+        b"nro",
+        b"num",
+        b"number",
+        b"numero",
+        b"order",
+        b"invoice",
+        b"ref",
+        b"reference",
+        b"id",
+        b"account",
+        b"customer",
+        b"case",
+        b"ticket",
+        b"item",
+        b"code",
+        b"bestellung",
+        b"rechnung",
+        b"auftrag",
+        b"kunden",
+        b"kundennummer",
+        b"vorgang",
+        b"commande",
+        b"facture",
+        b"ordine",
+        b"fattura",
+        b"pedido",
+        b"factura",
+        b"bestelling",
+        b"factuur",
+        b"zamowienie",
+        b"faktura",
+        b"order",
+        b"fatura",
+        b"siparis",
+        b"musteri",
+        b"dosya",
+        b"tutar",
+        b"toplam",
+        b"fiyat",
+        b"price",
+        b"amount",
+        b"total",
+        b"preis",
+        b"betrag",
+        b"prix",
+        b"montant",
+        b"prezzo",
+        b"importo",
+        b"precio",
+        b"importe",
+        b"prijs",
+        b"bedrag",
+        b"cena",
+        b"kwota",
+        b"pris",
+        b"belopp",
+        b"preco",
+        b"valor",
+        b"castka",
+        b"eur",
+        b"usd",
+        b"tl",
+        b"try",
+        b"gbp",
+        b"chf",
+        b"pln",
+        b"czk",
+        b"sek",
+        b"dkk",
+        b"nok",
+        b"kg",
+        b"km",
+        b"m",
+        b"pcs",
+        b"adet",
+        b"stk",
+    ];
+    let from = start.saturating_sub(24);
+    let line = b[from..start]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(from, |p| from + p + 1);
+    let before = &b[line..start];
+    if before
+        .iter()
+        .rev()
+        .find(|c| !c.is_ascii_whitespace())
+        .is_some_and(|&c| matches!(c, b'#' | b'$' | b'\xAC' | b'\xA3' | b'\xBA'))
+    {
+        return true;
+    }
+    let mut folded = Vec::with_capacity(before.len());
+    text::fold_into(before, &mut folded);
+    folded
+        .split(|c| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(2)
+        .any(|w| WORDS.contains(&w))
+}
+
 fn amount_follows(b: &[u8], end: usize) -> bool {
     if matches!(b.get(end), Some(b',' | b'.')) && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
         return true;

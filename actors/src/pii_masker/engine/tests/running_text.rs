@@ -243,3 +243,108 @@ proptest! {
         );
     }
 }
+
+/// The README's sample letters: every mention of every person masked, and with `numbered` one number
+/// a person.
+#[test]
+fn the_sample_letters_mask_every_mention_of_each_person() {
+    use crate::pii_masker::operators::{Operator, Operators};
+    let letters = [
+        (
+            include_str!("../../../../../samples/customer-letter.txt"),
+            &["Ayşe", "Yılmaz", "Mehmet", "Demir"][..],
+        ),
+        (
+            include_str!("../../../../../samples/letter-en.txt"),
+            &["Harriet", "Pemberton", "Thomas", "Aldridge"][..],
+        ),
+        (
+            include_str!("../../../../../samples/letter-de.txt"),
+            &["Wiebke", "Sommerfeldt", "Konrad", "Albrecht"][..],
+        ),
+    ];
+    let numbered = Policy {
+        replacer: Some(std::sync::Arc::new(Operators::new(
+            |_| Operator::Numbered,
+            None,
+        ))),
+        ..Policy::default()
+    };
+    for (letter, names) in letters {
+        let plain = masked(letter);
+        let with_numbers = mask(letter, &numbered).expect("mask").text;
+        for name in names {
+            assert!(!plain.contains(name), "{name} left in:\n{plain}");
+            assert!(
+                !with_numbers.contains(name),
+                "{name} left in:\n{with_numbers}"
+            );
+        }
+        // One number a person: as many numbers as people, each used for every mention.
+        let tokens: std::collections::BTreeSet<&str> = with_numbers
+            .match_indices("[MASKED_PERSON_NAME_")
+            .map(|(at, _)| &with_numbers[at..at + with_numbers[at..].find(']').unwrap_or(0) + 1])
+            .collect();
+        assert_eq!(tokens.len(), names.len() / 2, "{with_numbers}");
+    }
+}
+
+/// A national number with its trunk 0 after any phrase is a phone when a configured region says it is
+/// valid; not when the words before make it a reference, an amount or a quantity.
+#[test]
+fn a_national_number_after_any_phrase_is_a_phone() {
+    masks_as(&[
+        (
+            "Sommerfeldts Rückruf erbitten wir an 030 1234567.",
+            "Sommerfeldts Rückruf erbitten wir an [MASKED_PHONE_INTL].",
+        ),
+        (
+            "Chiamare lo 06 12345678 entro lunedì.",
+            "Chiamare lo [MASKED_PHONE_INTL] entro lunedì.",
+        ),
+        (
+            "Reachable on 0612 345678 most days.",
+            "Reachable on [MASKED_PHONE_INTL] most days.",
+        ),
+    ]);
+    keeps(&[
+        "Bestellung 0301234567 ist da.",
+        "Der Betrag 030 1234567 EUR.",
+        "Order no 0612 345678 shipped.",
+        "Fiyat: 030 123456",
+    ]);
+}
+
+/// What a peer comparison found (issue #83, item 6), one class a case: e-mails under a reserved
+/// domain, 14-digit cards behind their brand's name, North American numbers typed as such, an
+/// address that ends with its sentence.
+#[test]
+fn the_classes_a_peer_comparison_found() {
+    let found = |text: &str| -> Vec<(String, &'static str)> {
+        detect(text, &Policy::default())
+            .iter()
+            .map(|f| (text[f.start..f.end].to_string(), f.pii_type.name()))
+            .collect()
+    };
+    let one = |value: &str, ty: &'static str| vec![(value.to_string(), ty)];
+    assert_eq!(
+        found("Write to jan.devries@mail.example today."),
+        one("jan.devries@mail.example", "email")
+    );
+    assert_eq!(
+        found("Diners 30569309025904 was used."),
+        one("30569309025904", "credit_card")
+    );
+    assert_eq!(
+        found("Call (212) 555-0147 tomorrow."),
+        one("(212) 555-0147", "phone_intl")
+    );
+    assert_eq!(
+        found("Ich wohne in der Hauptstraße 5, 10115 Berlin. Danach gingen wir essen."),
+        one("Hauptstraße 5, 10115 Berlin", "address")
+    );
+    assert_eq!(
+        found("He lives at 42 Baker Street, London. The weather was nice."),
+        one("42 Baker Street, London", "address")
+    );
+}
