@@ -132,7 +132,8 @@ pub fn lookup(folded: &[u8]) -> Option<Word> {
 }
 
 /// Names to draw a surrogate name from: the given names (`given`) or surnames of the gazetteer's Turkish
-/// sections (`turkish`) or of its others; folded (ASCII lower case), letters only, three or more.
+/// sections (`turkish`) or of its others; in lower case and their language's letters ("gökçe",
+/// "yılmaz"), letters only, three or more.
 pub fn surrogate_names(given: bool, turkish: bool) -> &'static [&'static str] {
     static LISTS: OnceLock<[Box<[&'static str]>; 4]> = OnceLock::new();
     let lists = LISTS.get_or_init(|| {
@@ -152,7 +153,7 @@ pub fn surrogate_names(given: bool, turkish: bool) -> &'static [&'static str] {
                     continue;
                 }
                 after_comment = false;
-                if line.len() >= 3 && line.bytes().all(|b| b.is_ascii_lowercase()) {
+                if line.chars().count() >= 3 && line.chars().all(char::is_lowercase) {
                     if in_turkish {
                         turkish.push(line);
                     } else {
@@ -171,12 +172,16 @@ pub fn surrogate_names(given: bool, turkish: bool) -> &'static [&'static str] {
 
 mod addresses;
 mod labels;
-pub mod languages;
-pub mod names;
+mod languages;
+mod names;
 mod people;
 
 pub use addresses::*;
 pub use labels::*;
+pub use languages::{guess as guess_language, ordinary_in, Language, LANGUAGES};
+#[cfg(test)]
+pub use names::Gender;
+pub use names::{given_name, given_name_origin, given_names_of, known_surname, place};
 pub use people::*;
 
 #[cfg(test)]

@@ -63,7 +63,9 @@ fn parts(text: &str, hits: &[Hit]) -> Vec<Part> {
             for part in std::iter::once(word).chain(halves) {
                 if part.chars().count() < MIN_PART
                     || !part.chars().next().is_some_and(char::is_uppercase)
-                    || part.chars().any(|c| !c.is_alphabetic() && c != '\'')
+                    || part
+                        .chars()
+                        .any(|c| !c.is_alphabetic() && c != '\'' && c != '-')
                     || parts.iter().any(|p| p.written == part)
                 {
                     continue;

@@ -6,7 +6,7 @@
 //! `, Leeds`). Street-type words (`Mah.`, `Cad.`, `Street`, `Straße`), short words (`No`, `D`) and
 //! labels before a colon (`Kat:`, `Daire:`) stay too, with every separator.
 
-use super::{cased_like, has_turkish_letters, SurrogateKey};
+use super::{cased_in, has_turkish_letters, SurrogateKey};
 use crate::pii_masker::engine::lexicon::{lookup, street_compound, surrogate_names, Word};
 use crate::pii_masker::engine::text::fold;
 
@@ -119,7 +119,7 @@ pub(super) fn address(key: &SurrogateKey, written: &str, attempt: u32) -> Option
                         let chars: Vec<char> = run.chars().collect();
                         chars[chars.len().saturating_sub(ending)..].iter().collect()
                     };
-                    out.push_str(&cased_like(run, stem));
+                    out.push_str(&cased_in(run, stem, turkish));
                     out.push_str(&tail);
                     changed = true;
                     continue;
@@ -129,7 +129,7 @@ pub(super) fn address(key: &SurrogateKey, written: &str, attempt: u32) -> Option
                 if fold(name) == fold(run) {
                     name = surnames.get((drawn as usize + 1) % surnames.len())?;
                 }
-                out.push_str(&cased_like(run, name));
+                out.push_str(&cased_in(run, name, turkish));
                 changed = true;
             }
         }

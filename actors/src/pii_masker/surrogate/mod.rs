@@ -177,13 +177,16 @@ fn email(key: &SurrogateKey, written: &str, attempts: std::ops::Range<u32>) -> O
 /// A name of as many words, each drawn from the gazetteer by the word alone (so that "Ayşe" alone and
 /// "Ayşe Yılmaz" keep one given name): a given name for a word the gazetteer knows as one (or the first
 /// of several unknown words), a surname otherwise, Turkish when the name is; an initial gets another
-/// letter, an honorific stays. Separators and each word's case are kept.
+/// letter, an honorific stays. A given name the large list knows is replaced by one of the same gender
+/// from the same country, in that language's letters. Separators and each word's case are kept.
 fn person_name(
     key: &SurrogateKey,
     written: &str,
     attempts: std::ops::Range<u32>,
 ) -> Option<String> {
-    use super::engine::lexicon::{lookup, surrogate_names, Word};
+    use super::engine::lexicon::{
+        given_name_origin, given_names_of, lookup, surrogate_names, Word,
+    };
     use super::engine::text::fold;
     let mut words = Vec::new();
     let mut start = None;
@@ -206,7 +209,7 @@ fn person_name(
             [true, false].into_iter().any(|given| {
                 surrogate_names(given, true)
                     .iter()
-                    .any(|name| name.as_bytes() == folded.as_slice())
+                    .any(|name| fold(name) == folded)
             })
         });
     let original = fold(written);
@@ -232,13 +235,27 @@ fn person_name(
                 Some(Word::Surname) => false,
                 _ => index == 0 && words.len() > 1,
             };
-            let names = surrogate_names(given, turkish);
             let drawn = u64::from_be_bytes(mac[..8].try_into().ok()?);
+            // A known given name: another of its gender, from its country, in its letters
+            // ("Ayşe" -> "Gökçe", "Wiebke" -> "Annegret").
+            if let Some((gender, country)) = given.then(|| given_name_origin(&folded)).flatten() {
+                let like = given_names_of(country, gender);
+                let pick = |n: u64| like.get(n as usize % like.len().max(1)).copied();
+                let drawn_name = match pick(drawn) {
+                    Some(name) if fold(name) == folded => pick(drawn + 1),
+                    other => other,
+                };
+                if let Some(name) = drawn_name {
+                    out.push_str(&cased_in(word, name, country == "tr"));
+                    continue;
+                }
+            }
+            let names = surrogate_names(given, turkish);
             let mut name = names.get(drawn as usize % names.len().max(1))?;
-            if name.as_bytes() == folded.as_slice() {
+            if fold(name) == folded {
                 name = names.get((drawn as usize + 1) % names.len())?;
             }
-            out.push_str(&cased_like(word, name));
+            out.push_str(&cased_in(word, name, turkish));
         }
         out.push_str(&written[cursor..]);
         (fold(&out) != original).then_some(out)
@@ -252,6 +269,31 @@ fn has_turkish_letters(text: &str) -> bool {
 
 /// `name` (lower case) in the case of `word`: upper case, capitalised or lower case.
 fn cased_like(word: &str, name: &str) -> String {
+    cased_in(word, name, false)
+}
+
+/// [`cased_like`], with Turkish's dotted and dotless i where `turkish` ("ibrahim" -> "İbrahim",
+/// "IŞIK" from "ışık").
+fn cased_in(word: &str, name: &str, turkish: bool) -> String {
+    if turkish {
+        let upper = |c: char| match c {
+            'i' => "İ".to_string(),
+            'ı' => "I".to_string(),
+            c => c.to_uppercase().collect(),
+        };
+        let letters = || word.chars().filter(|c| c.is_alphabetic());
+        if letters().count() > 1 && letters().all(char::is_uppercase) {
+            return name.chars().map(upper).collect();
+        }
+        let mut chars = name.chars();
+        return match (
+            word.chars().next().is_some_and(char::is_uppercase),
+            chars.next(),
+        ) {
+            (true, Some(first)) => upper(first) + chars.as_str(),
+            _ => name.to_string(),
+        };
+    }
     let letters = || word.chars().filter(|c| c.is_alphabetic());
     if letters().count() > 1 && letters().all(char::is_uppercase) {
         return name.to_uppercase();

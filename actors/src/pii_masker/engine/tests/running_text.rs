@@ -348,3 +348,100 @@ fn the_classes_a_peer_comparison_found() {
         one("42 Baker Street, London", "address")
     );
 }
+
+/// The surrogate of a known given name is another of its gender, from its country, in its letters.
+#[test]
+fn name_surrogates_keep_gender_and_letters() {
+    use crate::pii_masker::engine::lexicon::{given_name_origin, given_names_of, Gender};
+    use crate::pii_masker::operators::{Operator, Operators};
+    use crate::pii_masker::surrogate::SurrogateKey;
+    let policy = Policy {
+        replacer: Some(std::sync::Arc::new(Operators::new(
+            |_| Operator::Surrogate,
+            Some(SurrogateKey::new(b"a test key")),
+        ))),
+        ..Policy::default()
+    };
+    for (text, given, gender) in [
+        (
+            "Sayın Ayşe Yılmaz, başvurunuz alındı.",
+            "Ayşe",
+            Gender::Female,
+        ),
+        (
+            "Laut Wiebke Sommerfeldt ist alles da.",
+            "Wiebke",
+            Gender::Female,
+        ),
+        (
+            "Raport przygotował Zbigniew Dzwonnik w marcu.",
+            "Zbigniew",
+            Gender::Male,
+        ),
+    ] {
+        let out = mask(text, &policy).expect("mask").text;
+        assert!(!out.contains(given), "{out}");
+        let fold = crate::pii_masker::engine::text::fold;
+        let (_, country) = given_name_origin(&fold(given)).expect("a known name");
+        // The word in the given name's place is a name its country gives to the same gender.
+        let at = text.find(given).expect("given");
+        let drawn = out[at..].split([' ', ',']).next().expect("a word");
+        assert!(
+            given_names_of(country, gender).contains(&drawn),
+            "{drawn} in {out}"
+        );
+        assert!(
+            matches!(given_name_origin(&fold(drawn)), Some((g, _)) if g == gender || g == Gender::Either),
+            "{drawn}"
+        );
+    }
+}
+
+/// A Turkish surname's surrogate is a Turkish surname written in Turkish letters ("Çelik", "Yıldız",
+/// "IŞIK" in capitals), never its ASCII folding ("Celik").
+#[test]
+fn turkish_surname_surrogates_keep_their_letters() {
+    use crate::pii_masker::engine::lexicon::surrogate_names;
+    use crate::pii_masker::operators::{Operator, Operators};
+    use crate::pii_masker::surrogate::SurrogateKey;
+    let lower = |word: &str| -> String {
+        word.chars()
+            .map(|c| match c {
+                'I' => 'ı',
+                'İ' => 'i',
+                c => c.to_lowercase().next().unwrap_or(c),
+            })
+            .collect()
+    };
+    let (mut drawn, mut native) = (0, 0);
+    for key in 0..40u8 {
+        let policy = Policy {
+            replacer: Some(std::sync::Arc::new(Operators::new(
+                |_| Operator::Surrogate,
+                Some(SurrogateKey::new(&[b'k', key])),
+            ))),
+            ..Policy::default()
+        };
+        for (text, at) in [
+            ("Sayın Ayşe Yılmaz, başvurunuz alındı.", 2),
+            ("SAYIN AYŞE YILMAZ, BAŞVURUNUZ ALINDI.", 2),
+        ] {
+            let out = mask(text, &policy).expect("mask").text;
+            let word = out
+                .split([' ', ','])
+                .nth(at)
+                .expect("a surname")
+                .to_string();
+            assert!(
+                surrogate_names(false, true).contains(&lower(&word).as_str()),
+                "{word} in {out}"
+            );
+            drawn += 1;
+            native += usize::from(word.contains([
+                'Ç', 'Ğ', 'I', 'İ', 'Ö', 'Ş', 'Ü', 'ç', 'ğ', 'ı', 'ö', 'ş', 'ü',
+            ]));
+        }
+    }
+    // Most Turkish surnames of the list have a letter of Turkish's own.
+    assert!(native * 3 >= drawn, "{native} of {drawn}");
+}

@@ -2,13 +2,13 @@
 //! "Laut Torben Römer ist die Lieferung …", "Raport przygotował Aniela Dzwonnik w marcu." A run of
 //! capitalised words is read the way a reader reads it, from the words themselves and their company:
 //!
-//! - each word of the run: a known given name ([`names::given_name`], some 48,000 of 54 countries), a
-//!   known surname ([`names::known_surname`], some 89,000), and how ordinary a word of the text's
-//!   language it is ([`languages::Language::rank`]: "Lieferung", "Quarterly", "Yesterday" are; "Römer",
+//! - each word of the run: a known given name ([`lexicon::given_name`], some 48,000 of 54 countries), a
+//!   known surname ([`lexicon::known_surname`], some 89,000), and how ordinary a word of the text's
+//!   language it is ([`lexicon::Language::rank`]: "Lieferung", "Quarterly", "Yesterday" are; "Römer",
 //!   "Dzwonnik" are not);
 //! - the run's company: a title or a word of people right before it ("according to", "laut",
-//!   "selon", "przygotował", [`languages::Language::before`]) or right after it ("said", "sagte",
-//!   [`languages::Language::after`]), and whether it stands inside a sentence (where a capital marks a name in
+//!   "selon", "przygotował", [`lexicon::Language::before`]) or right after it ("said", "sagte",
+//!   [`lexicon::Language::after`]), and whether it stands inside a sentence (where a capital marks a name in
 //!   every language of the list but German);
 //! - what no person is: a legal form or an organisation's word in or right after the run ("Deutsche
 //!   Bank", "Nordwind Handel GmbH"), a month, an article before it ("the Rose Garden"), a heading's
@@ -19,8 +19,6 @@
 //! and the evidence adds up to [`ENOUGH`]; see [`score`](Scanner::prose_name).
 
 use super::*;
-use lexicon::languages;
-use lexicon::names;
 
 /// The most words of a run that is looked at.
 const MAX_RUN: usize = 6;
@@ -45,7 +43,7 @@ const ENOUGH: u8 = 3;
 
 /// Whether the lists written for Turkish (compounds' heads, given names that are words) apply: the
 /// text is Turkish, or its language unknown.
-fn turkish(language: Option<&'static languages::Language>) -> bool {
+fn turkish(language: Option<&'static lexicon::Language>) -> bool {
     language.is_none_or(|l| l.code == "tr")
 }
 
@@ -136,7 +134,7 @@ impl<'t> Scanner<'t> {
         let mut run = [None::<Evidence>; MAX_RUN];
         let mut count = 0;
         let mut at = i;
-        let language = languages::guess(b, i);
+        let language = lexicon::guess_language(b, i);
         loop {
             let mut end = self.word_end(at);
             // "O'Brien", "Connolly-Hughes": one word.
@@ -177,8 +175,15 @@ impl<'t> Scanner<'t> {
         // (ordinary and frequent words: "Yesterday", "Laut", a surname too but a frequent word) or
         // that introduce a person (titles, greetings, "our client"), each passed over in turn until
         // the rest reads as a name.
-        let last = run.len();
+        // A title after the name ("Ahmet Bey", "Elif Hanım") is none of its words, but tells of one.
+        let mut last = run.len();
         let mut introduced = false;
+        while last > 1
+            && self.folded_is(run[last - 1].start, run[last - 1].end, lexicon::post_title)
+        {
+            last -= 1;
+            introduced = true;
+        }
         for first in 0..last {
             let word = &run[first];
             if word.introduces {
@@ -188,8 +193,17 @@ impl<'t> Scanner<'t> {
             // A very frequent word before two more is the sentence's ("Dün Ağahbey Kırçiçekoğlu"),
             // and a frequent one before a given name that is none ("Hi Priya").
             let frequent = word.rank.is_some_and(|r| r < FREQUENT);
+            // So is a sentence's first word that no list knows as a name, before a known given
+            // name and one word more ("Talebinizi Mehmet Demir onayladı").
+            let sentence_first = first == 0
+                && last >= 3
+                && !word.given
+                && !word.surname
+                && run[1].given
+                && !self.words_before(word.start).1;
             if last - first >= 3
                 && (word.rank.is_some_and(|r| r < VERY_FREQUENT)
+                    || sentence_first
                     || (frequent && run[first + 1].as_given() == 2))
             {
                 continue;
@@ -280,7 +294,7 @@ impl<'t> Scanner<'t> {
         run_words: &[Evidence],
         core: &[Evidence],
         titled: bool,
-        language: Option<&'static languages::Language>,
+        language: Option<&'static lexicon::Language>,
     ) -> Judged {
         let b = self.b;
         if core.len() < 2 || core.len() > 4 || core[0].initial || core[core.len() - 1].initial {
@@ -336,7 +350,7 @@ impl<'t> Scanner<'t> {
         // A place of more words: "Hong Kong", "Tel Aviv".
         let mut folded = Vec::new();
         text::fold_into(&b[start..end], &mut folded);
-        if names::place(&folded) {
+        if lexicon::place(&folded) {
             return Judged::NoPerson;
         }
         // The company of the words.
@@ -389,7 +403,7 @@ impl<'t> Scanner<'t> {
         &self,
         at: usize,
         end: usize,
-        language: Option<&'static languages::Language>,
+        language: Option<&'static lexicon::Language>,
     ) -> Evidence {
         let b = self.b;
         let initial = letter_at(b, at) == end - at && b.get(end) == Some(&b'.');
@@ -411,24 +425,24 @@ impl<'t> Scanner<'t> {
         let rank = if initial {
             None
         } else if end - at == 1
-            || (dates::month_number(folded).is_some() && names::given_name(folded).is_none())
+            || (dates::month_number(folded).is_some() && lexicon::given_name(folded).is_none())
         {
             Some(0)
         } else {
             match language {
                 Some(language) => language.rank(folded),
-                None => languages::LANGUAGES
+                None => lexicon::LANGUAGES
                     .iter()
                     .filter_map(|l| l.rank(folded))
                     .min(),
             }
         };
-        let given = names::given_name(folded).is_some()
+        let given = lexicon::given_name(folded).is_some()
             || matches!(old, Some(Word::FirstName | Word::Either));
         let surname =
-            names::known_surname(folded) || matches!(old, Some(Word::Surname | Word::Either));
-        let place = !given && !surname && names::place(folded);
-        let ordinary_in = languages::ordinary_in(folded);
+            lexicon::known_surname(folded) || matches!(old, Some(Word::Surname | Word::Either));
+        let place = !given && !surname && lexicon::place(folded);
+        let ordinary_in = lexicon::ordinary_in(folded);
         let elsewhere = ordinary_in & !language.map_or(0, |l| l.bit()) != 0;
         // The language's own proper nouns are people's names unless they are places' or ordinary
         // words of another language ("Galaxy", "Suisse" are Turkish proper nouns too).
@@ -457,7 +471,7 @@ impl<'t> Scanner<'t> {
         start: usize,
         stop: usize,
     ) -> bool {
-        let language = languages::guess(self.b, start);
+        let language = lexicon::guess_language(self.b, start);
         let first = self.evidence(start, self.word_end(start), language);
         let last_start = self.last_word_start(start, stop);
         let last = self.evidence(last_start, stop, language);
