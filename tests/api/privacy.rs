@@ -413,6 +413,21 @@ fn compact(value: &str) -> String {
         .to_ascii_uppercase()
 }
 
+/// A name's letters in one case, the Turkish way (`İ` is the capital of `i`, `I` of `ı`), so that a surrogate
+/// written in capitals, in title case and in small letters compares equal.
+fn folded(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .map(|c| match c {
+            'İ' => 'i',
+            'I' => 'ı',
+            c => c,
+        })
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// The separators of a written value, by position.
 fn separators(value: &str) -> Vec<(usize, char)> {
     value
@@ -485,6 +500,8 @@ async fn surrogates_validate_keep_their_layout_and_give_one_pseudonym_per_value_
             }
             let key = if label == "E-posta" {
                 fake.to_ascii_lowercase()
+            } else if label == "Müşteri" {
+                folded(fake)
             } else if label == "Telefon" {
                 compact(fake)[compact(fake).len() - 7..].to_string()
             } else {
@@ -515,7 +532,7 @@ async fn surrogates_validate_keep_their_layout_and_give_one_pseudonym_per_value_
     // rows whatever their case.
     let name = &pseudonyms["Müşteri"][0];
     assert!(
-        !name.starts_with("PERSONNAME") && name.chars().all(|c| c.is_ascii_uppercase()),
+        !name.starts_with("personname") && name.chars().all(char::is_alphabetic),
         "{name}"
     );
 
