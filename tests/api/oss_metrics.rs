@@ -7,7 +7,7 @@ use std::sync::Arc;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::fine_tune::stand_in;
+use crate::stand_in::stand_in;
 use crate::support::{json_of, ServerOptions, TestServer};
 
 /// Answers the four registries' paths; every fetch grows downloads by 100 and stars by 2.

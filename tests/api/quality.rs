@@ -10,8 +10,8 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::fine_tune::stand_in;
 use crate::jobs::{corpus, planted, tenant};
+use crate::stand_in::stand_in;
 use crate::support::{json_of, ServerOptions, TestServer};
 
 /// What the stand-in answers to the next chat completions.

@@ -10,10 +10,9 @@ use serde_json::{json, Value};
 use crate::data_protection::refused;
 use crate::datasets::{api_key, wait_ready};
 use crate::emulators;
-use crate::fine_tune::{
-    dataset_of, fine_tune, pro, processed, server_options, wait_status, Provider,
-};
+use crate::fine_tune::{dataset_of, fine_tune, pro, processed, wait_status};
 use crate::jobs::tenant;
+use crate::provider::{server_options, Provider};
 use crate::scopes::with_key as call;
 use crate::storage::connector;
 use crate::support::TestServer;
