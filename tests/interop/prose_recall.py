@@ -18,16 +18,14 @@ bars given.
 """
 
 import argparse
-import json
-import os
 import random
-import subprocess
 import sys
-import tempfile
 import zlib
 from collections import defaultdict
 
 from faker import Faker
+
+import masking
 
 LOCALES = {
     "en": "en_US", "de": "de_DE", "fr": "fr_FR", "it": "it_IT", "es": "es_ES", "nl": "nl_NL",
@@ -288,20 +286,6 @@ def documents(per_language, seed):
     return with_people, name_free
 
 
-def run(binary, texts):
-    with tempfile.TemporaryDirectory() as folder:
-        paths = []
-        for index, text in enumerate(texts):
-            path = os.path.join(folder, f"doc{index:05d}.txt")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            paths.append(path)
-        out = subprocess.run([binary, "mask", "--no-mask", "--json", *paths], check=True, capture_output=True)
-    results = [json.loads(line) for line in out.stdout.decode().splitlines() if line.strip()]
-    by_file = {result["file"]: result["findings"] for result in results}
-    return [by_file[path] for path in paths]
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -313,7 +297,7 @@ def main():
     parser.add_argument("--misses", type=int, default=0, help="print up to N missed mentions")
     args = parser.parse_args()
     with_people, name_free = documents(args.documents, args.seed)
-    found = run(args.binary, [text for text, _ in with_people] + [text for text, _ in name_free])
+    found = masking.findings(args.binary, [text for text, _ in with_people] + [text for text, _ in name_free])
     counts = defaultdict(lambda: [0, 0])
     misses = []
     for (text, planted), findings in zip(with_people, found):

@@ -14,17 +14,15 @@ below it (labelled phones, bare international phones, labelled names, precision)
 """
 
 import argparse
-import json
-import os
 import random
-import subprocess
 import sys
-import tempfile
 import zlib
 from collections import defaultdict
 
 import phonenumbers
 from faker import Faker
+
+import masking
 
 # locale -> (region, language)
 LOCALES = {
@@ -203,22 +201,6 @@ def documents(count, seed):
     return docs
 
 
-def run(binary, docs):
-    with tempfile.TemporaryDirectory() as folder:
-        paths = []
-        for index, (text, _) in enumerate(docs):
-            path = os.path.join(folder, f"doc{index:05d}.txt")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            paths.append(path)
-        out = subprocess.run([binary, "mask", "--no-mask", "--json", *paths], check=True, capture_output=True)
-    results = [json.loads(line) for line in out.stdout.decode().splitlines() if line.strip()]
-    if len(paths) == 1:
-        return [results[0]["findings"]]
-    by_file = {result["file"]: result["findings"] for result in results}
-    return [by_file[path] for path in paths]
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -228,7 +210,7 @@ def main():
     parser.add_argument("--misses", type=int, default=0, help="print up to N missed values")
     args = parser.parse_args()
     docs = documents(args.documents, args.seed)
-    findings = run(args.binary, docs)
+    findings = masking.findings(args.binary, [text for text, _ in docs])
     totals = defaultdict(lambda: [0, 0])
     per_region = defaultdict(lambda: [0, 0])
     misses = []
