@@ -354,19 +354,24 @@ pub fn csv_delimiter(text: &str) -> Option<u8> {
             .from_reader(text.as_bytes());
         let mut counts = Vec::new();
         // Lines that read as prose cut at a comma: one ending in the delimiter ("Sehr geehrter Herr
-        // Müller,", "Best regards,") or going on after it with a space and a small letter ("Hi Sarah,
-        // thanks for the update.").
+        // Müller,", "Best regards,"), or going on after it with a space and a small letter ("Hi Sarah,
+        // thanks for the update.") or with a space and a sentence to its full stop ("Lors de
+        // l'audience, Léon Neveu a décrit le retard.").
         let mut prose = 0;
         for record in reader.records().take(30) {
             match record {
                 Ok(record) if record.len() > 1 || !record.iter().all(str::is_empty) => {
                     let second = record.get(1).unwrap_or_default();
+                    let last = record.get(record.len() - 1).unwrap_or_default();
                     let mut after = second.chars();
+                    let spaced = after.next() == Some(' ');
+                    let sentence = last.trim_end().ends_with(['.', '!', '?'])
+                        && last.trim().matches(' ').count() >= 3;
                     prose += usize::from(
                         record.len() > 1
-                            && (record.get(record.len() - 1).is_some_and(str::is_empty)
-                                || (after.next() == Some(' ')
-                                    && after.next().is_some_and(char::is_lowercase))),
+                            && (last.is_empty()
+                                || (spaced
+                                    && (sentence || after.next().is_some_and(char::is_lowercase)))),
                     );
                     counts.push(record.len());
                 }

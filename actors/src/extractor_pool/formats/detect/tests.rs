@@ -64,6 +64,11 @@ fn a_letter_with_commas_is_text() {
                   Hi Sarah, thanks for the update.\nThanks, John\nBest regards,\nMehmet Yılmaz\n\
                   Saygılarımla,\nAyşe Kaya\n";
     assert_eq!(format_of(letter), Format::Txt);
+    // Sentences that open with a phrase and a comma, a name after it.
+    let minutes =
+        "Lors de l'audience, Léon Neveu a décrit le retard.\nLéon a confirmé les chiffres.\n\
+                   Ensuite, Neveu a demandé une copie de la facture.";
+    assert_eq!(format_of(minutes), Format::Txt);
 }
 
 /// Tables stay tables, two columns included, with or without a space after the delimiter.
@@ -74,6 +79,7 @@ fn tables_of_two_columns_and_more_stay_csv() {
         "Ad, Telefon\nAyşe, 0532 123 45 67\nMehmet, 0533 765 43 21\n",
         "id;name;amount\n1;Kalem;12,50\n2;Defter;30,00\n",
         "a\tb\n1\t2\n3\t4\n",
+        "id,note\n1,Customer called about the invoice today.\n2,Sent the refund to the bank.\n",
     ] {
         assert_eq!(format_of(table), Format::Csv, "{table}");
     }
