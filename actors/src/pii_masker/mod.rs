@@ -43,6 +43,10 @@ pub struct PiiMasker {
 
 impl PiiMasker {
     pub fn new(pool_size: usize) -> PiiMasker {
+        // The word lists and automata load on a thread of their own, not in the first request.
+        let _ = std::thread::Builder::new()
+            .name("pii-warm".to_string())
+            .spawn(engine::warm);
         PiiMasker {
             pool: CpuPool::new(Self::NAME, pool_size),
         }

@@ -170,6 +170,23 @@ pub fn surrogate_names(given: bool, turkish: bool) -> &'static [&'static str] {
     &lists[usize::from(!given) * 2 + usize::from(!turkish)]
 }
 
+/// Loads every table the engine reads words against (each language's ordinary words and proper nouns,
+/// given names, surnames, places), so that the first document does not wait for them.
+pub fn warm() {
+    for language in LANGUAGES {
+        language.rank(b"");
+        language.proper_noun(b"");
+    }
+    let _ = (
+        lookup(b""),
+        given_name(b""),
+        known_surname(b""),
+        place(b""),
+        ordinary_in(b""),
+        guess_language(b"warm", 0),
+    );
+}
+
 mod addresses;
 mod labels;
 mod languages;
