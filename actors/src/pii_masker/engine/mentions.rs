@@ -7,6 +7,7 @@
 //! vowel of the name may give way to the ending). Each mention is tied to the name it belongs to, so
 //! that `numbered` and `surrogate` give every mention of one person the same token.
 
+use super::lexicon;
 use super::scan::Hit;
 use super::text;
 use super::Finding;
@@ -37,6 +38,9 @@ struct Part {
     stem: usize,
     /// The whole name's span in the text (the first full mention).
     name: (usize, usize),
+    /// The particles the part follows in the name, with the space after each ("van ", "van der "):
+    /// a later mention written with them ("Daarna vroeg van Asten") is masked with them.
+    particles: String,
 }
 
 fn is_vowel_end(part: &str) -> Option<usize> {
@@ -56,9 +60,16 @@ fn parts(text: &str, hits: &[Hit]) -> Vec<Part> {
         if name.contains('\n') || name.len() > 80 {
             continue;
         }
+        let mut particles = String::new();
         for word in name.split([' ', '\u{a0}']) {
             // "Connolly-Hughes": the whole and each half.
             let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+            if lexicon::NAME_PARTICLES.contains(&word.as_bytes()) {
+                particles.push_str(word);
+                particles.push(' ');
+                continue;
+            }
+            let lead = std::mem::take(&mut particles);
             let halves = word.split('-').filter(|h| h.len() < word.len());
             for part in std::iter::once(word).chain(halves) {
                 if part.chars().count() < MIN_PART
@@ -77,6 +88,11 @@ fn parts(text: &str, hits: &[Hit]) -> Vec<Part> {
                     written: part.to_string(),
                     stem,
                     name: (hit.start, hit.end),
+                    particles: if part.len() == word.len() {
+                        lead.clone()
+                    } else {
+                        String::new()
+                    },
                 });
             }
         }
@@ -133,6 +149,16 @@ pub(super) fn later_mentions(text: &str, hits: &[Hit]) -> Vec<(Hit, (usize, usiz
                 };
                 let Some(end) = mention_end(b, start + stem.len(), vowel) else {
                     continue;
+                };
+                let lead = part.particles.len();
+                let start = if lead > 0
+                    && start >= lead
+                    && b[start - lead..start].eq_ignore_ascii_case(part.particles.as_bytes())
+                    && (start == lead || !text::is_word_byte(b[start - lead - 1]))
+                {
+                    start - lead
+                } else {
+                    start
                 };
                 found.push((
                     Hit {

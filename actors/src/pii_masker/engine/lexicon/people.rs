@@ -427,8 +427,9 @@ pub fn other_field(label: &[u8]) -> bool {
 /// words with one names a company. Only in capitals: "As", "Sa", "Ab" are words of some language.
 pub fn legal_form_in_capitals(word: &[u8]) -> bool {
     const FORMS: &[&[u8]] = &[
-        b"AB", b"AG", b"APS", b"AS", b"ASA", b"BV", b"GMBH", b"INC", b"KG", b"KFT", b"LLC", b"LTD",
-        b"NV", b"OHG", b"OY", b"PLC", b"SA", b"SAS", b"SE", b"SL", b"SPA", b"SRL", b"SRO",
+        b"AB", b"AG", b"APS", b"AS", b"ASA", b"BV", b"GMBH", b"HB", b"INC", b"IVS", b"KB", b"KG",
+        b"KFT", b"LLC", b"LTD", b"NV", b"OHG", b"OY", b"PLC", b"SA", b"SAS", b"SE", b"SL", b"SPA",
+        b"SRL", b"SRO",
     ];
     FORMS.contains(&word)
 }

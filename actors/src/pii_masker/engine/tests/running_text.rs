@@ -445,3 +445,33 @@ fn turkish_surname_surrogates_keep_their_letters() {
     // Most Turkish surnames of the list have a letter of Turkish's own.
     assert!(native * 3 >= drawn, "{native} of {drawn}");
 }
+
+/// The classes an independent check (`tests/interop/prose_recall.py`: Faker's names, companies and
+/// cities in sentences of its own) found: a surname's particles in later mentions, a small place's name
+/// as a surname, a rare inflected word opening the sentence, and companies whose legal form is an
+/// acronym or written with dots.
+#[test]
+fn the_classes_an_independent_check_found() {
+    masks_as(&[
+        (
+            "Onze accountant sprak Wouterke van Braaksma op het kantoor. Daarna vroeg van Braaksma om een kopie. De heer Van Braaksma tekende niet.",
+            "Onze accountant sprak [MASKED_PERSON_NAME] op het kantoor. Daarna vroeg [MASKED_PERSON_NAME] om een kopie. De heer [MASKED_PERSON_NAME] tekende niet.",
+        ),
+        (
+            "Tijdens de hoorzitting beschreef Finn Oosterhout de vertraging.",
+            "Tijdens de hoorzitting beschreef [MASKED_PERSON_NAME] de vertraging.",
+        ),
+        (
+            "Duruşmada Ümmahan Bilir gecikmeyi ayrıntılı anlattı.",
+            "Duruşmada [MASKED_PERSON_NAME] gecikmeyi ayrıntılı anlattı.",
+        ),
+    ]);
+    finds_no_one(&[
+        "Zápis v úterý sepsal Dostálová Sedláčková v.o.s. a poslal ho dál.",
+        "Protokół sporządził we wtorek PPUH Łyczak Sp. z o.o. i wysłał go dalej.",
+        "Vi skickade klagomålet till Danielsson Rosengren HB förra veckan.",
+        "Protokollet fördes i tisdags av Nilsson Omar AB.",
+        "Wir haben die Beschwerde an Möchlichen Rosenow e.V. weitergeleitet.",
+        "Müşteri kaydında Cihaz IMEI bilgisi güncellendi.",
+    ]);
+}

@@ -47,6 +47,9 @@ pub struct Language {
     /// Whether the language writes its nouns with a capital (German): a capital inside a sentence
     /// then tells no name.
     pub capitalises_nouns: bool,
+    /// Whether the language's surnames are mostly its ordinary words (Turkish "Demir", "Yıldız",
+    /// "Kaya": iron, star, rock): after a given name, such a word may be one.
+    pub surnames_are_words: bool,
     ranks: OnceLock<FxHashMap<Box<[u8]>, u32>>,
     propers: OnceLock<rustc_hash::FxHashSet<Box<[u8]>>>,
 }

@@ -55,7 +55,8 @@ impl<'t> Scanner<'t> {
                     break;
                 }
                 None => {
-                    if !found_surname && !initial {
+                    // "Omar AB": a company's legal form, no surname.
+                    if !found_surname && !initial && !lexicon::legal_form_in_capitals(&b[ws..we]) {
                         if let Some(stop) = self.unknown_surname(i, first_end, we, folded) {
                             self.hit(i, stop, PiiType::PersonName, D_GIVEN, "person_name_given");
                             return stop;

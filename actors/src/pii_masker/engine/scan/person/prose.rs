@@ -78,6 +78,10 @@ struct Evidence {
     initial: bool,
     /// The name of a place ("Rotterdam"), and no known name of a person.
     place: bool,
+    /// A Turkish given name that is a common word too ("Nehir", "Kuzey").
+    word_like: bool,
+    /// Two to four capitals and no known name: an acronym ("IMEI", "PPUH", "HB").
+    acronym: bool,
 }
 
 impl Evidence {
@@ -194,12 +198,13 @@ impl<'t> Scanner<'t> {
             // and a frequent one before a given name that is none ("Hi Priya").
             let frequent = word.rank.is_some_and(|r| r < FREQUENT);
             // So is a sentence's first word that no list knows as a name, before a known given
-            // name and one word more ("Talebinizi Mehmet Demir onayladı").
+            // name and one word more ("Talebinizi Mehmet Demir onayladı"), or before any two when
+            // it is a word of the language, however rare its form ("Duruşmada Ümmahan Bilir").
             let sentence_first = first == 0
                 && last >= 3
                 && !word.given
                 && !word.surname
-                && run[1].given
+                && (run[1].given || word.rank.is_some())
                 && !self.words_before(word.start).1;
             if last - first >= 3
                 && (word.rank.is_some_and(|r| r < VERY_FREQUENT)
@@ -307,6 +312,11 @@ impl<'t> Scanner<'t> {
             return Judged::Unsure;
         }
         let (start, end) = (core[0].start, core[core.len() - 1].end);
+        // An acronym names a thing or a company ("Cihaz IMEI", "PPUH Łyczak", "Rosengren HB"), and so
+        // does a legal form written with dots after the run ("Beránková Fišer v.o.s.", "e.V.").
+        if core.iter().any(|w| w.acronym) || self.dotted_legal_form_at(text::after_spaces(b, end)) {
+            return Judged::NoPerson;
+        }
         let capitals_mark_names = language.is_none_or(|l| !l.capitalises_nouns);
         let (mut given, mut surname) = (core[0].as_given(), core[core.len() - 1].as_surname());
         // A place's name before a known surname is a given name too ("Ise Hofman").
@@ -318,6 +328,37 @@ impl<'t> Scanner<'t> {
         let last = &core[core.len() - 1];
         if !capitals_mark_names && !last.surname && !last.common() {
             surname = surname.min(1);
+        }
+        // A given name vouches for the word after it where that word may be a surname: one that is
+        // a word too ("Anna Rose", "Emre Yıldız" where surnames are words), none of the language's
+        // function words.
+        if surname == 0
+            && if last.place {
+                // A place's name is a surname too ("Finn Oosterhout"), unless a well-known place.
+                given == 2 && core.len() == 2 && last.rank.is_none_or(|r| r >= FREQUENT)
+            } else {
+                last.rank.is_some_and(|r| r >= TITLE_CASE)
+            }
+            && (given == 2
+                || (given == 1
+                    && language.is_some_and(|l| l.surnames_are_words)
+                    && core[0].rank.is_none_or(|r| r >= FREQUENT)))
+        {
+            surname = 1;
+        }
+        // And a surname of no language vouches for the word before it inside a sentence, where
+        // capitals mark names: a given name that is a word of another language but no ordinary one
+        // of this one ("przygotował Roza Dzwonnik"), or a Turkish given name that is a word too ("Nehir
+        // Ergül"), not a frequent one.
+        if given == 0
+            && surname == 2
+            && capitals_mark_names
+            && !core[0].place
+            && (core[0].rank.is_none_or(|r| r >= ORDINARY)
+                || (core[0].word_like && core[0].rank >= Some(FREQUENT)))
+            && self.words_before(start).1
+        {
+            given = 1;
         }
         if given == 0 || surname == 0 {
             return Judged::Unsure;
@@ -398,6 +439,26 @@ impl<'t> Scanner<'t> {
         Judged::Person(start, end)
     }
 
+    /// Whether a legal form written in small letters with its dots starts at `at` ("v.o.s.", "e.V.",
+    /// "s.r.o.").
+    fn dotted_legal_form_at(&self, at: usize) -> bool {
+        let b = self.b;
+        let mut end = at;
+        while end < b.len() && end - at < 12 && (b[end].is_ascii_alphabetic() || b[end] == b'.') {
+            end += 1;
+        }
+        let form = &b[at..end];
+        form.first().is_some_and(u8::is_ascii_lowercase) && form.contains(&b'.') && {
+            let mut folded = Vec::with_capacity(form.len());
+            text::fold_into(form, &mut folded);
+            while folded.last() == Some(&b'.') {
+                folded.pop();
+            }
+            folded.push(b'.');
+            lexicon::organisation_in_text(&folded, form)
+        }
+    }
+
     /// What the word at `at..end` is, in a text of `language`.
     fn evidence(
         &self,
@@ -412,7 +473,18 @@ impl<'t> Scanner<'t> {
         let old = lexicon::lookup(folded);
         let dotted = end + usize::from(b.get(end) == Some(&b'.'));
         // A legal form, an organisation's word, an address's street word ("Ave", "Mah.").
+        // "Sp. z o.o.", "Sp.j.": a legal form with its dot, more of it after the dot.
+        let abbreviated = dotted > end && {
+            let after = b.get(dotted).copied().unwrap_or(b' ');
+            after.is_ascii_lowercase()
+                || (after == b' ' && b.get(dotted + 1).is_some_and(u8::is_ascii_lowercase))
+        };
         let no_person = lexicon::organisation_in_text(folded, &b[at..end])
+            || (abbreviated && {
+                let mut with_dot = folded.to_vec();
+                with_dot.push(b'.');
+                lexicon::organisation_in_text(&with_dot, &b[at..end])
+            })
             || (dotted > end && self.behind_label(at, end, false) == lexicon::Behind::NoPerson)
             || old == Some(Word::Street);
         // A title, a greeting, a noun for a person ("Müvekkilimiz", "Hi"), a word of people.
@@ -461,6 +533,11 @@ impl<'t> Scanner<'t> {
             introduces,
             no_person,
             initial,
+            word_like,
+            acronym: !given
+                && !surname
+                && (2..=4).contains(&(end - at))
+                && b[at..end].iter().all(u8::is_ascii_uppercase),
         }
     }
 
