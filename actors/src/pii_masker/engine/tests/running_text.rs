@@ -448,8 +448,8 @@ fn turkish_surname_surrogates_keep_their_letters() {
 
 /// The classes an independent check (`tests/interop/prose_recall.py`: Faker's names, companies and
 /// cities in sentences of its own) found: a surname's particles in later mentions, a small place's name
-/// as a surname, a rare inflected word opening the sentence, and companies whose legal form is an
-/// acronym or written with dots.
+/// as a surname, a rare inflected word opening the sentence, Turkish names that are words, and
+/// companies whose legal form is an acronym or written with dots.
 #[test]
 fn the_classes_an_independent_check_found() {
     masks_as(&[
@@ -465,6 +465,11 @@ fn the_classes_an_independent_check_found() {
             "Duruşmada Ümmahan Bilir gecikmeyi ayrıntılı anlattı.",
             "Duruşmada [MASKED_PERSON_NAME] gecikmeyi ayrıntılı anlattı.",
         ),
+        // A Turkish surname that is one of the language's most frequent words.
+        (
+            "Dün Nasuf Türk müşteri hizmetlerini aradı.",
+            "Dün [MASKED_PERSON_NAME] müşteri hizmetlerini aradı.",
+        ),
     ]);
     finds_no_one(&[
         "Zápis v úterý sepsal Dostálová Sedláčková v.o.s. a poslal ho dál.",
@@ -473,5 +478,7 @@ fn the_classes_an_independent_check_found() {
         "Protokollet fördes i tisdags av Nilsson Omar AB.",
         "Wir haben die Beschwerde an Möchlichen Rosenow e.V. weitergeleitet.",
         "Müşteri kaydında Cihaz IMEI bilgisi güncellendi.",
+        // A compound's head is another word with a possessive ending.
+        "Dün Bahçe Kapısı boyandı ve Okul Bahçesi temizlendi.",
     ]);
 }

@@ -49,7 +49,7 @@ pub static LANGUAGE: Language = Language {
         "která",
     ],
     capitalises_nouns: false,
-    surnames_are_words: false,
+    names_are_words: false,
     ranks: std::sync::OnceLock::new(),
     propers: std::sync::OnceLock::new(),
 };

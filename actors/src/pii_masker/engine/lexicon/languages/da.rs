@@ -38,7 +38,7 @@ pub static LANGUAGE: Language = Language {
         "som",
     ],
     capitalises_nouns: false,
-    surnames_are_words: false,
+    names_are_words: false,
     ranks: std::sync::OnceLock::new(),
     propers: std::sync::OnceLock::new(),
 };

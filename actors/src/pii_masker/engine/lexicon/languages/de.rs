@@ -54,7 +54,7 @@ pub static LANGUAGE: Language = Language {
         "die",
     ],
     capitalises_nouns: true,
-    surnames_are_words: false,
+    names_are_words: false,
     ranks: std::sync::OnceLock::new(),
     propers: std::sync::OnceLock::new(),
 };

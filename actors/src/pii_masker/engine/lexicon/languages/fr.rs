@@ -56,7 +56,7 @@ pub static LANGUAGE: Language = Language {
         "appelé",
     ],
     capitalises_nouns: false,
-    surnames_are_words: false,
+    names_are_words: false,
     ranks: std::sync::OnceLock::new(),
     propers: std::sync::OnceLock::new(),
 };

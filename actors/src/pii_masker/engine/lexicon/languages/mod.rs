@@ -47,9 +47,10 @@ pub struct Language {
     /// Whether the language writes its nouns with a capital (German): a capital inside a sentence
     /// then tells no name.
     pub capitalises_nouns: bool,
-    /// Whether the language's surnames are mostly its ordinary words (Turkish "Demir", "Yıldız",
-    /// "Kaya": iron, star, rock): after a given name, such a word may be one.
-    pub surnames_are_words: bool,
+    /// Whether the language's names are mostly its words (Turkish given names "Nehir", "Yücel",
+    /// "İlim"; surnames "Demir", "Yıldız", "Kaya": iron, star, rock): beside a name, such a word may be
+    /// one.
+    pub names_are_words: bool,
     ranks: OnceLock<FxHashMap<Box<[u8]>, u32>>,
     propers: OnceLock<rustc_hash::FxHashSet<Box<[u8]>>>,
 }

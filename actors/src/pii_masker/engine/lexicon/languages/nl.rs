@@ -45,7 +45,7 @@ pub static LANGUAGE: Language = Language {
         "die",
     ],
     capitalises_nouns: false,
-    surnames_are_words: false,
+    names_are_words: false,
     ranks: std::sync::OnceLock::new(),
     propers: std::sync::OnceLock::new(),
 };

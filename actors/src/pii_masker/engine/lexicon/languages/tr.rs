@@ -27,7 +27,7 @@ pub static LANGUAGE: Language = Language {
         "isimli",
     ],
     capitalises_nouns: false,
-    surnames_are_words: true,
+    names_are_words: true,
     ranks: std::sync::OnceLock::new(),
     propers: std::sync::OnceLock::new(),
 };

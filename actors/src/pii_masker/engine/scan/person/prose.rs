@@ -47,6 +47,21 @@ fn turkish(language: Option<&'static lexicon::Language>) -> bool {
     language.is_none_or(|l| l.code == "tr")
 }
 
+/// Whether a folded Turkish word is another word of the language with the possessive ending of a
+/// compound's head ("Kenarı", "Toplantısı": "Nehir Kenarı", "Veli Toplantısı" are things).
+fn possessive_of_a_word(folded: &[u8], language: Option<&'static lexicon::Language>) -> bool {
+    let Some(language) = language.filter(|l| l.names_are_words) else {
+        return false;
+    };
+    [&b"si"[..], b"su", b"i", b"u"].iter().any(|ending| {
+        folded.len() > ending.len() + 2
+            && folded.ends_with(ending)
+            && language
+                .rank(&folded[..folded.len() - ending.len()])
+                .is_some_and(|r| r < ORDINARY)
+    })
+}
+
 /// What a run's words are found to be.
 enum Judged {
     /// A person's name, at this span.
@@ -78,8 +93,6 @@ struct Evidence {
     initial: bool,
     /// The name of a place ("Rotterdam"), and no known name of a person.
     place: bool,
-    /// A Turkish given name that is a common word too ("Nehir", "Kuzey").
-    word_like: bool,
     /// Two to four capitals and no known name: an acronym ("IMEI", "PPUH", "HB").
     acronym: bool,
 }
@@ -332,30 +345,32 @@ impl<'t> Scanner<'t> {
         // A given name vouches for the word after it where that word may be a surname: one that is
         // a word too ("Anna Rose", "Emre Yıldız" where surnames are words), none of the language's
         // function words.
+        let names_are_words = language.is_some_and(|l| l.names_are_words);
         if surname == 0
             && if last.place {
-                // A place's name is a surname too ("Finn Oosterhout"), unless a well-known place.
-                given == 2 && core.len() == 2 && last.rank.is_none_or(|r| r >= FREQUENT)
+                // A place's name is a surname too ("Finn Oosterhout"), unless a well-known place
+                // where surnames are seldom words ("Emre Sakarya" is a name, "Jordan London" none).
+                core.len() == 2 && (names_are_words || last.rank.is_none_or(|r| r >= FREQUENT))
             } else {
                 last.rank.is_some_and(|r| r >= TITLE_CASE)
             }
             && (given == 2
-                || (given == 1
-                    && language.is_some_and(|l| l.surnames_are_words)
-                    && core[0].rank.is_none_or(|r| r >= FREQUENT)))
+                || (given == 1 && names_are_words && core[0].rank.is_none_or(|r| r >= FREQUENT)))
         {
             surname = 1;
         }
-        // And a surname of no language vouches for the word before it inside a sentence, where
-        // capitals mark names: a given name that is a word of another language but no ordinary one
-        // of this one ("przygotował Roza Dzwonnik"), or a Turkish given name that is a word too ("Nehir
-        // Ergül"), not a frequent one.
+        // And a surname vouches for the word before it inside a sentence, where capitals mark names:
+        // a surname of no language for a given name that is a word of another language but no
+        // ordinary one of this one ("przygotował Roza Dzwonnik"); where names are words, any surname
+        // for a word of the language (and of no other) that is no frequent one ("şubede İlim
+        // Şensoy", "günü Divan Zorlu").
         if given == 0
-            && surname == 2
             && capitals_mark_names
             && !core[0].place
-            && (core[0].rank.is_none_or(|r| r >= ORDINARY)
-                || (core[0].word_like && core[0].rank >= Some(FREQUENT)))
+            && ((surname == 2 && core[0].rank.is_none_or(|r| r >= ORDINARY))
+                || (names_are_words
+                    && !core[0].elsewhere
+                    && core[0].rank.is_some_and(|r| r >= FREQUENT)))
             && self.words_before(start).1
         {
             given = 1;
@@ -367,8 +382,11 @@ impl<'t> Scanner<'t> {
         // colon ("Quarterly Review:", "Spanish ID (DNI):").
         // (A name's first word after a greeting or a title may be frequent: "Dear Will Smith".)
         let greeting_first = run_words[0].introduces;
+        // (A surname may be one of the language's most frequent words, last: "Nasuf Türk".)
         if run_words[1..].iter().any(|w| {
-            w.rank.is_some_and(|r| r < TITLE_CASE) && !(greeting_first && w.start == start)
+            w.rank.is_some_and(|r| r < TITLE_CASE)
+                && !(greeting_first && w.start == start)
+                && !(w.surname && w.end == end)
         }) || self.label_after(end)
         {
             return Judged::NoPerson;
@@ -377,7 +395,9 @@ impl<'t> Scanner<'t> {
         // a place named after a saint.
         let last_word = &core[core.len() - 1];
         if (turkish(language)
-            && self.folded_is(last_word.start, last_word.end, lexicon::compound_head))
+            && self.folded_is(last_word.start, last_word.end, |w| {
+                lexicon::compound_head(w) || possessive_of_a_word(w, language)
+            }))
             || (start >= 4 && b[start - 1] == b' ' && self.saint_before(start - 1))
             || self.folded_is(core[0].start, core[0].end, |w| {
                 matches!(
@@ -533,7 +553,6 @@ impl<'t> Scanner<'t> {
             introduces,
             no_person,
             initial,
-            word_like,
             acronym: !given
                 && !surname
                 && (2..=4).contains(&(end - at))
