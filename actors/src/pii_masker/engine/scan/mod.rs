@@ -143,6 +143,8 @@ pub struct Scanner<'t> {
     address_reach: usize,
     /// The context that keys and columns give their values.
     fields: Fields,
+    /// The last language guessed, for the stretch it was guessed for (see [`Scanner::language_at`]).
+    language: (usize, Option<&'static lexicon::Language>),
 }
 
 /// The keywords of the text and the window around a candidate in which they count.
@@ -173,6 +175,7 @@ impl<'t> Scanner<'t> {
             exhaustive: false,
             address_reach: 0,
             fields: Fields::default(),
+            language: (usize::MAX, None),
         }
     }
 

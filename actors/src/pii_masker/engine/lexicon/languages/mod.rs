@@ -104,24 +104,47 @@ impl Language {
     /// Whether `words` (folded, spaces between, what stands before a name) end with one of
     /// [`Self::before`].
     pub fn introduces(&self, words: &[u8]) -> bool {
-        ends_with_phrase(words, self.before)
+        ends_with_phrase(words, &self.folded().before)
     }
 
     /// Whether the folded word right after a name is one of [`Self::after`].
     pub fn follows(&self, word: &[u8]) -> bool {
-        self.after.iter().any(|w| fold(w) == word)
+        self.folded().after.iter().any(|w| &**w == word)
     }
 
     /// Whether `words` (folded) end with one of [`Self::articles`].
     pub fn article_before(&self, words: &[u8]) -> bool {
-        ends_with_phrase(words, self.articles)
+        ends_with_phrase(words, &self.folded().articles)
+    }
+
+    /// The language's phrases, folded once.
+    fn folded(&self) -> &'static Folded {
+        static TABLE: OnceLock<Vec<Folded>> = OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let folded = |phrases: &[&str]| phrases.iter().map(|p| fold(p).into()).collect();
+            LANGUAGES
+                .iter()
+                .map(|l| Folded {
+                    before: folded(l.before),
+                    after: folded(l.after),
+                    articles: folded(l.articles),
+                })
+                .collect()
+        });
+        &table[self.bit().trailing_zeros() as usize]
     }
 }
 
-fn ends_with_phrase(words: &[u8], phrases: &[&str]) -> bool {
+/// A language's phrases before and after a name and its articles, folded.
+struct Folded {
+    before: Vec<Box<[u8]>>,
+    after: Vec<Box<[u8]>>,
+    articles: Vec<Box<[u8]>>,
+}
+
+fn ends_with_phrase(words: &[u8], phrases: &[Box<[u8]>]) -> bool {
     phrases.iter().any(|phrase| {
-        let phrase = fold(phrase);
-        words.ends_with(&phrase)
+        words.ends_with(phrase)
             && (words.len() == phrase.len()
                 || !words[words.len() - phrase.len() - 1].is_ascii_alphanumeric())
     })

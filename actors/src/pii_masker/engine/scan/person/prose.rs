@@ -151,7 +151,7 @@ impl<'t> Scanner<'t> {
         let mut run = [None::<Evidence>; MAX_RUN];
         let mut count = 0;
         let mut at = i;
-        let language = lexicon::guess_language(b, i);
+        let language = self.language_at(i);
         loop {
             let mut end = self.word_end(at);
             // "O'Brien", "Connolly-Hughes": one word.
@@ -457,6 +457,24 @@ impl<'t> Scanner<'t> {
             return Judged::Unsure;
         }
         Judged::Person(start, end)
+    }
+
+    /// The language of the text around `i` ([`lexicon::guess_language`]), guessed once for each line
+    /// of 320 bytes or fewer (the window of a guess holds it whole), and once for each stretch of 256
+    /// bytes of a longer one, from the words around its middle.
+    fn language_at(&mut self, i: usize) -> Option<&'static lexicon::Language> {
+        let b = self.b;
+        let line_start = memchr::memrchr(b'\n', &b[..i]).map_or(0, |p| p + 1);
+        let line_end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
+        let (key, at) = if line_end - line_start <= 320 {
+            (2 * line_start + 1, i)
+        } else {
+            (2 * (i / 256), (i / 256 * 256 + 128).min(b.len()))
+        };
+        if self.language.0 != key {
+            self.language = (key, lexicon::guess_language(b, at));
+        }
+        self.language.1
     }
 
     /// Whether a legal form written in small letters with its dots starts at `at` ("v.o.s.", "e.V.",
