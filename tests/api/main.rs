@@ -6,6 +6,7 @@
 mod support;
 
 mod accounts;
+mod api_keys;
 mod billing;
 mod cli_mask;
 mod client_journey;
@@ -22,8 +23,10 @@ mod emulators;
 mod executions;
 mod fairness;
 mod fine_tune;
+mod formats;
 mod hostile;
 mod jobs;
+mod mail;
 mod memory;
 mod oss_metrics;
 mod privacy;
@@ -33,6 +36,7 @@ mod quality;
 mod queue;
 mod races;
 mod reidentification;
+mod schedules;
 mod schemathesis;
 mod scopes;
 mod stand_in;
