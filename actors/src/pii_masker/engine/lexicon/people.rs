@@ -434,6 +434,15 @@ pub fn legal_form_in_capitals(word: &[u8]) -> bool {
     FORMS.contains(&word)
 }
 
+/// [`organisation_in_text`] for a word written with a dot after it ("Sp." of "Sp. z o.o.", "v.o.s."):
+/// `folded` is the word without its last dot.
+pub fn organisation_with_dot(folded: &[u8], written: &[u8]) -> bool {
+    let mut with_dot = Vec::with_capacity(folded.len() + 1);
+    with_dot.extend_from_slice(folded);
+    with_dot.push(b'.');
+    organisation_in_text(&with_dot, written)
+}
+
 /// Whether a folded capitalised word in running text (`written` as it stands) names an organisation
 /// or a company's legal form: an organisation's word ("Bank", "Holding"), a legal form of four
 /// letters or more ("GmbH", "Limited"), or a short one written in capitals, with its dots, or one that

@@ -492,8 +492,7 @@ impl<'t> Scanner<'t> {
             while folded.last() == Some(&b'.') {
                 folded.pop();
             }
-            folded.push(b'.');
-            lexicon::organisation_in_text(&folded, form)
+            lexicon::organisation_with_dot(&folded, form)
         }
     }
 
@@ -518,11 +517,7 @@ impl<'t> Scanner<'t> {
                 || (after == b' ' && b.get(dotted + 1).is_some_and(u8::is_ascii_lowercase))
         };
         let no_person = lexicon::organisation_in_text(folded, &b[at..end])
-            || (abbreviated && {
-                let mut with_dot = folded.to_vec();
-                with_dot.push(b'.');
-                lexicon::organisation_in_text(&with_dot, &b[at..end])
-            })
+            || (abbreviated && lexicon::organisation_with_dot(folded, &b[at..end]))
             || (dotted > end && self.behind_label(at, end, false) == lexicon::Behind::NoPerson)
             || old == Some(Word::Street);
         // A title, a greeting, a noun for a person ("Müvekkilimiz", "Hi"), a word of people.
