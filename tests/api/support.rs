@@ -60,9 +60,9 @@ fn time_this_test() {
         clock.borrow_mut().get_or_insert_with(|| TestClock {
             started: Instant::now(),
             file: PathBuf::from(file),
-            backend: match std::env::var("DOCSIEVE_TEST_DATABASE_URL") {
-                Ok(url) if !url.trim().is_empty() => "postgres",
-                _ => "sqlite",
+            backend: match env_value("DOCSIEVE_TEST_DATABASE_URL") {
+                Some(_) => "postgres",
+                None => "sqlite",
             },
         });
     });
@@ -148,15 +148,17 @@ pub struct Backends {
     pub redis_url: Option<String>,
 }
 
+/// The value of the environment variable `name`, unless unset or blank.
+fn env_value(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
 pub fn backends() -> Backends {
-    let read = |name: &str| {
-        std::env::var(name)
-            .ok()
-            .filter(|value| !value.trim().is_empty())
-    };
     let backends = Backends {
-        database_url: read("DOCSIEVE_TEST_DATABASE_URL"),
-        redis_url: read("DOCSIEVE_TEST_REDIS_URL"),
+        database_url: env_value("DOCSIEVE_TEST_DATABASE_URL"),
+        redis_url: env_value("DOCSIEVE_TEST_REDIS_URL"),
     };
     if std::env::var("CI").is_ok_and(|value| value == "true") {
         if let Some(url) = &backends.redis_url {
@@ -207,9 +209,14 @@ impl TestServer {
         time_this_test();
         let backends = backends();
         let data_dir = tempfile::tempdir().expect("temporary data dir");
+        // A second process on another's store (`same_store`) is given its database: none of its own.
+        let given = options
+            .env
+            .iter()
+            .any(|(k, _)| k == "DOCSIEVE__DATABASE__URL");
         let database = match &backends.database_url {
-            Some(url) => Some(PgDatabase::create(url).await),
-            None => None,
+            Some(url) if !given => Some(PgDatabase::create(url).await),
+            _ => None,
         };
         let mut env = vec![(
             "DOCSIEVE__STORAGE__DATA_DIR".to_string(),
@@ -300,8 +307,8 @@ impl TestServer {
             "DOCSIEVE__STORAGE__DATA_DIR",
             &self.data_dir.path().display().to_string(),
         );
-        if let Some(database) = &self.database {
-            options = options.env("DOCSIEVE__DATABASE__URL", &database.url);
+        if let Some(url) = self.env_value("DOCSIEVE__DATABASE__URL") {
+            options = options.env("DOCSIEVE__DATABASE__URL", &url);
         }
         if let Some(prefix) = self.env_value("DOCSIEVE__REDIS__KEY_PREFIX") {
             options = options.env("DOCSIEVE__REDIS__KEY_PREFIX", &prefix);
@@ -582,7 +589,8 @@ impl TestServer {
 
     /// Whether the server runs on PostgreSQL.
     pub fn on_postgres(&self) -> bool {
-        self.database.is_some()
+        self.env_value("DOCSIEVE__DATABASE__URL")
+            .is_some_and(|url| url.starts_with("postgres"))
     }
 
     async fn database_connection(&self, sqlite_mode: &str) -> sea_orm::DatabaseConnection {
