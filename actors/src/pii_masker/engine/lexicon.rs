@@ -173,11 +173,8 @@ pub fn surrogate_names(given: bool, turkish: bool) -> &'static [&'static str] {
 /// Loads every table the engine reads words against (each language's ordinary words and proper nouns,
 /// given names, surnames, places), so that the first document does not wait for them.
 pub fn warm() {
-    for language in LANGUAGES {
-        language.rank(b"");
-        language.proper_noun(b"");
-    }
     let _ = (
+        words::facts(b""),
         lookup(b""),
         given_name(b""),
         known_surname(b""),
@@ -192,14 +189,18 @@ mod labels;
 mod languages;
 mod names;
 mod people;
+mod words;
 
 pub use addresses::*;
 pub use labels::*;
-pub use languages::{guess as guess_language, ordinary_in, Language, LANGUAGES};
+pub use languages::{
+    guess as guess_language, ordinary_in, Language, Tellings, ORDINARY as ORDINARY_UNDER,
+};
 #[cfg(test)]
 pub use names::Gender;
 pub use names::{given_name, given_name_origin, given_names_of, known_surname, place};
 pub use people::*;
+pub use words::facts;
 
 #[cfg(test)]
 mod tests;

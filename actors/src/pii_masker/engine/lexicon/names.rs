@@ -4,9 +4,10 @@
 
 use std::sync::OnceLock;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::fold;
+use super::words::facts;
 
 /// Whom a given name is given to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -18,9 +19,9 @@ pub enum Gender {
 
 static GIVEN_NAMES: &str = include_str!("data/given_names.tsv");
 
-static SURNAMES: &str = include_str!("data/surnames.txt");
+pub(super) static SURNAMES: &str = include_str!("data/surnames.txt");
 
-static PLACES: &str = include_str!("data/places.txt");
+pub(super) static PLACES: &str = include_str!("data/places.txt");
 
 /// The entries of a data file: its lines but the `#` header.
 pub(super) fn data_lines(data: &'static str) -> impl Iterator<Item = &'static str> {
@@ -29,27 +30,10 @@ pub(super) fn data_lines(data: &'static str) -> impl Iterator<Item = &'static st
         .filter(|line| !line.is_empty() && !line.starts_with('#'))
 }
 
-/// The folded entries of a data file.
-pub(super) fn folded_set(data: &'static str) -> FxHashSet<Box<[u8]>> {
-    data_lines(data)
-        .map(|name| fold(name).into_boxed_slice())
-        .collect()
-}
-
-fn surnames() -> &'static FxHashSet<Box<[u8]>> {
-    static TABLE: OnceLock<FxHashSet<Box<[u8]>>> = OnceLock::new();
-    TABLE.get_or_init(|| folded_set(SURNAMES))
-}
-
-fn places() -> &'static FxHashSet<Box<[u8]>> {
-    static TABLE: OnceLock<FxHashSet<Box<[u8]>>> = OnceLock::new();
-    TABLE.get_or_init(|| folded_set(PLACES))
-}
-
 /// Whether folded words (one space between them) are the name of a place: a city of 15,000 people
 /// or more, a country, a US state ("rotterdam", "hong kong").
 pub fn place(folded: &[u8]) -> bool {
-    places().contains(folded)
+    facts(folded).place
 }
 
 /// The gender a folded word is given to as a given name, if it is one.
@@ -59,7 +43,12 @@ pub fn given_name(folded: &[u8]) -> Option<Gender> {
 
 /// Whether a folded word is a known surname.
 pub fn known_surname(folded: &[u8]) -> bool {
-    surnames().contains(folded)
+    facts(folded).surname
+}
+
+/// The given names, folded (a name of two spellings that fold alike, twice).
+pub(super) fn given_folded() -> impl Iterator<Item = Box<[u8]>> {
+    given_lines().map(|(name, _, _)| fold(name).into_boxed_slice())
 }
 
 /// Folded given name -> its gender and the countries (ISO 3166 codes, spaces between) that give it.

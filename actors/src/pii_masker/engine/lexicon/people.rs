@@ -131,9 +131,11 @@ pub(super) static GREETINGS: Words = Words::new(include_str!("greetings.txt"));
 
 /// Whether an ASCII word, in any case, is a greeting ([`GREETINGS`]).
 pub fn greeting(word: &[u8]) -> bool {
-    GREETINGS
-        .iter()
-        .any(|g| g.as_bytes().eq_ignore_ascii_case(word))
+    // All greetings have at most 8 letters: a longer word is none, unread.
+    word.len() <= 8
+        && GREETINGS
+            .iter()
+            .any(|g| g.as_bytes().eq_ignore_ascii_case(word))
 }
 
 /// Titles written after a given name in Turkish ("Ahmet Bey", "Elif Hanım'a", "Ayşe Hoca"), folded:

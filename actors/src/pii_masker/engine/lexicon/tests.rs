@@ -128,3 +128,50 @@ fn labels_with_and_without_qualifiers() {
     assert_eq!(label(b"tutar"), None);
     assert_eq!(label(b""), None);
 }
+
+/// A text's telling words read once ([`Tellings`]) tell the same language as a guess that reads the
+/// words around each place again ([`guess_language`]), at every place of a text of several
+/// languages, short and long lines, and read forward with places asked about again behind.
+#[test]
+fn tellings_guess_as_each_window_does() {
+    let lines = [
+        "Laut Torben Römer ist die Lieferung pünktlich angekommen, sagte er am Montag.",
+        "Raport przygotował Aniela Dzwonnik w marcu i nikt nie odmówił komentarza.",
+        "",
+        "12.03.2024\t4.500,00 TRY\tFatura",
+        "The report was written by someone in March, and later the team said it was late.",
+        "Toplantıya katılan herkes raporu okudu ve öneriler için teşekkür etti; ama bazıları \
+         itiraz etti, çünkü bu rapor geçen yılın rakamlarını kullanıyordu ve şirketin yeni \
+         planlarını hiç anlatmıyordu, bu yüzden bir sonraki toplantıda yeniden ele alınacak \
+         ve karar o zaman verilecek, dedi müdür.",
+        "max@example.com www.example.org/path ordre de la société",
+    ];
+    let mut text = String::new();
+    for round in 0..120 {
+        text.push_str(lines[round % lines.len()]);
+        text.push('\n');
+        if round % 3 == 0 {
+            text.push_str(lines[(round * 5 + 1) % lines.len()]);
+            text.push(' ');
+        }
+    }
+    let b = text.as_bytes();
+    let mut tellings = Tellings::default();
+    let code = |l: Option<&'static Language>| l.map(|l| l.code);
+    for at in (0..b.len()).step_by(7) {
+        assert_eq!(
+            code(tellings.guess(b, at)),
+            code(guess_language(b, at)),
+            "at {at}"
+        );
+        // A place asked about again, a little behind.
+        let back = at.saturating_sub(300);
+        assert_eq!(
+            code(tellings.guess(b, back)),
+            code(guess_language(b, back)),
+            "at {back}"
+        );
+    }
+    // Far behind: read again.
+    assert_eq!(code(tellings.guess(b, 0)), code(guess_language(b, 0)));
+}

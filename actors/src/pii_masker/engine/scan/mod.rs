@@ -145,6 +145,8 @@ pub struct Scanner<'t> {
     fields: Fields,
     /// The last language guessed, for the stretch it was guessed for (see [`Scanner::language_at`]).
     language: (usize, Option<&'static lexicon::Language>),
+    /// The words of the text that tell its language, read once.
+    tellings: lexicon::Tellings,
 }
 
 /// The keywords of the text and the window around a candidate in which they count.
@@ -176,6 +178,7 @@ impl<'t> Scanner<'t> {
             address_reach: 0,
             fields: Fields::default(),
             language: (usize::MAX, None),
+            tellings: lexicon::Tellings::default(),
         }
     }
 

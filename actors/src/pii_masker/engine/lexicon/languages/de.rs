@@ -55,6 +55,4 @@ pub static LANGUAGE: Language = Language {
     ],
     capitalises_nouns: true,
     names_are_words: false,
-    ranks: std::sync::OnceLock::new(),
-    propers: std::sync::OnceLock::new(),
 };

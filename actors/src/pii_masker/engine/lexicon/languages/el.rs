@@ -23,6 +23,4 @@ pub static LANGUAGE: Language = Language {
     ],
     capitalises_nouns: false,
     names_are_words: false,
-    ranks: std::sync::OnceLock::new(),
-    propers: std::sync::OnceLock::new(),
 };

@@ -28,6 +28,4 @@ pub static LANGUAGE: Language = Language {
     ],
     capitalises_nouns: false,
     names_are_words: true,
-    ranks: std::sync::OnceLock::new(),
-    propers: std::sync::OnceLock::new(),
 };

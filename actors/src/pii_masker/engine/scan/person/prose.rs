@@ -472,7 +472,7 @@ impl<'t> Scanner<'t> {
             (2 * (i / 256), (i / 256 * 256 + 128).min(b.len()))
         };
         if self.language.0 != key {
-            self.language = (key, lexicon::guess_language(b, at));
+            self.language = (key, self.tellings.guess(b, at));
         }
         self.language.1
     }
@@ -527,33 +527,28 @@ impl<'t> Scanner<'t> {
             || language.is_some_and(|l| l.introduces(folded));
         // A month is a sentence's word like the most frequent ones ("im März von ..."; "August" is a
         // given name too), and so is a single letter that is no initial ("Ventas Y Márgenes").
+        // What the large lists know of the word, in one look-up.
+        let facts = lexicon::facts(folded);
         let rank = if initial {
             None
-        } else if end - at == 1
-            || (dates::month_number(folded).is_some() && lexicon::given_name(folded).is_none())
-        {
+        } else if end - at == 1 || (!facts.given && dates::month_number(folded).is_some()) {
             Some(0)
         } else {
             match language {
-                Some(language) => language.rank(folded),
-                None => lexicon::LANGUAGES
-                    .iter()
-                    .filter_map(|l| l.rank(folded))
-                    .min(),
+                Some(language) => facts.rank(language),
+                None => facts.least_rank(),
             }
         };
-        let given = lexicon::given_name(folded).is_some()
-            || matches!(old, Some(Word::FirstName | Word::Either));
-        let surname =
-            lexicon::known_surname(folded) || matches!(old, Some(Word::Surname | Word::Either));
-        let place = !given && !surname && lexicon::place(folded);
-        let ordinary_in = lexicon::ordinary_in(folded);
+        let given = facts.given || matches!(old, Some(Word::FirstName | Word::Either));
+        let surname = facts.surname || matches!(old, Some(Word::Surname | Word::Either));
+        let place = !given && !surname && facts.place;
+        let ordinary_in = facts.ordinary_in(lexicon::ORDINARY_UNDER);
         let elsewhere = ordinary_in & !language.map_or(0, |l| l.bit()) != 0;
         // The language's own proper nouns are people's names unless they are places' or ordinary
         // words of another language ("Galaxy", "Suisse" are Turkish proper nouns too).
-        let proper = !place && !elsewhere && language.is_some_and(|l| l.proper_noun(folded));
+        let proper = !place && !elsewhere && language.is_some_and(|l| facts.proper_in(l));
         // A Turkish given name that is a common word too ("Nehir", "Kuzey") counts as the word it is.
-        let word_like = turkish(language) && lexicon::word_like_given_name(folded);
+        let word_like = turkish(language) && facts.word_like_given;
         Evidence {
             start: at,
             end,
