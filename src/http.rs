@@ -84,6 +84,9 @@ pub async fn observe(
             span.record("status", status);
             record(&method, &route, status, started);
             let mut response = response;
+            if route.starts_with("/docs") {
+                docs_headers(&mut response);
+            }
             if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&id) {
                 response.headers_mut().insert(
                     actix_web::http::header::HeaderName::from_static("x-request-id"),
@@ -97,6 +100,41 @@ pub async fn observe(
             record(&method, "unmatched", status, started);
             Err(error)
         }
+    }
+}
+
+/// The API reference's pages (`/docs/`, Swagger UI's own files) under a policy as strict as the
+/// console's, but for the inline styles the reference's scripts set: its scripts and styles from this
+/// server only, requests to this server and the public base URL (its "Try it out"), no frame around
+/// it, no image from elsewhere (Swagger UI's badge that would send the document to an outside
+/// validator stays unloaded).
+fn docs_headers<B>(response: &mut ServiceResponse<B>) {
+    use actix_web::http::header::{HeaderName, HeaderValue};
+    let public = response
+        .request()
+        .app_data::<web::Data<AppState>>()
+        .and_then(|state| url::Url::parse(&state.settings.mail.public_base_url).ok())
+        .map(|url| url.origin().ascii_serialization())
+        .filter(|origin| origin != "null")
+        .unwrap_or_default();
+    let policy = format!(
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data:; font-src 'self' data:; connect-src 'self' {public}; \
+         form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    );
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        headers.insert(HeaderName::from_static("content-security-policy"), value);
+    }
+    for (name, value) in [
+        ("x-frame-options", "DENY"),
+        ("x-content-type-options", "nosniff"),
+        ("referrer-policy", "no-referrer"),
+    ] {
+        headers.insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
     }
 }
 

@@ -291,8 +291,37 @@ pub async fn resolve(
     auth: Authenticated,
     body: ValidJson<ResolveRequest>,
 ) -> Result<web::Json<Envelope<Resolution>>, ApiError> {
+    let requested = body.0.pseudonyms.len();
+    let reason: String = body.0.reason.trim().chars().take(500).collect();
+    let outcome = resolved(&state, &auth, body.0).await;
+    // A refused attempt is audited too: who tried, why they said, and what refused it.
+    if let Err(error) = &outcome {
+        let outcome = match error.kind() {
+            ErrorKind::Forbidden | ErrorKind::Conflict => "denied",
+            _ => "failure",
+        };
+        accounts::audit(
+            &state,
+            auth.audit_outcome(
+                "pseudonyms_resolved",
+                None,
+                outcome,
+                serde_json::json!({"reason": reason, "requested": requested, "code": error.code().as_str()}),
+            ),
+        )
+        .await;
+    }
+    outcome
+}
+
+/// [`resolve`]'s work, each refusal an error.
+async fn resolved(
+    state: &AppState,
+    auth: &Authenticated,
+    request: ResolveRequest,
+) -> Result<web::Json<Envelope<Resolution>>, ApiError> {
     auth.require_role(&["owner"])?;
-    let ResolveRequest { pseudonyms, reason } = body.0;
+    let ResolveRequest { pseudonyms, reason } = request;
     let reason = reason.trim().to_string();
     let mut problems = Vec::new();
     if pseudonyms.is_empty() || pseudonyms.len() > RESOLVE_MAX {
@@ -347,7 +376,7 @@ pub async fn resolve(
         .collect();
     let resolved = results.iter().filter(|result| result.found).count();
     accounts::audit(
-        &state,
+        state,
         auth.audit(
             "pseudonyms_resolved",
             None,

@@ -4,7 +4,7 @@
 //! keep it in `localStorage`, where any script running on the page (an injected one too) can read it.
 //! Here the refresh token lives in a cookie the page's scripts cannot read (`HttpOnly`), sent only to
 //! these routes (`Path=/v1/auth/session`) and only by pages of this origin (`SameSite=Strict`;
-//! `Secure` when the request came over HTTPS). The page keeps the short-lived access token in memory
+//! `Secure` when the request came over HTTPS: see [`over_https`]). The page keeps the short-lived access token in memory
 //! and calls the API with it as a bearer token, like any client: no other route reads the cookie, so
 //! no other route can be driven by a forged cross-site request. These routes additionally require the
 //! `X-Docsieve-Browser: 1` header, which a cross-site form cannot send and a cross-site script can send
@@ -78,12 +78,26 @@ fn set_cookie(state: &AppState, request: &HttpRequest, value: &str) -> String {
     } else {
         state.settings.auth.refresh_token_ttl_days * 86_400
     };
-    let secure = if request.connection_info().scheme() == "https" {
+    let secure = if over_https(state, request) {
         "; Secure"
     } else {
         ""
     };
     format!("{COOKIE}={value}; Path={PATH}; Max-Age={max_age}; HttpOnly; SameSite=Strict{secure}")
+}
+
+/// Whether the browser reached the service over HTTPS: the public base URL is an `https` one, the
+/// server itself speaks TLS, or a configured proxy (`server.trusted_proxies`) says so in
+/// `Forwarded`/`X-Forwarded-Proto`. Such a header from any other peer is anyone's word and is not taken.
+fn over_https(state: &AppState, request: &HttpRequest) -> bool {
+    if state.settings.mail.public_base_url.starts_with("https://") || request.app_config().secure()
+    {
+        return true;
+    }
+    let trusted = request
+        .peer_addr()
+        .is_some_and(|peer| state.settings.auth.trusted_proxies.contains(&peer.ip()));
+    trusted && request.connection_info().scheme() == "https"
 }
 
 /// The answer of a route that opened or renewed a session: the access token, and the cookie.

@@ -27,6 +27,8 @@ pub struct Authenticated {
     pub principal: Principal,
     /// An API key's scope (None: the user's own session, which has none).
     pub key_scope: Option<super::scope::Scope>,
+    /// The client's address (`X-Forwarded-For` only from `server.trusted_proxies`), for audit entries.
+    pub ip: Option<std::net::IpAddr>,
 }
 
 impl Authenticated {
@@ -50,6 +52,18 @@ impl Authenticated {
         target: Option<(&'static str, String)>,
         details: serde_json::Value,
     ) -> docsieve_actors::store::AuditRecord {
+        self.audit_outcome(action, target, "success", details)
+    }
+
+    /// An audit entry of this caller in its tenant with its `outcome` (`success`, `failure`,
+    /// `denied`), from the caller's address.
+    pub fn audit_outcome(
+        &self,
+        action: &'static str,
+        target: Option<(&'static str, String)>,
+        outcome: &'static str,
+        details: serde_json::Value,
+    ) -> docsieve_actors::store::AuditRecord {
         let (actor_type, actor_id) = self.actor();
         let (target_type, target_id) = target.unzip();
         docsieve_actors::store::AuditRecord {
@@ -59,8 +73,8 @@ impl Authenticated {
             action,
             target_type,
             target_id,
-            outcome: "success",
-            ip: None,
+            outcome,
+            ip: self.ip.map(|ip| ip.to_string()),
             details,
         }
     }
@@ -105,6 +119,7 @@ async fn from_api_key(state: &AppState, key: &str) -> Result<Authenticated, ApiE
         role,
         principal: Principal::ApiKey { key_id: record.id },
         key_scope: Some(scope),
+        ip: None,
     })
 }
 
@@ -143,6 +158,7 @@ async fn from_bearer(state: &AppState, token: &str) -> Result<Authenticated, Api
         role,
         principal: Principal::User,
         key_scope: None,
+        ip: None,
     })
 }
 
@@ -199,6 +215,13 @@ impl FromRequest for Authenticated {
     type Future = LocalBoxFuture<'static, Result<Authenticated, ApiError>>;
 
     fn from_request(request: &HttpRequest, _payload: &mut Payload) -> Self::Future {
-        Box::pin(authenticate(request.clone()))
+        let request = request.clone();
+        Box::pin(async move {
+            let mut caller = authenticate(request.clone()).await?;
+            caller.ip = request.app_data::<web::Data<AppState>>().and_then(|state| {
+                super::client_ip::client_ip(&request, &state.settings.auth.trusted_proxies)
+            });
+            Ok(caller)
+        })
     }
 }

@@ -220,17 +220,14 @@ async fn the_console_is_served_from_the_binary_under_a_strict_policy() {
     let server = TestServer::start().await;
     let page = server.get("/console").await;
     assert_eq!(page.status(), 200);
-    let policy = page.headers()["content-security-policy"]
-        .to_str()
-        .expect("ascii")
-        .to_string();
-    for directive in [
-        "script-src 'self'",
-        "style-src 'self'",
-        "frame-ancestors 'none'",
-    ] {
-        assert!(policy.contains(directive), "{policy}");
-    }
+    let policy = crate::support::policy_holding(
+        &page,
+        &[
+            "script-src 'self'",
+            "style-src 'self'",
+            "frame-ancestors 'none'",
+        ],
+    );
     assert!(!policy.contains("unsafe-inline"), "{policy}");
     assert!(page.headers()["content-type"]
         .to_str()
@@ -274,6 +271,43 @@ async fn the_console_is_served_from_the_binary_under_a_strict_policy() {
     )
     .await;
     assert_eq!(status, 405);
+}
+
+/// The cookie is `Secure` when a configured proxy says the browser came over HTTPS, not when any
+/// peer says so: a header anyone can write decides nothing.
+#[tokio::test]
+async fn the_session_cookie_is_secure_on_a_trusted_proxys_word_only() {
+    let opened_via_https = |server: &TestServer| {
+        let url = server.url("/v1/auth/session");
+        async move {
+            let response = reqwest::Client::new()
+                .post(url)
+                .header(HEADER, "1")
+                .header("X-Forwarded-Proto", "https")
+                .json(&json!({"email": "guvenli@example.com", "password": "guvenli-parola-1"}))
+                .send()
+                .await
+                .expect("POST");
+            assert_eq!(response.status(), 200);
+            set_cookie(&response).1
+        }
+    };
+    let untrusted = TestServer::start().await;
+    untrusted
+        .verified_account("guvenli@example.com", "guvenli-parola-1")
+        .await;
+    let attributes = opened_via_https(&untrusted).await;
+    assert!(!attributes.contains("Secure"), "{attributes}");
+
+    let behind_proxy = TestServer::start_with(
+        ServerOptions::default().env("DOCSIEVE__SERVER__TRUSTED_PROXIES", "[\"127.0.0.1\"]"),
+    )
+    .await;
+    behind_proxy
+        .verified_account("guvenli@example.com", "guvenli-parola-1")
+        .await;
+    let attributes = opened_via_https(&behind_proxy).await;
+    assert!(attributes.contains("Secure"), "{attributes}");
 }
 
 /// axe-core's script, from the global npm folder (`npm install -g axe-core`), when installed.

@@ -148,9 +148,26 @@ async fn owners_resolve_the_pseudonyms_written_while_reidentification_is_on() {
     let entries = audited_actions(&server, &owner).await;
     let resolved: Vec<&Value> = entries
         .iter()
-        .filter(|entry| entry["action"] == "pseudonyms_resolved")
+        .filter(|entry| entry["action"] == "pseudonyms_resolved" && entry["outcome"] == "success")
         .collect();
     assert_eq!(resolved.len(), 1, "{entries:?}");
+    // The refused attempts too: the admin's and the member's, denied; the owner's four invalid
+    // ones that reached the route, failed (a body without a reason is no request of this route's
+    // shape, refused before it); each with what refused it and the caller's address.
+    let refused = |outcome: &str, code: &str| {
+        entries
+            .iter()
+            .filter(|entry| {
+                entry["action"] == "pseudonyms_resolved"
+                    && entry["outcome"] == outcome
+                    && entry["details"]["code"] == code
+                    && entry["ip"] == "127.0.0.1"
+            })
+            .count()
+    };
+    assert_eq!(refused("denied", "forbidden"), 2, "{entries:?}");
+    assert_eq!(refused("failure", "validation_error"), 4, "{entries:?}");
+    assert_eq!(resolved[0]["ip"], "127.0.0.1", "{:?}", resolved[0]);
     let entry = resolved[0];
     assert_eq!(entry["details"]["reason"], why);
     assert_eq!(
@@ -196,6 +213,14 @@ async fn owners_resolve_the_pseudonyms_written_while_reidentification_is_on() {
     .await;
     assert_eq!(status, 409);
     let entries = audited_actions(&server, &owner).await;
+    assert!(
+        entries
+            .iter()
+            .any(|entry| entry["action"] == "pseudonyms_resolved"
+                && entry["outcome"] == "denied"
+                && entry["details"]["code"] == "reidentification_disabled"),
+        "{entries:?}"
+    );
     let last = entries
         .iter()
         .rfind(|entry| entry["action"] == "privacy_policy_changed")

@@ -632,3 +632,15 @@ pub fn tool_present(program: &str, install: &str) -> bool {
     }
     present
 }
+
+/// The `Content-Security-Policy` of `response`, which holds each of `directives`.
+pub fn policy_holding(response: &reqwest::Response, directives: &[&str]) -> String {
+    let policy = response.headers()["content-security-policy"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    for directive in directives {
+        assert!(policy.contains(directive), "{directive}: {policy}");
+    }
+    policy
+}

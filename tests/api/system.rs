@@ -388,7 +388,28 @@ async fn openapi_document_and_swagger_ui_are_served_offline() {
     assert_eq!(redirect.status(), 308);
     let page = server.get("/docs/").await;
     assert_eq!(page.status(), 200);
+    // The reference under a policy: scripts from this server only, in no frame (the console's
+    // browser test sees it render under it).
+    let policy = crate::support::policy_holding(
+        &page,
+        &[
+            "script-src 'self'",
+            "frame-ancestors 'none'",
+            "default-src 'none'",
+        ],
+    );
+    assert!(!policy.contains("script-src 'self' 'unsafe"), "{policy}");
+    assert_eq!(page.headers()["x-frame-options"], "DENY");
     assert!(page.text().await.expect("html").contains("swagger-ui"));
+    let initializer = server.get("/docs/swagger-initializer.js").await;
+    assert!(initializer
+        .headers()
+        .contains_key("content-security-policy"));
+    assert!(initializer
+        .text()
+        .await
+        .expect("js")
+        .contains("\"validatorUrl\": \"none\""));
     let bundle = server.get("/docs/swagger-ui-bundle.js").await;
     assert_eq!(bundle.status(), 200);
     assert!(bundle.bytes().await.expect("js").len() > 100_000);

@@ -70,6 +70,7 @@ def browser(downloads):
     )
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--lang=en-US"):
         options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     options.add_experimental_option(
         "prefs",
         {
@@ -166,6 +167,17 @@ class Console:
     def run(self):
         email, password = OWNER, "bir-uzun-parola"
         driver = self.driver
+
+        # The API reference renders its operations under its content security policy, which refuses
+        # nothing it needs.
+        driver.get(self.url("/docs/"))
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".opblock"))
+        refused = [
+            entry["message"]
+            for entry in driver.get_log("browser")
+            if "Content Security Policy" in entry["message"]
+        ]
+        assert not refused, refused
 
         # Sign up, through the console.
         driver.get(self.url("/console#/sign-up"))
