@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
-use super::fold;
+use super::super::text;
 use super::languages::{Language, LANGUAGES};
 use super::names::{data_lines, given_folded, PLACES, SURNAMES};
 use super::people::WORD_LIKE_GIVEN_NAMES;
@@ -75,28 +75,41 @@ pub fn facts(folded: &[u8]) -> &'static Facts {
     static TABLE: OnceLock<FxHashMap<Box<[u8]>, Facts>> = OnceLock::new();
     TABLE
         .get_or_init(|| {
-            let mut table: FxHashMap<Box<[u8]>, Facts> = FxHashMap::default();
+            // Sized for every line at once: a table grown from empty moves its entries at each
+            // doubling, most of the cost of a start (the warm-up thread waits for it).
+            let lines: usize = LANGUAGES
+                .iter()
+                .map(|l| (l.common.len() + l.proper.len()) / 9)
+                .sum::<usize>()
+                + SURNAMES.len() / 7
+                + PLACES.len() / 10;
+            let mut table: FxHashMap<Box<[u8]>, Facts> =
+                FxHashMap::with_capacity_and_hasher(lines, Default::default());
+            let (mut stack, mut spill) = ([0u8; 40], Vec::new());
+            let mut folded = |word: &str| -> Box<[u8]> {
+                text::fold_short(word.as_bytes(), &mut stack, &mut spill).into()
+            };
             for (n, language) in LANGUAGES.iter().enumerate() {
                 for (rank, word) in data_lines(language.common).enumerate() {
                     let rank = u16::try_from(rank)
                         .ok()
                         .filter(|&r| r != NO_RANK)
                         .expect("a language's list of ordinary words has fewer than 65,535 lines");
-                    let facts = table.entry(fold(word).into()).or_insert(NOTHING);
+                    let facts = table.entry(folded(word)).or_insert(NOTHING);
                     facts.ranks[n] = facts.ranks[n].min(rank);
                 }
                 for word in data_lines(language.proper) {
-                    table.entry(fold(word).into()).or_insert(NOTHING).proper_in |= 1 << n;
+                    table.entry(folded(word)).or_insert(NOTHING).proper_in |= 1 << n;
                 }
             }
             for word in given_folded() {
                 table.entry(word).or_insert(NOTHING).given = true;
             }
             for word in data_lines(SURNAMES) {
-                table.entry(fold(word).into()).or_insert(NOTHING).surname = true;
+                table.entry(folded(word)).or_insert(NOTHING).surname = true;
             }
             for word in data_lines(PLACES) {
-                table.entry(fold(word).into()).or_insert(NOTHING).place = true;
+                table.entry(folded(word)).or_insert(NOTHING).place = true;
             }
             for word in WORD_LIKE_GIVEN_NAMES.iter() {
                 table
