@@ -62,6 +62,18 @@ pub struct WorkerPool {
     size: usize,
 }
 
+/// Tesseract's threads in each worker (its `OMP_THREAD_LIMIT`): what the operator asked for (the
+/// variable in the server's environment; 1 when unset, since the pool already reads pages side by
+/// side), never more than the cores shared out between the workers that may run at once, so that
+/// the workers together never ask for more threads than the machine has.
+fn ocr_threads(requested: Option<&str>, cores: usize, workers: usize) -> usize {
+    let requested = requested
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(1);
+    let share = cores / workers.max(1);
+    requested.min(share).max(1)
+}
+
 /// Why a worker stopped, in words, from its exit status.
 fn describe(status: Option<std::process::ExitStatus>) -> String {
     use std::os::unix::process::ExitStatusExt;
@@ -95,8 +107,15 @@ impl WorkerPool {
     }
 
     fn spawn(&self) -> std::io::Result<Worker> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let threads = ocr_threads(
+            std::env::var("OMP_THREAD_LIMIT").ok().as_deref(),
+            cores,
+            self.size + self.command.preview_workers,
+        );
         let mut child = Command::new(&self.command.program)
             .args(&self.command.args)
+            .env("OMP_THREAD_LIMIT", threads.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -253,5 +272,31 @@ impl WorkerPool {
             self.give_back(worker);
         }
         reply.result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ocr_threads;
+
+    #[test]
+    fn the_workers_together_never_ask_tesseract_for_more_threads_than_cores() {
+        // Unset: one thread each (the pool reads pages side by side).
+        assert_eq!(ocr_threads(None, 8, 2), 1);
+        // Asked for more: a fair share of the cores at most, and at least one.
+        assert_eq!(ocr_threads(Some("4"), 8, 2), 4);
+        assert_eq!(ocr_threads(Some("8"), 8, 3), 2);
+        assert_eq!(ocr_threads(Some("16"), 2, 4), 1);
+        assert_eq!(ocr_threads(Some("not a number"), 8, 2), 1);
+        for cores in 1..=16 {
+            for workers in 1..=8 {
+                let each = ocr_threads(Some("64"), cores, workers);
+                assert!(each >= 1);
+                assert!(
+                    each * workers <= cores.max(workers),
+                    "{cores} cores, {workers} workers"
+                );
+            }
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! OCR through Tesseract (Debian `libtesseract-dev`, `tesseract-ocr-tur`, `tesseract-ocr-eng`) with
 //! `tur+eng`: `tur` alone misreads `@`, `eng` alone loses Turkish letters. `OMP_THREAD_LIMIT=1` is set
-//! by the binary at start (5-7x faster on two cores, same output): parallelism comes from the pool
-//! running pages side by side, not from inside Tesseract.
+//! by the binary at start (5-7x faster on two cores, same output), and each extraction worker gets at
+//! most its share of the cores (`isolation::ocr_threads`): parallelism comes from the pool running
+//! pages side by side, not from inside Tesseract.
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
