@@ -67,6 +67,18 @@ fn outcome(job: &ClaimedJob, now: chrono::DateTime<Utc>) -> JobOutcome {
             duration_ms: 1,
             result_blob_key: format!("results/{}", job.id),
             result_meta: serde_json::json!({"pii_count": 1, "format": "txt"}),
+            // A file name and one field, sealed as the worker seals them.
+            sealed_meta: Some(
+                docsieve_actors::store::Sealed::seal(
+                    Some(&docsieve_actors::blob::DataKey::new(
+                        &[1; 32],
+                        job.tenant_id,
+                    )),
+                    docsieve_actors::store::SealedField::ExecutionMeta,
+                    r#"{"filename":"fatura-2026-11.txt","fields":{"fatura_no":"A-1"}}"#,
+                )
+                .expect("sealed"),
+            ),
             credits: 1,
             usage: Usage {
                 documents: 1,
@@ -158,6 +170,8 @@ async fn main() {
         .open_billing_period(tenant, &PlansSettings::uniform(10_000_000), now)
         .await
         .expect("period");
+    // File names are sealed as the server seals them.
+    let data_key = docsieve_actors::blob::DataKey::new(&[1; 32], tenant);
     let queue_started = Instant::now();
     for chunk in (0..args.jobs).collect::<Vec<_>>().chunks(100) {
         let jobs = chunk
@@ -165,7 +179,12 @@ async fn main() {
             .map(|i| NewJob {
                 id: new_id("job"),
                 target: JobTarget::Upload(NewDocument {
-                    filename: format!("{i}.txt"),
+                    filename: docsieve_actors::store::Sealed::seal(
+                        Some(&data_key),
+                        docsieve_actors::store::SealedField::DocumentName,
+                        &format!("{i}.txt"),
+                    )
+                    .expect("sealed"),
                     mime: "text/plain".to_string(),
                     format: "txt".to_string(),
                     size_bytes: 170,

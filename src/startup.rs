@@ -270,6 +270,25 @@ async fn open_state(
     // What completed jobs queued for the subject index before the last stop: indexed now.
     store.nudge_subject_indexer();
     let blobs = open_blobs(&settings, &store)?;
+    // Rows from before document-derived values were sealed: sealed now (docs/operations.md).
+    let sealed = store
+        .seal_clear_meta(|tenant_id| {
+            let blobs = &blobs;
+            async move { blobs.tenant_key(tenant_id).await.ok().flatten() }
+        })
+        .await
+        .map_err(anyhow::Error::msg)?;
+    if sealed > 0 {
+        // The rows' earlier versions out of the write-ahead log too (SQLite).
+        store
+            .scrub_freed()
+            .await
+            .context("emptying the write-ahead log")?;
+        tracing::info!(
+            rows = sealed,
+            "sealed what older versions kept of documents in clear"
+        );
+    }
     let clock = Clock::default();
     let cache = docsieve_actors::cache::open(
         &settings.redis.url,

@@ -80,6 +80,7 @@ pub async fn run_destruction(
         }
     }
     if report.originals + report.results > 0 {
+        store.scrub_freed().await.map_err(|e| e.to_string())?;
         tracing::info!(
             originals = report.originals,
             results = report.results,

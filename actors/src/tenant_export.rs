@@ -153,13 +153,26 @@ async fn write_all(sources: &Sources<'_>, writer: &Writer, tenant_id: i64) -> Re
             &Value::Array(all_rows(sources, TenantTable::ApiKeys, tenant_id).await?),
         )
         .await?;
-    // Documents with their originals, and executions with their results, one page of rows at a time.
+    // Documents with their originals, and executions with their results, one page of rows at a time;
+    // what the rows keep sealed (file names, what a run read of its document) shown opened.
+    let key = sources
+        .blobs
+        .tenant_key(tenant_id)
+        .await
+        .map_err(|e| e.to_string())?;
+    let key = key.as_deref();
     each_row(
         sources,
         TenantTable::Documents,
         tenant_id,
-        |row| async move {
+        |mut row| async move {
             let id = row["id"].as_i64().unwrap_or_default();
+            if let Some(stored) = row["filename"].as_str() {
+                row["filename"] = Value::String(
+                    crate::store::Sealed::from_stored(stored.to_string())
+                        .open_or_withheld(key, crate::store::SealedField::DocumentName),
+                );
+            }
             writer
                 .json(&format!("documents/{id}/metadata.json"), &row)
                 .await?;
@@ -186,8 +199,15 @@ async fn write_all(sources: &Sources<'_>, writer: &Writer, tenant_id: i64) -> Re
         sources,
         TenantTable::Executions,
         tenant_id,
-        |row| async move {
+        |mut row| async move {
             let id = row["id"].as_i64().unwrap_or_default();
+            if let Some(stored) = row["sealed_meta"].as_str() {
+                let opened = crate::store::Sealed::from_stored(stored.to_string())
+                    .open(key, crate::store::SealedField::ExecutionMeta)
+                    .ok()
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+                row["sealed_meta"] = opened.unwrap_or(Value::Null);
+            }
             let result = match row["result_blob_key"].as_str() {
                 Some(key) => match sources.blobs.get(key).await {
                     Ok(bytes) => serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),

@@ -1,8 +1,8 @@
 //! Helpers that every resource's handlers share: pages of the store, timestamps, stored execution
 //! metadata. (Queuing work lives in [`super::queue`].)
 
-use docsieve_actors::store::ExecutionRecord;
-use docsieve_actors::store::PageRequest;
+use docsieve_actors::blob::DataKey;
+use docsieve_actors::store::{ExecutionRecord, PageRequest, Sealed, SealedField};
 use serde_json::{json, Value};
 
 use crate::validation::Pagination;
@@ -17,9 +17,36 @@ pub fn page_request(pagination: Pagination) -> PageRequest {
     }
 }
 
-/// An execution's stored `result_meta`, parsed (an empty object if it cannot be).
-pub fn meta_of(execution: &ExecutionRecord) -> Value {
-    serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| json!({}))
+/// What an execution recorded: its stored `result_meta` (an empty object if it cannot be parsed),
+/// with what it read from its document (`filename`, `fields`) opened from its sealed column under the
+/// tenant's `key`. Nothing sealed is shown once the result is destroyed, nor when it does not open
+/// (the key shredded, the value altered): those keys are then absent.
+pub fn meta_of(execution: &ExecutionRecord, key: Option<&DataKey>) -> Value {
+    let mut meta: Value =
+        serde_json::from_str(&execution.result_meta).unwrap_or_else(|_| json!({}));
+    if execution.result_destroyed_at.is_some() {
+        return meta;
+    }
+    let opened = execution.sealed_meta.as_ref().and_then(|stored| {
+        Sealed::from_stored(stored.clone())
+            .open(key, SealedField::ExecutionMeta)
+            .ok()
+    });
+    if let (Some(Value::Object(sealed)), Some(meta)) = (
+        opened.and_then(|text| serde_json::from_str(&text).ok()),
+        meta.as_object_mut(),
+    ) {
+        meta.extend(sealed);
+    }
+    meta
+}
+
+/// The tenant's data key, to open what the store keeps sealed (None only without a key ring).
+pub async fn tenant_key(
+    state: &crate::state::AppState,
+    tenant_id: i64,
+) -> Result<Option<std::sync::Arc<DataKey>>, crate::error::ApiError> {
+    Ok(state.blobs.tenant_key(tenant_id).await?)
 }
 
 /// The answer of a DELETE: the `missing` error when nothing was deleted, else the audit entry

@@ -1,8 +1,10 @@
 //! GET /v1/documents, /v1/documents/{document_id} and POST /v1/documents/{document_id}/reprocess.
 
 use actix_web::{get, post, web, HttpResponse};
+use docsieve_actors::blob::DataKey;
 use docsieve_actors::store::{
-    new_id, DocumentFilter, DocumentRecord, JobPayload, JobTarget, NewJob, ProcessPayload,
+    new_id, DocumentFilter, DocumentRecord, JobPayload, JobTarget, NewJob, ProcessPayload, Sealed,
+    SealedField,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -10,7 +12,7 @@ use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::accounts;
-use crate::api::common::{page_request, rfc3339};
+use crate::api::common::{page_request, rfc3339, tenant_key};
 use crate::api::{queue, vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
@@ -65,12 +67,13 @@ pub struct DocumentExecution {
     pub created_at: String,
 }
 
-fn document_view(record: &DocumentRecord) -> DocumentView {
+fn document_view(record: &DocumentRecord, key: Option<&DataKey>) -> DocumentView {
     let document = &record.document;
     DocumentView {
         id: document.id,
         document_id: document.id,
-        filename: document.filename.clone(),
+        filename: Sealed::from_stored(document.sealed_filename.clone())
+            .open_or_withheld(key, SealedField::DocumentName),
         mime: document.mime.clone(),
         format: document.format.clone(),
         size: document.size_bytes,
@@ -154,12 +157,21 @@ pub async fn list(
         connector_id: query.optional_int("connector_id", 1, i64::MAX, &mut violations),
     };
     violations.finish()?;
+    let key = tenant_key(&state, auth.tenant_id).await?;
     let (records, total) = state
         .store
-        .documents_page(auth.tenant_id, &filter, page_request(pagination))
+        .documents_page(
+            auth.tenant_id,
+            &filter,
+            page_request(pagination),
+            key.as_deref(),
+        )
         .await?;
     Ok(crate::api::page_response(
-        records.iter().map(document_view).collect::<Vec<_>>(),
+        records
+            .iter()
+            .map(|record| document_view(record, key.as_deref()))
+            .collect::<Vec<_>>(),
         pagination,
         total,
     ))
@@ -187,8 +199,9 @@ pub async fn detail(
         .document(auth.tenant_id, document_id)
         .await?
         .ok_or_else(|| not_found(document_id))?;
+    let key = tenant_key(&state, auth.tenant_id).await?;
     Ok(HttpResponse::Ok().json(Envelope {
-        data: document_view(&record),
+        data: document_view(&record, key.as_deref()),
     }))
 }
 

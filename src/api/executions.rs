@@ -8,12 +8,13 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::api::common::{meta_of, page_request, rfc3339};
+use crate::api::common::{meta_of, page_request, rfc3339, tenant_key};
 use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, Violations};
+use docsieve_actors::blob::DataKey;
 
 /// One processing run of a document.
 #[derive(Serialize, ToSchema)]
@@ -46,7 +47,10 @@ pub struct ExecutionView {
     pub detected_language: Value,
     /// What the run recorded: masked, filename, format, mime, pages, bytes, pii_type_summary
     /// (type -> count), pii_count, pii_findings_count, detected_language, language, quality,
-    /// fields, engine versions, attempt, worker.
+    /// fields, engine versions, attempt, worker, and `masked_filename` for a masked run (its file name
+    /// masked by the same engine and policy). `filename`, `masked_filename` and `fields` come from the
+    /// document and are kept sealed under the tenant's data key: they are absent once the result is
+    /// destroyed (`result_destroyed_at`).
     #[schema(value_type = Object)]
     pub result_meta: Value,
 }
@@ -62,8 +66,8 @@ pub struct ExecutionDetail {
     pub result: Value,
 }
 
-pub fn execution_view(execution: &ExecutionRecord) -> ExecutionView {
-    let meta = meta_of(execution);
+pub fn execution_view(execution: &ExecutionRecord, key: Option<&DataKey>) -> ExecutionView {
+    let meta = meta_of(execution, key);
     ExecutionView {
         execution_id: execution.id,
         id: execution.id,
@@ -123,8 +127,12 @@ pub async fn list(
         .store
         .executions_page(auth.tenant_id, &filter, page_request(pagination))
         .await?;
+    let key = tenant_key(&state, auth.tenant_id).await?;
     Ok(crate::api::page_response(
-        items.iter().map(execution_view).collect::<Vec<_>>(),
+        items
+            .iter()
+            .map(|execution| execution_view(execution, key.as_deref()))
+            .collect::<Vec<_>>(),
         pagination,
         total,
     ))
@@ -152,7 +160,8 @@ pub async fn detail(
         .execution(auth.tenant_id, execution_id)
         .await?
         .ok_or_else(|| not_found(execution_id))?;
-    let view = execution_view(&execution);
+    let key = tenant_key(&state, auth.tenant_id).await?;
+    let view = execution_view(&execution, key.as_deref());
     let result = match &execution.result_blob_key {
         Some(key) => match state.blobs.get(key).await {
             Ok(bytes) => serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),

@@ -11,12 +11,13 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::api::common::{meta_of, page_request, rfc3339};
+use crate::api::common::{meta_of, page_request, rfc3339, tenant_key};
 use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use crate::validation::{Pagination, Query, Violations};
+use docsieve_actors::blob::DataKey;
 
 /// The `job_type` filter's choices: every kind of job.
 pub const JOB_TYPES: [&str; 2] = [
@@ -89,7 +90,11 @@ pub struct JobView {
     pub duration_ms: Option<i64>,
 }
 
-pub fn job_view(job: &JobRecord, execution: Option<&ExecutionRecord>) -> JobView {
+pub fn job_view(
+    job: &JobRecord,
+    execution: Option<&ExecutionRecord>,
+    key: Option<&DataKey>,
+) -> JobView {
     let error = || JobError {
         code: job
             .error_code
@@ -98,7 +103,7 @@ pub fn job_view(job: &JobRecord, execution: Option<&ExecutionRecord>) -> JobView
         message: job.error_message.clone().unwrap_or_default(),
     };
     let completed = match (execution, job.status.as_str()) {
-        (Some(execution), "completed") => Some((meta_of(execution), execution.duration_ms)),
+        (Some(execution), "completed") => Some((meta_of(execution, key), execution.duration_ms)),
         _ => None,
     };
     let meta = |key: &str| completed.as_ref().map(|(meta, _)| meta[key].clone());
@@ -158,9 +163,13 @@ async fn views(
         .into_iter()
         .map(|e| (e.id, e))
         .collect();
+    let key = tenant_key(state, tenant_id).await?;
     Ok(jobs
         .iter()
-        .map(|j| job_view(j, j.execution_id.and_then(|id| executions.get(&id))))
+        .map(|j| {
+            let execution = j.execution_id.and_then(|id| executions.get(&id));
+            job_view(j, execution, key.as_deref())
+        })
         .collect())
 }
 

@@ -248,7 +248,8 @@ pub async fn access(
             path: format!("documents/{document_id}.json"),
             bytes: serde_json::to_vec_pretty(&json!({
                 "id": document_id,
-                "filename": document.filename,
+                "filename": docsieve_actors::store::Sealed::from_stored(document.sealed_filename.clone())
+                    .open_or_withheld(Some(&*key), docsieve_actors::store::SealedField::DocumentName),
                 "format": document.format,
                 "size": document.size_bytes,
                 "source": document.source,
@@ -260,10 +261,10 @@ pub async fn access(
     }
     for &execution_id in &found.executions {
         if let Some(execution) = state.store.execution(auth.tenant_id, execution_id).await? {
+            let view = super::executions::execution_view(&execution, Some(&*key));
             files.push(AccessFile {
                 path: format!("executions/{execution_id}.json"),
-                bytes: serde_json::to_vec_pretty(&super::executions::execution_view(&execution))
-                    .unwrap_or_default(),
+                bytes: serde_json::to_vec_pretty(&view).unwrap_or_default(),
             });
         }
     }

@@ -14,7 +14,7 @@ use docsieve_actors::error_code::RecordCode;
 use docsieve_actors::extractor_pool::admit;
 use docsieve_actors::metric_names as names;
 use docsieve_actors::store::{
-    new_id, JobPayload, JobTarget, NewDocument, NewJob, Origin, ProcessPayload,
+    new_id, JobPayload, JobTarget, NewDocument, NewJob, Origin, ProcessPayload, Sealed, SealedField,
 };
 use futures_util::TryStreamExt;
 use serde::Serialize;
@@ -451,6 +451,8 @@ async fn submit_files(
     // Every original is stored first; then the documents and their jobs go in together, all or
     // none, within the tenant's queue limit. Whatever was not queued loses its stored original.
     let requested_by = queue::requested_by(auth);
+    // File names are personal data as often as contents are: kept sealed under the tenant's key.
+    let tenant_key = super::common::tenant_key(state, auth.tenant_id).await?;
     let mut stored = Vec::with_capacity(valid.len());
     let mut new_jobs = Vec::with_capacity(valid.len());
     for (filename, bytes, format, mime) in valid {
@@ -467,7 +469,12 @@ async fn submit_files(
             NewJob {
                 id: new_id("job"),
                 target: JobTarget::Upload(NewDocument {
-                    filename,
+                    filename: Sealed::seal(
+                        tenant_key.as_deref(),
+                        SealedField::DocumentName,
+                        &filename,
+                    )
+                    .map_err(|error| ApiError::internal(&error))?,
                     mime: mime.to_string(),
                     format: format.to_string(),
                     size_bytes: size,

@@ -77,7 +77,7 @@ pub(crate) async fn api_key(server: &TestServer, who: &Tenant) -> String {
     body["data"]["api_key"].as_str().expect("key").to_string()
 }
 
-async fn download(
+pub(crate) async fn download(
     server: &TestServer,
     key: &str,
     dataset_id: &str,

@@ -39,6 +39,7 @@ mod reidentification;
 mod schedules;
 mod schemathesis;
 mod scopes;
+mod sealed_values;
 mod stand_in;
 mod storage;
 mod subjects;

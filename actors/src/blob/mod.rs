@@ -124,6 +124,15 @@ impl Blobs {
         self.ring.as_ref()
     }
 
+    /// The tenant's data key, which also seals what the store keeps of its documents in rows
+    /// (`store::Sealed`); None when blobs are not sealed (tools and unit tests: never the server).
+    pub async fn tenant_key(&self, tenant_id: i64) -> Result<Option<Arc<DataKey>>, BlobError> {
+        match &self.ring {
+            Some(ring) => Ok(Some(ring.data_key(tenant_id).await?)),
+            None => Ok(None),
+        }
+    }
+
     async fn data_key(&self, key: &str) -> Result<Option<Arc<seal::DataKey>>, BlobError> {
         match &self.ring {
             Some(ring) => Ok(Some(ring.data_key(tenant_of(key)).await?)),

@@ -22,6 +22,8 @@ const PREFIX: usize = 7;
 pub const HEADER: usize = MAGIC.len() + PREFIX;
 pub const SEGMENT: usize = 64 * 1024;
 const TAG: usize = 16;
+/// A sealed row value's nonce: random, AES-GCM's 96 bits.
+const NONCE: usize = 12;
 
 /// Why a sealed blob did not open.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +42,9 @@ pub struct DataKey {
     key: LessSafeKey,
     tenant_id: i64,
     subjects: ring::hmac::Key,
+    /// Seals values kept in database rows (see [`DataKey::seal_value`]): a key of its own, derived
+    /// from the data key, so that its random nonces never meet the blobs' counted ones.
+    values: LessSafeKey,
 }
 
 impl DataKey {
@@ -47,11 +52,61 @@ impl DataKey {
         let key = ring::aead::UnboundKey::new(&AES_256_GCM, bytes).expect("a 32-byte key");
         let derive = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, bytes);
         let derived = ring::hmac::sign(&derive, b"docsieve subject index v1");
+        let values = ring::hmac::sign(&derive, b"docsieve row values v1");
+        let values = ring::aead::UnboundKey::new(&AES_256_GCM, values.as_ref()).expect("32 bytes");
         DataKey {
             key: LessSafeKey::new(key),
             tenant_id,
             subjects: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, derived.as_ref()),
+            values: LessSafeKey::new(values),
         }
+    }
+
+    fn value_aad(&self, purpose: &str) -> Vec<u8> {
+        let mut aad = b"docsieve value".to_vec();
+        aad.extend_from_slice(&self.tenant_id.to_be_bytes());
+        aad.extend_from_slice(purpose.as_bytes());
+        aad
+    }
+
+    /// A value kept in a database row, sealed whole: a random 96-bit nonce, then AES-256-GCM's
+    /// ciphertext and tag, bound to the tenant and to `purpose` (what the value is), so that a sealed
+    /// value copied to another tenant's row or to another column does not open.
+    pub fn seal_value(&self, purpose: &str, plain: &[u8]) -> Result<Vec<u8>, SealError> {
+        let mut nonce = [0u8; NONCE];
+        SystemRandom::new()
+            .fill(&mut nonce)
+            .map_err(|_| SealError::Random)?;
+        let mut out = Vec::with_capacity(NONCE + plain.len() + TAG);
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(plain);
+        let tag = self
+            .values
+            .seal_in_place_separate_tag(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(self.value_aad(purpose)),
+                &mut out[NONCE..],
+            )
+            .map_err(|_| SealError::Corrupt)?;
+        out.extend_from_slice(tag.as_ref());
+        Ok(out)
+    }
+
+    /// Opens what [`DataKey::seal_value`] sealed for the same `purpose`.
+    pub fn open_value(&self, purpose: &str, sealed: &[u8]) -> Result<Vec<u8>, SealError> {
+        if sealed.len() < NONCE + TAG {
+            return Err(SealError::Corrupt);
+        }
+        let (nonce, body) = sealed.split_at(NONCE);
+        let nonce = Nonce::try_assume_unique_for_key(nonce).map_err(|_| SealError::Corrupt)?;
+        let mut body = body.to_vec();
+        let plain = self
+            .values
+            .open_in_place(nonce, Aad::from(self.value_aad(purpose)), &mut body)
+            .map_err(|_| SealError::Corrupt)?
+            .len();
+        body.truncate(plain);
+        Ok(body)
     }
 
     /// The subject index's digest of a value of type `pii_type` in its normal form: 32 hex digits
@@ -275,6 +330,20 @@ pub fn open(key: &Arc<DataKey>, sealed: &[u8]) -> Result<Vec<u8>, SealError> {
     opener.pending = body[at..].to_vec();
     out.extend_from_slice(&opener.finish()?);
     Ok(out)
+}
+
+/// Row values (`store::Sealed`) are sealed with the data key's own row-value key.
+impl crate::store::RowKey for DataKey {
+    fn seal_value(&self, purpose: &str, plain: &[u8]) -> Result<Vec<u8>, crate::store::SealError> {
+        DataKey::seal_value(self, purpose, plain).map_err(|error| match error {
+            SealError::Random => crate::store::SealError::Random,
+            SealError::Corrupt => crate::store::SealError::Corrupt,
+        })
+    }
+
+    fn open_value(&self, purpose: &str, sealed: &[u8]) -> Result<Vec<u8>, crate::store::SealError> {
+        DataKey::open_value(self, purpose, sealed).map_err(|_| crate::store::SealError::Corrupt)
+    }
 }
 
 #[cfg(test)]

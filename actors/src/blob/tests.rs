@@ -214,3 +214,48 @@ async fn a_sealed_store_keeps_nothing_in_clear_and_a_shredded_tenant_cannot_read
         Err(BlobError::Key(KeyError::Shredded(3)))
     ));
 }
+
+/// Values kept in database rows (`store::Sealed`) are sealed under the same data key.
+#[test]
+fn a_sealed_value_opens_only_for_its_tenant_and_column_and_shows_nothing() {
+    use crate::store::{Sealed, SealedField};
+    let key = DataKey::new(&[7u8; 32], 1);
+    let other_tenant = DataKey::new(&[7u8; 32], 2);
+    let other_key = DataKey::new(&[8u8; 32], 1);
+    let plain =
+        r#"{"filename":"Zeynep_Karaosmanoglu.eml","fields":{"email.subject":"10000000146"}}"#;
+    let sealed = Sealed::seal(Some(&key), SealedField::ExecutionMeta, plain).expect("seal");
+    assert!(Sealed::is_sealed(sealed.stored()));
+    assert!(!sealed.stored().contains("Zeynep"));
+    assert!(!sealed.stored().contains("10000000146"));
+    let again = Sealed::seal(Some(&key), SealedField::ExecutionMeta, plain).expect("seal");
+    assert_ne!(sealed, again, "a fresh nonce every time");
+    assert_eq!(
+        sealed
+            .open(Some(&key), SealedField::ExecutionMeta)
+            .expect("open"),
+        plain
+    );
+    for wrong in [&other_tenant, &other_key] {
+        assert!(sealed
+            .open(Some(wrong), SealedField::ExecutionMeta)
+            .is_err());
+    }
+    assert!(sealed
+        .open(None::<&DataKey>, SealedField::ExecutionMeta)
+        .is_err());
+    let mut altered = sealed.stored().to_string();
+    let last = altered.pop().expect("text");
+    altered.push(if last == 'A' { 'B' } else { 'A' });
+    assert!(Sealed::from_stored(altered)
+        .open(Some(&key), SealedField::ExecutionMeta)
+        .is_err());
+    // Written by a store without a key ring: read as it is.
+    let clear = Sealed::seal(None::<&DataKey>, SealedField::ExecutionMeta, "x").expect("clear");
+    assert_eq!(
+        clear
+            .open(Some(&key), SealedField::ExecutionMeta)
+            .expect("open"),
+        "x"
+    );
+}

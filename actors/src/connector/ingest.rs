@@ -10,6 +10,7 @@ use crate::error_code::RecordCode;
 use crate::extractor_pool::{admit, Refusal};
 use crate::store::{
     new_id, JobPayload, JobTarget, NewDocument, NewJob, Origin, ProcessPayload, RequestedBy,
+    Sealed, SealedField,
 };
 
 use super::ConnectorServices;
@@ -82,8 +83,22 @@ pub async fn fetch_document(
                 format!("the object was read but cannot be kept: {error}"),
             )
         })?;
+    let name: String = object_name(key).chars().take(255).collect();
+    let kept = |error: &dyn std::fmt::Display| {
+        ConnectorError::new(
+            FailureCode::ProviderError,
+            format!("the object was read but its name cannot be sealed: {error}"),
+        )
+    };
+    let tenant_key = services
+        .blobs
+        .tenant_key(connector.tenant_id)
+        .await
+        .map_err(|error| kept(&error))?;
+    let filename = Sealed::seal(tenant_key.as_deref(), SealedField::DocumentName, &name)
+        .map_err(|error| kept(&error))?;
     Ok(Fetched::Document(NewDocument {
-        filename: object_name(key).chars().take(255).collect(),
+        filename,
         mime: mime.to_string(),
         format: format.to_string(),
         size_bytes: size,

@@ -13,11 +13,12 @@ mod numbering;
 mod rows;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use actix::Context;
 
-use crate::blob::{Blobs, Keys, Scratch};
+use crate::blob::{Blobs, DataKey, Keys, Scratch};
 use crate::clock::Clock;
 use crate::metric_names as names;
 use crate::runtime::{Cell, Logic, Outcome, Request};
@@ -158,7 +159,35 @@ struct StoredQuality {
 }
 
 /// One execution's result blob as a dataset row.
-fn row_of(input: crate::store::BuildInput, result: &[u8]) -> Result<DatasetRow, String> {
+/// The file name a row shows: a masked run's name as the engine masked it (`document-<id>.<format>`
+/// for a run from before names were masked: never the name in clear), an unmasked run's as uploaded.
+fn row_filename(input: &crate::store::BuildInput, key: Option<&DataKey>) -> String {
+    let sealed: serde_json::Value = input
+        .sealed_meta
+        .as_ref()
+        .and_then(|stored| {
+            crate::store::Sealed::from_stored(stored.clone())
+                .open(key, crate::store::SealedField::ExecutionMeta)
+                .ok()
+        })
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    if input.masked {
+        match sealed["masked_filename"].as_str() {
+            Some(name) => name.to_string(),
+            None => format!("document-{}.{}", input.document_id, input.format),
+        }
+    } else {
+        crate::store::Sealed::from_stored(input.filename.clone())
+            .open_or_withheld(key, crate::store::SealedField::DocumentName)
+    }
+}
+
+fn row_of(
+    input: crate::store::BuildInput,
+    result: &[u8],
+    key: Option<&DataKey>,
+) -> Result<DatasetRow, String> {
     let result: StoredResult = serde_json::from_slice(result).map_err(|e| {
         format!(
             "the result of execution {} is unreadable: {e}",
@@ -170,7 +199,7 @@ fn row_of(input: crate::store::BuildInput, result: &[u8]) -> Result<DatasetRow, 
     Ok(DatasetRow {
         execution_id: input.execution_id,
         document_id: input.document_id,
-        filename: input.filename,
+        filename: row_filename(&input, key),
         format: meta.format.unwrap_or(input.format),
         language: meta.detected_language.unwrap_or_default(),
         quality_grade: meta.quality.and_then(|q| q.grade).unwrap_or_default(),
@@ -218,6 +247,7 @@ type RowWriter = std::io::BufWriter<std::fs::File>;
 /// Turns one batch of inputs and their result blobs into canonical lines (on a blocking thread).
 fn write_batch(
     (mut out, mut numbering): (RowWriter, numbering::Numbering),
+    key: Option<Arc<DataKey>>,
     batch: Vec<(
         crate::store::BuildInput,
         Result<bytes::Bytes, crate::blob::BlobError>,
@@ -228,7 +258,7 @@ fn write_batch(
         let id = input.execution_id;
         let bytes =
             bytes.map_err(|e| format!("the result of execution {id} cannot be read: {e}"))?;
-        let mut row = row_of(input, &bytes)?;
+        let mut row = row_of(input, &bytes, key.as_deref())?;
         numbering.apply(&mut row);
         rows::write_line(&mut out, &row).map_err(|e| e.to_string())?;
         written += 1;
@@ -252,6 +282,11 @@ pub async fn build_rows(
         .await
         .map_err(store_error)?;
     let ids: Vec<i64> = serde_json::from_str(&dataset.execution_ids).unwrap_or_default();
+    let tenant_key = services
+        .blobs
+        .tenant_key(tenant_id)
+        .await
+        .map_err(|e| format!("the tenant's key: {e}"))?;
     let scratch = scratch(services, "rows.jsonl")?;
     let file = std::fs::File::create(&scratch.0).map_err(|e| format!("scratch file: {e}"))?;
     let out: RowWriter = std::io::BufWriter::with_capacity(256 * 1024, file);
@@ -281,7 +316,8 @@ pub async fn build_rows(
             .map_err(|e| format!("the build thread failed: {e}"))??;
         count += written;
         let batch: Vec<_> = inputs.into_iter().zip(bodies).collect();
-        busy = tokio::task::spawn_blocking(move || write_batch(out, batch));
+        let key = tenant_key.clone();
+        busy = tokio::task::spawn_blocking(move || write_batch(out, key, batch));
     }
     let ((mut out, _), written) = busy
         .await

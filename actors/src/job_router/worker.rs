@@ -507,6 +507,7 @@ impl Dispatcher {
                 }
             })?;
         let (engine, journal) = policy.recorded();
+        let name_engine = engine.clone();
         let result = pipeline::process(
             &self.extractor,
             &self.masker,
@@ -538,6 +539,21 @@ impl Dispatcher {
             }
             other => failed(other.code(), other),
         })?;
+        // A masked run's file name is masked by the same engine and policy as its text (its
+        // pseudonyms, if any, go to the vault with the text's): the name the masked outputs show.
+        let tenant_key = services
+            .blobs
+            .tenant_key(job.tenant_id)
+            .await
+            .map_err(|error| retry(RecordCode::StorageError.as_str(), error))?;
+        let filename = crate::store::Sealed::from_stored(document.sealed_filename.clone())
+            .open(
+                tenant_key.as_deref(),
+                crate::store::SealedField::DocumentName,
+            )
+            .map_err(|error| failed(RecordCode::StorageError.as_str(), error))?;
+        let masked_name =
+            masked.then(|| crate::pii_masker::mask_file_name(&filename, &name_engine));
         // Re-identification on: the pseudonyms written go to the vault before the result is kept.
         if let Some(journal) = journal {
             services
@@ -551,9 +567,20 @@ impl Dispatcher {
             .map_err(|error| retry(RecordCode::StorageError.as_str(), error))?;
         let pii_count: u64 = result.summary.values().sum();
         let output = &result.document;
+        // What came from the document itself (its name, its extracted fields) is sealed under the
+        // tenant's key in its own column; the rest is counts and engine facts.
+        let mut sealed_meta = json!({"filename": filename, "fields": output.fields});
+        if let Some(name) = masked_name {
+            sealed_meta["masked_filename"] = json!(name);
+        }
+        let sealed_meta = crate::store::Sealed::seal(
+            tenant_key.as_deref(),
+            crate::store::SealedField::ExecutionMeta,
+            &sealed_meta.to_string(),
+        )
+        .map_err(|error| retry(RecordCode::StorageError.as_str(), error))?;
         let meta = json!({
             "masked": masked,
-            "filename": document.filename,
             "format": output.metadata.format,
             "mime": output.metadata.mime,
             "pages": output.metadata.pages,
@@ -564,7 +591,6 @@ impl Dispatcher {
             "detected_language": output.language.code,
             "language": output.language,
             "quality": output.quality,
-            "fields": output.fields,
             "policy_version": policy.version,
             "engine": {
                 "docsieve": ENGINE_VERSION,
@@ -600,6 +626,7 @@ impl Dispatcher {
             duration_ms: started.elapsed().as_millis().min(i64::MAX as u128) as i64,
             result_blob_key: result_key,
             result_meta: meta.clone(),
+            sealed_meta: Some(sealed_meta),
             credits: pages.max(1),
             usage: Usage {
                 documents: 1,

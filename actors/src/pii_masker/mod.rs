@@ -21,8 +21,8 @@ pub use detectors::phone::{
 pub use document::{mask_document, MaskedDocument};
 pub use engine::checksum::{checksum_holds, compact_written, has_checksum};
 pub use engine::{
-    detect, mask as mask_text, mask_known, summarize, summarize_known, Finding, Known, LeakError,
-    Masked, PiiType, Policy, Replacer, TypeSet,
+    detect, mask as mask_text, mask_file_name, mask_known, summarize, summarize_known, Finding,
+    Known, LeakError, Masked, PiiType, Policy, Replacer, TypeSet,
 };
 pub use messages::{Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply};
 pub use operators::{fold, normal_form, Journal, Operator, Operators, Pseudonym};

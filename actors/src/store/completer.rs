@@ -258,6 +258,7 @@ mod tests {
                 duration_ms: 1,
                 result_blob_key: format!("results/{}", job.id),
                 result_meta: serde_json::json!({"pii_count": 0}),
+                sealed_meta: None,
                 credits: 1,
                 usage: Usage {
                     documents: 1,

@@ -70,7 +70,11 @@ async fn connect_sqlite(settings: &StoreSettings) -> Result<DatabaseConnection, 
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(settings.busy_timeout)
-        .foreign_keys(true);
+        .foreign_keys(true)
+        // A deleted row's bytes are overwritten with zeros in the page that held it, not left in a
+        // freed page for anyone who copies the file (erasure, retention and closure rely on it; see
+        // `Store::scrub_freed` for the write-ahead log).
+        .pragma("secure_delete", "ON");
     // A connection to an embedded database cannot go stale: pinging it through its worker thread before
     // every query (sqlx's default) only added a round trip per statement.
     let pool = SqlitePoolOptions::new()

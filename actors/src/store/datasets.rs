@@ -23,7 +23,11 @@ pub struct BuildInput {
     pub result_blob_key: Option<String>,
     /// JSON text, as in `executions.result_meta`.
     pub result_meta: String,
+    /// As in `executions.sealed_meta` (a [`super::Sealed`] value): the file name, masked for a masked
+    /// run.
+    pub sealed_meta: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// As in `documents.filename`: sealed (`SealedField::DocumentName`).
     pub filename: String,
     pub format: String,
 }
@@ -213,7 +217,7 @@ impl Store {
         values.extend(ids.iter().map(|id| sea_orm::Value::from(*id)));
         let sql = format!(
             "SELECT e.id AS execution_id, e.document_id, e.masked, e.result_blob_key, e.result_meta, \
-             e.created_at, COALESCE(d.filename, '') AS filename, COALESCE(d.format, '') AS format \
+             e.sealed_meta, e.created_at, COALESCE(d.filename, '') AS filename, COALESCE(d.format, '') AS format \
              FROM executions e LEFT JOIN documents d ON d.id = e.document_id AND d.tenant_id = e.tenant_id \
              WHERE e.tenant_id = ? AND e.id IN ({placeholders})"
         );

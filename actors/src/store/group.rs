@@ -197,7 +197,7 @@ impl Store {
             }
         }
         for chunk in held.chunks(CHUNK) {
-            let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 11);
+            let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 12);
             for &index in chunk {
                 let outcome = outcomes[index];
                 let JobEnd::Completed(execution) = &outcome.end else {
@@ -213,18 +213,24 @@ impl Store {
                     execution.duration_ms.into(),
                     execution.result_blob_key.as_str().into(),
                     execution.result_meta.to_string().into(),
+                    execution
+                        .sealed_meta
+                        .as_ref()
+                        .map(|sealed| sealed.stored().to_string())
+                        .into(),
                     false.into(),
                     now.into(),
                 ]);
             }
             let rows =
-                vec!["(?, ?, ?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
+                vec!["(?, ?, ?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
             let inserted = txn
                 .query_all(self.statement(
                     &format!(
                         "INSERT INTO executions (tenant_id, document_id, job_id, status, masked, \
                          started_at, finished_at, duration_ms, result_blob_key, result_meta, \
-                         cross_validation_flag, created_at) VALUES {rows} RETURNING id, job_id"
+                         sealed_meta, cross_validation_flag, created_at) VALUES {rows} \
+                         RETURNING id, job_id"
                     ),
                     values,
                 ))

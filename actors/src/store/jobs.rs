@@ -98,7 +98,11 @@ pub struct NewExecution {
     pub started_at: DateTime<Utc>,
     pub duration_ms: i64,
     pub result_blob_key: String,
+    /// What the run recorded that came from no document: counts, format, language, quality, engine
+    /// versions (and a masked run's masked file name).
     pub result_meta: serde_json::Value,
+    /// What it read from its document beyond that (`filename`, `fields`), sealed.
+    pub sealed_meta: Option<super::Sealed>,
     /// Credits the work cost (its pages, at least one), debited with the execution.
     pub credits: i64,
     /// What the work adds to the tenant's usage counters, with the execution.

@@ -252,7 +252,12 @@ pub(crate) mod tests {
             .map(|i| NewJob {
                 id: new_id("job"),
                 target: JobTarget::Upload(NewDocument {
-                    filename: format!("{i}.txt"),
+                    filename: crate::store::Sealed::seal(
+                        None::<&dyn crate::store::RowKey>,
+                        crate::store::SealedField::DocumentName,
+                        &format!("{i}.txt"),
+                    )
+                    .expect("kept"),
                     mime: "text/plain".to_string(),
                     format: "txt".to_string(),
                     size_bytes: 1,

@@ -22,6 +22,7 @@ mod privacy;
 mod processing;
 mod queue;
 mod retention;
+mod sealed;
 mod sessions;
 mod subject_queue;
 mod subjects;
@@ -79,6 +80,7 @@ pub use schedules::{
     NewSchedule, ObjectFate, ObjectVersion, ScheduleError, ScheduleRecord, SyncOutcome,
     SyncRunRecord, STALE_CLAIM_MINUTES, SYNC_HEARTBEAT_SECONDS, SYNC_STALE_SECONDS,
 };
+pub use sealed::{RowKey, SealError, Sealed, SealedField};
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use subjects::{ConnectorCopy, ErasedRows, SubjectEntry, SubjectHit};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};
@@ -189,6 +191,42 @@ impl Store {
         let turn = self.write_turn().await;
         let txn = self.db.begin().await?;
         Ok((turn, txn))
+    }
+
+    /// After deletions of personal data (an erasure, a retention run, a closure): on SQLite, the
+    /// write-ahead log is checkpointed into the database and truncated to nothing, so that the old
+    /// pages it held (with `secure_delete`, the main file's freed pages are already zeros) leave the
+    /// disk now rather than at some later checkpoint. A reader holding an old snapshot can keep the
+    /// log from being truncated: tried a few times, then left to the next call (answers whether the
+    /// log was emptied). Nothing on PostgreSQL: what is personal there is sealed under the tenant's
+    /// data key, so dead tuples hold ciphertext (docs/operations.md says what vacuum keeps).
+    pub async fn scrub_freed(&self) -> Result<bool, StoreError> {
+        if self.backend != Backend::Sqlite {
+            return Ok(true);
+        }
+        for attempt in 0..5u64 {
+            let row = {
+                let _turn = self.write_turn().await;
+                self.db
+                    .query_one(Statement::from_string(
+                        DatabaseBackend::Sqlite,
+                        "PRAGMA wal_checkpoint(TRUNCATE)",
+                    ))
+                    .await?
+            };
+            let busy: i64 = match &row {
+                Some(row) => row.try_get_by_index(0)?,
+                None => 0,
+            };
+            if busy == 0 {
+                return Ok(true);
+            }
+            tokio::time::sleep(Duration::from_millis(50 * (attempt + 1))).await;
+        }
+        tracing::warn!(
+            "the write-ahead log could not be truncated (a long reader): left for later"
+        );
+        Ok(false)
     }
 
     /// One round trip to the database; how long it took.

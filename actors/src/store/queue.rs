@@ -159,7 +159,8 @@ impl JobPayload {
 /// A stored original to register with its first job.
 #[derive(Clone, Debug)]
 pub struct NewDocument {
-    pub filename: String,
+    /// Sealed under the tenant's data key (`SealedField::DocumentName`).
+    pub filename: super::Sealed,
     pub mime: String,
     pub format: String,
     pub size_bytes: i64,
@@ -416,7 +417,7 @@ async fn insert_document<C: ConnectionTrait>(
 ) -> Result<i64, StoreError> {
     let row = document::ActiveModel {
         tenant_id: Set(tenant_id),
-        filename: Set(new_document.filename),
+        sealed_filename: Set(new_document.filename.stored().to_string()),
         mime: Set(new_document.mime),
         format: Set(new_document.format),
         size_bytes: Set(new_document.size_bytes),

@@ -174,8 +174,8 @@ impl Store {
                 "UPDATE documents SET original_destroyed_at = ? WHERE tenant_id = ? AND id IN ({list})"
             ),
             _ => format!(
-                "UPDATE executions SET result_destroyed_at = ?, result_blob_key = NULL \
-                 WHERE tenant_id = ? AND id IN ({list})"
+                "UPDATE executions SET result_destroyed_at = ?, result_blob_key = NULL, \
+                 sealed_meta = NULL WHERE tenant_id = ? AND id IN ({list})"
             ),
         };
         let transaction = self.connection().begin().await?;

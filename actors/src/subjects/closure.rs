@@ -22,6 +22,7 @@ pub async fn purge_due(
     for (tenant_id, receipt_id) in due {
         purge(store, blobs, signer, tenant_id, &receipt_id, now).await?;
         purged += 1;
+        store.scrub_freed().await.map_err(|e| e.to_string())?;
         tracing::warn!(
             tenant_id,
             receipt_id,

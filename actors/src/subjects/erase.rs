@@ -166,6 +166,8 @@ pub async fn erase(
             now,
         )
         .await?;
+    // The erased rows' bytes out of the write-ahead log as well (SQLite; see Store::scrub_freed).
+    services.store.scrub_freed().await?;
     Ok(Erasure {
         receipt_id,
         documents_erased: erased.documents.len(),

@@ -6,6 +6,7 @@
 mod automaton;
 pub(crate) mod checksum;
 mod context;
+mod file_name;
 mod known;
 pub(crate) mod lexicon;
 mod mask;
@@ -28,6 +29,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use file_name::mask_file_name;
 pub use known::Known;
 pub use mask::with_replacements;
 pub use types::{PiiType, Trait, TypeSet};

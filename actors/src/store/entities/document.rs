@@ -8,7 +8,10 @@ pub struct Model {
     #[sea_orm(primary_key)]
     pub id: i64,
     pub tenant_id: i64,
-    pub filename: String,
+    /// The file's name, sealed (a `store::Sealed` value of `SealedField::DocumentName`): open it
+    /// with the tenant's data key.
+    #[sea_orm(column_name = "filename")]
+    pub sealed_filename: String,
     pub mime: String,
     pub format: String,
     pub size_bytes: i64,

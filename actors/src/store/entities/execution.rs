@@ -18,6 +18,9 @@ pub struct Model {
     pub result_blob_key: Option<String>,
     /// JSON text: `pii_type_summary`, `pii_count`, `quality`, `cross_validation`, engine versions.
     pub result_meta: String,
+    /// What the run read from its document beyond counts (`filename`, `fields`): sealed JSON (see
+    /// `store::Sealed`); null once the result is destroyed.
+    pub sealed_meta: Option<String>,
     pub cross_validation_flag: bool,
     pub created_at: DateTimeUtc,
     /// When the destruction run deleted the stored result (its retention ended); the record stays.
