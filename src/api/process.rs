@@ -116,15 +116,16 @@ pub fn extract_error(error: ExtractError) -> ApiError {
 }
 
 /// The processing pipeline (extraction, then detection and masking when asked, by the tenant's
-/// privacy policy) for one upload; with the version of that policy.
+/// privacy policy) for one upload named `filename`; with the version of that policy, and the name as
+/// the outputs show it (masked by the same engine and policy when the document is).
 pub async fn extract_and_mask(
     state: &AppState,
     tenant_id: i64,
-    bytes: Vec<u8>,
+    (filename, bytes): (&str, Vec<u8>),
     limits: Limits,
     masked: bool,
     narrowing: &Narrowing,
-) -> Result<(Box<MaskedDocument>, i64), ApiError> {
+) -> Result<(Box<MaskedDocument>, i64, String), ApiError> {
     let mut policy = state
         .privacy
         .policy(tenant_id)
@@ -134,11 +135,16 @@ pub async fn extract_and_mask(
         policy = std::sync::Arc::new(policy.narrowed(narrowing));
     }
     let (engine, journal) = policy.recorded();
+    let name_engine = engine.clone();
     let result = state
         .actors
         .process(tenant_id, bytes.into(), limits, engine, masked)
         .await
         .map_err(process_error)?;
+    let name = match masked {
+        true => docsieve_actors::pii_masker::mask_file_name(filename, &name_engine),
+        false => filename.to_string(),
+    };
     // Re-identification on: the pseudonyms written go to the vault before the answer shows them.
     if let Some(journal) = journal {
         state
@@ -147,11 +153,12 @@ pub async fn extract_and_mask(
             .await
             .map_err(super::privacy::privacy_error)?;
     }
-    Ok((result, policy.version))
+    Ok((result, policy.version, name))
 }
 
 /// An uploaded file after extraction and detection (and masking when asked).
 struct Processed {
+    /// The file's name as the outputs show it: masked when the document is.
     filename: String,
     size: usize,
     masked: bool,
@@ -270,13 +277,21 @@ async fn process_upload(
     let (filename, bytes) = read_file(payload, limits.max_bytes, declared_length(request)).await?;
     let size = bytes.len();
     let credit = PreviewCredit::reserve(state, tenant_id).await?;
-    let result = extract_and_mask(state, tenant_id, bytes, limits, masked, &narrowing).await;
+    let result = extract_and_mask(
+        state,
+        tenant_id,
+        (&filename, bytes),
+        limits,
+        masked,
+        &narrowing,
+    )
+    .await;
     let credits = match &result {
-        Ok((result, _)) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
+        Ok((result, _, _)) => i64::from(result.document.metadata.pages.unwrap_or(1)).max(1),
         Err(_) => 0,
     };
     credit.settle(credits);
-    let (result, policy_version) = result?;
+    let (result, policy_version, filename) = result?;
     Ok(Processed {
         filename,
         size,
@@ -440,7 +455,7 @@ fn download_name(filename: &str, extension: &str) -> String {
         ("policy" = Option<String>, Query, description = "`tenant` (default): the tenant's operators; `placeholder` or `redact`: every type with that operator for this request (operators that keep no pseudonym; any other value is a 422)")),
     request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document"),
     responses(
-        (status = 200, content_type = "text/csv", body = String, description = "RFC 4180 CSV, UTF-8, as an attachment; masked by the tenant's privacy policy, whose version the `X-Docsieve-Policy-Version` header gives",
+        (status = 200, content_type = "text/csv", body = String, description = "RFC 4180 CSV, UTF-8, as an attachment named after the upload (its name masked too when `masked=true`); masked by the tenant's privacy policy, whose version the `X-Docsieve-Policy-Version` header gives",
             headers(("X-Docsieve-Policy-Version" = i64, description = "The version of the tenant's privacy policy the document was processed under (0: the default)"))),
         (status = 401, body = crate::error::ErrorBody),
         (status = 402, description = "Too few credits left (`insufficient_credits`, with `balance` and `required`)", body = crate::error::InsufficientCreditsBody),

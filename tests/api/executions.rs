@@ -57,6 +57,25 @@ async fn csv_export_returns_rows_or_elements_and_masks_on_request() {
         export("musteri.csv", corpus("tr/tr_musteri_listesi.csv"), false).await;
     assert_eq!(status, 200);
     assert!(raw.iter().any(|value| unmasked.contains(value.as_str())));
+    // A file named after a person: a masked export's name is masked too, an unmasked one's is not.
+    let named = "Huseyin_Altiparmak_musteri.csv";
+    let disposition = |headers: &reqwest::header::HeaderMap| {
+        headers["content-disposition"]
+            .to_str()
+            .expect("ascii")
+            .to_string()
+    };
+    let (status, headers, _) = export(named, corpus("tr/tr_musteri_listesi.csv"), true).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        disposition(&headers),
+        "attachment; filename=\"MASKED_PERSON_NAME_musteri.csv\""
+    );
+    let (_, headers, _) = export(named, corpus("tr/tr_musteri_listesi.csv"), false).await;
+    assert_eq!(
+        disposition(&headers),
+        format!("attachment; filename=\"{named}\"")
+    );
 
     // Several sheets: a leading `sheet` column.
     let (status, _, sheets) =

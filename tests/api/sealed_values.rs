@@ -385,3 +385,180 @@ async fn values_kept_in_clear_before_sealing_are_sealed_at_the_next_start() {
     assert!(!stored[0].contains("filename"), "{stored:?}");
     assert_eq!(in_clear(&server, &[SURNAME, TCKN]), Vec::<String>::new());
 }
+
+/// The Turkish corpus: one document of each format with planted values (its sidecar lists them).
+const PLANTED: [&str; 10] = [
+    "tr/tr_dilekce_cp1254.txt",
+    "tr/tr_efatura.xml",
+    "tr/tr_eposta.eml",
+    "tr/tr_fatura_yazisi.pdf",
+    "tr/tr_ik_yazisi.docx",
+    "tr/tr_kimlik_notu.png",
+    "tr/tr_kvkk_basvuru.html",
+    "tr/tr_musteri_listesi.csv",
+    "tr/tr_musteri_listesi.xlsx",
+    "tr/tr_sunum.pptx",
+];
+
+#[tokio::test]
+async fn every_format_with_planted_values_leaves_nothing_in_clear_through_its_whole_life() {
+    use crate::jobs::{corpus, files, planted};
+    let server = TestServer::start_with(
+        ServerOptions::default()
+            .env("DOCSIEVE__JOBS__RETENTION_INTERVAL_SECONDS", "1")
+            .env("DOCSIEVE__JOBS__CLOSURE_GRACE_DAYS", "2"),
+    )
+    .await;
+    let who = tenant(&server, "every-format@example.com").await;
+    let key = api_key(&server, &who).await;
+    // Each file named after a person too, once unmasked and once masked.
+    let named: Vec<(String, Vec<u8>)> = PLANTED
+        .iter()
+        .map(|path| {
+            let base = path.rsplit('/').next().expect("name");
+            (format!("Zeynep_{SURNAME}_{base}"), corpus(path))
+        })
+        .collect();
+    let mut needles: Vec<String> = PLANTED.iter().flat_map(|path| planted(path)).collect();
+    needles.push(SURNAME.to_string());
+    needles.sort();
+    needles.dedup();
+    let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+    let mut executions = Vec::new();
+    for query in ["?masked=false", ""] {
+        let items = named
+            .iter()
+            .map(|(name, bytes)| (name.as_str(), bytes.clone()))
+            .collect();
+        let (status, body) = who
+            .upload(
+                &server,
+                &format!("/v1/data-process/async{query}"),
+                files(items),
+            )
+            .await;
+        assert_eq!(status, 202, "{body}");
+        let jobs: Vec<String> = body["data"]["job_ids"]
+            .as_array()
+            .expect("ids")
+            .iter()
+            .map(|id| id.as_str().expect("id").to_string())
+            .collect();
+        assert_eq!(jobs.len(), PLANTED.len(), "{body}");
+        for view in who.wait_for(&server, &jobs, Duration::from_secs(180)).await {
+            assert_eq!(view["status"], "completed", "{view}");
+            executions.push(view["execution_id"].as_i64().expect("execution"));
+        }
+    }
+    // Previews, masked and not, keep nothing.
+    for query in ["", "?masked=true"] {
+        let (name, bytes) = &named[2];
+        let form = Form::new().part("file", Part::bytes(bytes.clone()).file_name(name.clone()));
+        let (status, body) = json_of(
+            server
+                .with_key(
+                    Method::POST,
+                    &format!("/v1/data-process/preview{query}"),
+                    &key,
+                )
+                .multipart(form)
+                .send()
+                .await
+                .expect("preview"),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    // A dataset of every run, in every export format.
+    let (status, body) = crate::datasets::post(
+        &server,
+        &who,
+        json!({"name": "hepsi", "execution_ids": executions}),
+    )
+    .await;
+    assert_eq!(status, 202, "{body}");
+    let dataset = body["data"]["id"].as_str().expect("id").to_string();
+    assert_eq!(
+        crate::datasets::wait_ready(&server, &key, &dataset).await["status"],
+        "ready"
+    );
+    for format in ["jsonl", "csv", "parquet", "markdown", "xml", "xlsx", "hf"] {
+        let (status, _, _) = crate::datasets::download(&server, &key, &dataset, format).await;
+        assert_eq!(status, 200, "{format}");
+    }
+    assert_eq!(
+        in_clear(&server, &needles),
+        Vec::<String>::new(),
+        "after processing"
+    );
+
+    // An erasure of the e-mail's person.
+    let (status, body) = call(
+        &server,
+        &key,
+        Method::POST,
+        "/v1/subjects/erase",
+        Some(json!({"identifiers": [{"type": "national_id_tr", "value": "22036001868"}]})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body["data"]["documents_erased"].as_u64() >= Some(1),
+        "{body}"
+    );
+    assert_eq!(
+        in_clear(&server, &needles),
+        Vec::<String>::new(),
+        "after the erasure"
+    );
+
+    // A retention run: originals and results kept one day.
+    let (status, body) = call(
+        &server,
+        &key,
+        Method::PUT,
+        "/v1/compliance/retention",
+        Some(json!({"originals_retention_days": 1, "results_retention_days": 1})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    server.advance_clock(25 * 3600).await;
+    let destroyed = server
+        .eventually(Duration::from_secs(30), || async {
+            execution(&server, &key, executions[0]).await["result_destroyed_at"].is_string()
+        })
+        .await;
+    assert!(destroyed, "nothing destroyed\n{}", server.stderr());
+    assert_eq!(
+        in_clear(&server, &needles),
+        Vec::<String>::new(),
+        "after retention"
+    );
+
+    // The tenant's closure, after its grace period.
+    let (status, closing) = call(
+        &server,
+        &key,
+        Method::DELETE,
+        "/v1/tenant",
+        Some(json!({"confirm": who.tenant_id})),
+    )
+    .await;
+    assert_eq!(status, 202, "{closing}");
+    let url = closing["data"]["receipt_url"]
+        .as_str()
+        .expect("url")
+        .to_string();
+    server.advance_clock(3 * 86_400).await;
+    let closed = server
+        .eventually(Duration::from_secs(30), || async {
+            server.get(&url).await.status() == 200
+        })
+        .await;
+    assert!(closed, "the closure never ran\n{}", server.stderr());
+    assert_eq!(
+        in_clear(&server, &needles),
+        Vec::<String>::new(),
+        "after the closure"
+    );
+}

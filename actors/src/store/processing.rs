@@ -54,8 +54,8 @@ pub struct DocumentRecord {
 impl Store {
     /// One page of the tenant's documents, newest first, and the total. Names are sealed, so the
     /// `filename` filter opens every name of the tenant's documents that the other filters leave
-    /// under `key` and compares them here (an AES-GCM opening of some 60 bytes each: milliseconds for
-    /// tens of thousands of documents); a name that does not open matches nothing.
+    /// under `key` and compares them here (one AES-GCM opening of a short value each); a name that
+    /// does not open matches nothing.
     pub async fn documents_page<K: super::RowKey>(
         &self,
         tenant_id: i64,

@@ -142,6 +142,7 @@ mod tests {
             "zeynep-karaosmanoglu-cv.pdf",
             "cv_Ayse_Yilmaz_2026.pdf",
             "maas.bordrosu.ahmet.kaya.xlsx",
+            "Huseyin_Altiparmak_musteri.csv",
             "Hüseyin Altıparmak başvuru.docx",
         ] {
             let out = masked(name);
