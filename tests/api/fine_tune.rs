@@ -80,7 +80,8 @@ pub(crate) async fn processed(
         .iter()
         .map(|id| id.as_str().expect("id").to_string())
         .collect();
-    who.wait_for(server, &jobs, Duration::from_secs(90)).await
+    // Room for a batch of every format, OCR included, on a loaded machine.
+    who.wait_for(server, &jobs, Duration::from_secs(180)).await
 }
 
 /// Creates a dataset of `executions` and waits until it is `until` (ready or failed).

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::data_protection::files_with;
 use crate::datasets::api_key;
+use crate::fine_tune::{dataset_of, processed};
 use crate::jobs::{tenant, Tenant};
 use crate::scopes::with_key as call;
 use crate::support::{json_of, ServerOptions, TestServer};
@@ -32,18 +33,42 @@ fn mail() -> Vec<u8> {
 
 /// Queues `bytes` as `name`, unmasked, and answers the completed job's view.
 async fn unmasked(server: &TestServer, who: &Tenant, name: &str, bytes: Vec<u8>) -> Value {
-    let form = Form::new().part("files", Part::bytes(bytes).file_name(name.to_string()));
-    let (status, body) = who
-        .upload(server, "/v1/data-process/async?masked=false", form)
+    let view = processed(server, who, false, vec![(name.to_string(), bytes)]).await[0].clone();
+    assert_eq!(view["status"], "completed", "{view}");
+    view
+}
+
+/// Results and originals kept one day, then a day and an hour later: waits until `execution`'s result
+/// is destroyed.
+async fn kept_one_day(server: &TestServer, key: &str, execution: i64) {
+    let (status, body) = call(
+        server,
+        key,
+        Method::PUT,
+        "/v1/compliance/retention",
+        Some(json!({"originals_retention_days": 1, "results_retention_days": 1})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    server.advance_clock(25 * 3600).await;
+    let destroyed = server
+        .eventually(Duration::from_secs(30), || async {
+            execution_view(server, key, execution).await["result_destroyed_at"].is_string()
+        })
         .await;
-    assert_eq!(status, 202, "{body}");
-    let job = body["data"]["job_ids"][0]
-        .as_str()
-        .unwrap_or_else(|| panic!("a job: {body}"))
-        .to_string();
-    let views = who.wait_for(server, &[job], Duration::from_secs(60)).await;
-    assert_eq!(views[0]["status"], "completed", "{}", views[0]);
-    views[0].clone()
+    assert!(
+        destroyed,
+        "the result was not destroyed\n{}",
+        server.stderr()
+    );
+}
+
+/// The executions of `views` (completed jobs).
+fn executions_of(views: &[Value]) -> Vec<i64> {
+    views
+        .iter()
+        .map(|view| view["execution_id"].as_i64().expect("completed"))
+        .collect()
 }
 
 /// Where a needle is found in clear: files of the data folder (database, WAL and journal included)
@@ -66,7 +91,7 @@ pub(crate) fn in_clear(server: &TestServer, needles: &[&str]) -> Vec<String> {
     found
 }
 
-async fn execution(server: &TestServer, key: &str, id: i64) -> Value {
+async fn execution_view(server: &TestServer, key: &str, id: i64) -> Value {
     let (status, body) = call(
         server,
         key,
@@ -91,7 +116,7 @@ async fn an_unmasked_runs_fields_sit_sealed_and_go_with_its_result() {
     let id = view["execution_id"].as_i64().expect("execution");
 
     // The tenant reads them as they were (an unmasked run) ...
-    let shown = execution(&server, &key, id).await;
+    let shown = execution_view(&server, &key, id).await;
     let fields = &shown["result_meta"]["fields"];
     assert!(
         fields.to_string().contains(TCKN) && fields.to_string().contains(SURNAME),
@@ -106,27 +131,8 @@ async fn an_unmasked_runs_fields_sit_sealed_and_go_with_its_result() {
     );
 
     // Results kept one day: once destroyed, nothing derived from the result is answered.
-    let (status, body) = call(
-        &server,
-        &key,
-        Method::PUT,
-        "/v1/compliance/retention",
-        Some(json!({"originals_retention_days": 1, "results_retention_days": 1})),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    server.advance_clock(25 * 3600).await;
-    let destroyed = server
-        .eventually(Duration::from_secs(20), || async {
-            execution(&server, &key, id).await["result_destroyed_at"].is_string()
-        })
-        .await;
-    assert!(
-        destroyed,
-        "the result was not destroyed\n{}",
-        server.stderr()
-    );
-    let shown = execution(&server, &key, id).await;
+    kept_one_day(&server, &key, id).await;
+    let shown = execution_view(&server, &key, id).await;
     assert!(shown["result"].is_null(), "{shown}");
     for gone in ["fields", "filename"] {
         assert!(shown["result_meta"].get(gone).is_none(), "{gone}: {shown}");
@@ -279,33 +285,15 @@ async fn a_masked_dataset_of_files_named_after_people_names_none_of_them() {
         ("cv_JOHN_WHITFIELD.txt", "whitfield"),
         ("kimlik_10000000146.txt", "10000000146"),
     ];
-    let items: Vec<(&str, Vec<u8>)> = files
+    let items: Vec<(String, Vec<u8>)> = files
         .iter()
         .map(|(name, _)| {
-            (
-                *name,
-                b"Basvuru formu ektedir. Tarih: 2026-12-07.\n".to_vec(),
-            )
+            let content = b"Basvuru formu ektedir. Tarih: 2026-12-07.\n".to_vec();
+            (name.to_string(), content)
         })
         .collect();
-    let jobs = who.queue(&server, items).await;
-    let views = who.wait_for(&server, &jobs, Duration::from_secs(90)).await;
-    let executions: Vec<i64> = views
-        .iter()
-        .map(|view| view["execution_id"].as_i64().expect("completed"))
-        .collect();
-    let (status, body) = crate::datasets::post(
-        &server,
-        &who,
-        json!({"name": "basvurular", "execution_ids": executions}),
-    )
-    .await;
-    assert_eq!(status, 202, "{body}");
-    let dataset = body["data"]["id"].as_str().expect("id").to_string();
-    assert_eq!(
-        crate::datasets::wait_ready(&server, &key, &dataset).await["status"],
-        "ready"
-    );
+    let executions = executions_of(&processed(&server, &who, true, items).await);
+    let dataset = dataset_of(&server, &who, json!(executions), "ready").await;
     for format in ["jsonl", "csv", "parquet", "markdown", "xml", "xlsx", "hf"] {
         let (status, _, body) = crate::datasets::download(&server, &key, &dataset, format).await;
         assert_eq!(status, 200, "{format}");
@@ -331,7 +319,7 @@ async fn a_masked_dataset_of_files_named_after_people_names_none_of_them() {
     );
     assert!(names.iter().all(|name| name.ends_with(".txt")), "{names:?}");
     // The tenant still reads its own documents' names, and each masked run's masked one.
-    let shown = execution(&server, &key, executions[0]).await;
+    let shown = execution_view(&server, &key, executions[0]).await;
     assert_eq!(shown["result_meta"]["filename"], files[0].0, "{shown}");
     assert_eq!(
         shown["result_meta"]["masked_filename"], "[MASKED_PERSON_NAME]_basvuru.txt",
@@ -365,7 +353,7 @@ async fn values_kept_in_clear_before_sealing_are_sealed_at_the_next_start() {
         .await;
     server.terminate(Duration::from_secs(20));
     server.spawn();
-    let shown = execution(&server, &key, id).await;
+    let shown = execution_view(&server, &key, id).await;
     assert_eq!(shown["result_meta"]["filename"], name.as_str(), "{shown}");
     assert_eq!(
         shown["result_meta"]["fields"]["email.subject"], TCKN,
@@ -402,7 +390,7 @@ const PLANTED: [&str; 10] = [
 
 #[tokio::test]
 async fn every_format_with_planted_values_leaves_nothing_in_clear_through_its_whole_life() {
-    use crate::jobs::{corpus, files, planted};
+    use crate::jobs::{corpus, planted};
     let server = TestServer::start_with(
         ServerOptions::default()
             .env("DOCSIEVE__JOBS__RETENTION_INTERVAL_SECONDS", "1")
@@ -425,30 +413,13 @@ async fn every_format_with_planted_values_leaves_nothing_in_clear_through_its_wh
     needles.dedup();
     let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
     let mut executions = Vec::new();
-    for query in ["?masked=false", ""] {
-        let items = named
-            .iter()
-            .map(|(name, bytes)| (name.as_str(), bytes.clone()))
-            .collect();
-        let (status, body) = who
-            .upload(
-                &server,
-                &format!("/v1/data-process/async{query}"),
-                files(items),
-            )
-            .await;
-        assert_eq!(status, 202, "{body}");
-        let jobs: Vec<String> = body["data"]["job_ids"]
-            .as_array()
-            .expect("ids")
-            .iter()
-            .map(|id| id.as_str().expect("id").to_string())
-            .collect();
-        assert_eq!(jobs.len(), PLANTED.len(), "{body}");
-        for view in who.wait_for(&server, &jobs, Duration::from_secs(180)).await {
-            assert_eq!(view["status"], "completed", "{view}");
-            executions.push(view["execution_id"].as_i64().expect("execution"));
-        }
+    for masked in [false, true] {
+        let views = processed(&server, &who, masked, named.clone()).await;
+        assert!(
+            views.iter().all(|view| view["status"] == "completed"),
+            "{views:?}"
+        );
+        executions.extend(executions_of(&views));
     }
     // Previews, masked and not, keep nothing.
     for query in ["", "?masked=true"] {
@@ -470,18 +441,7 @@ async fn every_format_with_planted_values_leaves_nothing_in_clear_through_its_wh
         assert_eq!(status, 200, "{body}");
     }
     // A dataset of every run, in every export format.
-    let (status, body) = crate::datasets::post(
-        &server,
-        &who,
-        json!({"name": "hepsi", "execution_ids": executions}),
-    )
-    .await;
-    assert_eq!(status, 202, "{body}");
-    let dataset = body["data"]["id"].as_str().expect("id").to_string();
-    assert_eq!(
-        crate::datasets::wait_ready(&server, &key, &dataset).await["status"],
-        "ready"
-    );
+    let dataset = dataset_of(&server, &who, json!(executions), "ready").await;
     for format in ["jsonl", "csv", "parquet", "markdown", "xml", "xlsx", "hf"] {
         let (status, _, _) = crate::datasets::download(&server, &key, &dataset, format).await;
         assert_eq!(status, 200, "{format}");
@@ -513,22 +473,7 @@ async fn every_format_with_planted_values_leaves_nothing_in_clear_through_its_wh
     );
 
     // A retention run: originals and results kept one day.
-    let (status, body) = call(
-        &server,
-        &key,
-        Method::PUT,
-        "/v1/compliance/retention",
-        Some(json!({"originals_retention_days": 1, "results_retention_days": 1})),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    server.advance_clock(25 * 3600).await;
-    let destroyed = server
-        .eventually(Duration::from_secs(30), || async {
-            execution(&server, &key, executions[0]).await["result_destroyed_at"].is_string()
-        })
-        .await;
-    assert!(destroyed, "nothing destroyed\n{}", server.stderr());
+    kept_one_day(&server, &key, executions[0]).await;
     assert_eq!(
         in_clear(&server, &needles),
         Vec::<String>::new(),
