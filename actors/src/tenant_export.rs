@@ -202,10 +202,8 @@ async fn write_all(sources: &Sources<'_>, writer: &Writer, tenant_id: i64) -> Re
         |mut row| async move {
             let id = row["id"].as_i64().unwrap_or_default();
             if let Some(stored) = row["sealed_meta"].as_str() {
-                let opened = crate::store::Sealed::from_stored(stored.to_string())
-                    .open(key, crate::store::SealedField::ExecutionMeta)
-                    .ok()
-                    .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+                let field = crate::store::SealedField::ExecutionMeta;
+                let opened = crate::store::Sealed::open_json(stored, key, field);
                 row["sealed_meta"] = opened.unwrap_or(Value::Null);
             }
             let result = match row["result_blob_key"].as_str() {

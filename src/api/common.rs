@@ -27,15 +27,11 @@ pub fn meta_of(execution: &ExecutionRecord, key: Option<&DataKey>) -> Value {
     if execution.result_destroyed_at.is_some() {
         return meta;
     }
-    let opened = execution.sealed_meta.as_ref().and_then(|stored| {
-        Sealed::from_stored(stored.clone())
-            .open(key, SealedField::ExecutionMeta)
-            .ok()
-    });
-    if let (Some(Value::Object(sealed)), Some(meta)) = (
-        opened.and_then(|text| serde_json::from_str(&text).ok()),
-        meta.as_object_mut(),
-    ) {
+    let opened = execution
+        .sealed_meta
+        .as_deref()
+        .and_then(|stored| Sealed::open_json(stored, key, SealedField::ExecutionMeta));
+    if let (Some(Value::Object(sealed)), Some(meta)) = (opened, meta.as_object_mut()) {
         meta.extend(sealed);
     }
     meta

@@ -158,19 +158,15 @@ struct StoredQuality {
     grade: Option<String>,
 }
 
-/// One execution's result blob as a dataset row.
 /// The file name a row shows: a masked run's name as the engine masked it (`document-<id>.<format>`
 /// for a run from before names were masked: never the name in clear), an unmasked run's as uploaded.
 fn row_filename(input: &crate::store::BuildInput, key: Option<&DataKey>) -> String {
     let sealed: serde_json::Value = input
         .sealed_meta
-        .as_ref()
+        .as_deref()
         .and_then(|stored| {
-            crate::store::Sealed::from_stored(stored.clone())
-                .open(key, crate::store::SealedField::ExecutionMeta)
-                .ok()
+            crate::store::Sealed::open_json(stored, key, crate::store::SealedField::ExecutionMeta)
         })
-        .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
     if input.masked {
         match sealed["masked_filename"].as_str() {
@@ -183,6 +179,7 @@ fn row_filename(input: &crate::store::BuildInput, key: Option<&DataKey>) -> Stri
     }
 }
 
+/// One execution's result blob as a dataset row.
 fn row_of(
     input: crate::store::BuildInput,
     result: &[u8],

@@ -99,6 +99,17 @@ impl Sealed {
             .unwrap_or_else(|_| "(withheld: does not open under the tenant's key)".to_string())
     }
 
+    /// A sealed JSON value (`executions.sealed_meta`) opened and parsed; None when it does not open
+    /// or is not JSON, so that nothing of it is shown.
+    pub fn open_json<K: RowKey + ?Sized>(
+        stored: &str,
+        key: Option<&K>,
+        field: SealedField,
+    ) -> Option<serde_json::Value> {
+        let text = Sealed(stored.to_string()).open(key, field).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
     /// Whether the column's text is a sealed value (not one kept in clear before sealing existed).
     pub fn is_sealed(stored: &str) -> bool {
         stored.starts_with(MARK)
@@ -116,7 +127,7 @@ impl Sealed {
 }
 
 /// Keys of `result_meta` that came from the document: kept sealed in `sealed_meta` instead.
-pub const SEALED_META_KEYS: [&str; 2] = ["filename", "fields"];
+const SEALED_META_KEYS: [&str; 2] = ["filename", "fields"];
 
 /// Rows written before sealing existed, of one kind.
 #[derive(Clone, Copy)]
