@@ -45,8 +45,12 @@ fn write_tables(document: &Document, writer: &mut csv::Writer<Vec<u8>>) -> Resul
     let several = tables.len() > 1;
     let width = tables
         .iter()
-        .flat_map(|table| table.header.iter().chain(table.rows.iter()))
-        .map(Vec::len)
+        .flat_map(|table| {
+            let header = table.header.as_ref().map(Vec::len);
+            header
+                .into_iter()
+                .chain(table.rows.iter().map(|row| row.len()))
+        })
         .max()
         .unwrap_or(0)
         .max(1);
@@ -82,11 +86,17 @@ fn write_tables(document: &Document, writer: &mut csv::Writer<Vec<u8>>) -> Resul
         } else {
             None
         };
-        for row in own_header.into_iter().chain(table.rows.iter()) {
-            let mut record = row.clone();
-            record.resize(width, String::new());
+        let own_header = own_header.map(|header| header.iter().map(String::as_str).collect());
+        for row in own_header.into_iter().chain(
+            table
+                .rows
+                .iter()
+                .map(|row| row.iter().collect::<Vec<&str>>()),
+        ) {
+            let mut record = row;
+            record.resize(width, "");
             if several {
-                record.insert(0, sheet.clone());
+                record.insert(0, &sheet);
             }
             writer.write_record(&record)?;
         }

@@ -156,7 +156,7 @@ mod tests {
         document.tables.push(crate::model::Table {
             name: None,
             header: Some(vec!["a".to_string()]),
-            rows: vec![vec!["1".to_string()], vec![]],
+            rows: vec![vec!["1".to_string()], vec![]].into(),
             page: Some(2),
         });
         document.attachments.push(crate::model::Attachment {

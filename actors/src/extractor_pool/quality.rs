@@ -97,7 +97,7 @@ pub fn assess(
     let empty_pages = text_per_page.iter().filter(|&&c| c == 0).count() as u32;
     let (mut consistent, mut rows) = (0usize, 0usize);
     for table in &document.tables {
-        let mut widths: Vec<usize> = table.rows.iter().map(Vec::len).collect();
+        let mut widths: Vec<usize> = table.rows.iter().map(|r| r.len()).collect();
         widths.sort_unstable();
         let usual = widths.get(widths.len() / 2).copied().unwrap_or(0);
         consistent += table.rows.iter().filter(|r| r.len() == usual).count();

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::engine::{self, Finding, Known, LeakError, PiiType, Policy};
-use crate::model::{Attachment, Document, Element, Table};
+use crate::model::{Attachment, Document, Element, Rows, Table};
 
 #[derive(Clone, Debug)]
 pub struct MaskedDocument {
@@ -54,36 +54,59 @@ fn mask_table(
         Some(masked) => masked,
         None => mask_text(&table.to_text(), scope)?,
     };
-    let mut lines: Vec<Vec<String>> = masked
-        .split('\n')
-        .map(|line| line.split('\t').map(str::to_string).collect())
-        .collect();
-    let expected = usize::from(table.header.is_some()) + table.rows.len();
-    let same_shape = lines.len() == expected
-        && table
-            .header
-            .iter()
-            .chain(&table.rows)
-            .zip(&lines)
-            .all(|(original, masked)| original.len() == masked.len());
+    let widths = || {
+        let header = table.header.as_ref().map(Vec::len);
+        header
+            .into_iter()
+            .chain(table.rows.iter().map(|row| row.len()))
+    };
+    let same_shape = masked.split('\n').count() == widths().count()
+        && widths()
+            .zip(masked.split('\n'))
+            .all(|(width, line)| line.split('\t').count() == width);
     if same_shape {
-        let header = table.header.as_ref().map(|_| lines.remove(0));
+        // Cut straight from the masked rendering into the compact rows.
+        let mut lines = masked.split('\n');
+        let header = match table.header {
+            Some(_) => lines
+                .next()
+                .map(|line| line.split('\t').map(str::to_string).collect()),
+            None => None,
+        };
+        let mut rows = Rows::new();
+        for line in lines {
+            rows.push(line.split('\t'));
+        }
         return Ok(Table {
+            name: table.name.clone(),
             header,
-            rows: lines,
-            ..table.clone()
+            rows,
+            page: table.page,
         });
     }
     // Cells with line breaks change the shape: mask cell by cell instead.
-    let mask_row = |row: &Vec<String>| {
-        row.iter()
-            .map(|cell| mask_text(cell, scope))
-            .collect::<Result<Vec<_>, _>>()
+    let header = match &table.header {
+        Some(header) => Some(
+            header
+                .iter()
+                .map(|cell| mask_text(cell, scope))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
     };
+    let mut rows = Rows::new();
+    for row in table.rows.iter() {
+        rows.push(
+            row.iter()
+                .map(|cell| mask_text(cell, scope))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
     Ok(Table {
-        header: table.header.as_ref().map(mask_row).transpose()?,
-        rows: table.rows.iter().map(mask_row).collect::<Result<_, _>>()?,
-        ..table.clone()
+        name: table.name.clone(),
+        header,
+        rows,
+        page: table.page,
     })
 }
 
@@ -209,7 +232,7 @@ fn mask_parts(
             .table
             .and_then(|i| document.tables.get(i).map(|t| (i, t)));
         if let Some((index, table)) = table {
-            if table.to_text() == element.text {
+            if table.renders_as(&element.text) {
                 table_texts.insert(index, text.clone());
             }
         }
@@ -292,12 +315,16 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
     let (findings, summary, scanned) = engine::summarize_scanned(&full_text, policy, &known);
     // What the whole text revealed (a name from a table header, a VKN behind its label) is personal
     // data in every part, even where that part alone gives no context.
+    // Each distinct value once: a name on every line of a long text is one value, not a copy per line.
+    let mut seen = rustc_hash::FxHashSet::default();
     known.extend(
         findings
             .iter()
-            .map(|f| (f.pii_type, full_text[f.start..f.end].to_string()))
-            .filter(|(_, value)| value.chars().count() >= 4),
+            .map(|f| (f.pii_type, full_text[f.start..f.end].trim()))
+            .filter(|&(ty, value)| value.chars().count() >= 4 && seen.insert((ty, value)))
+            .map(|(ty, value)| (ty, value.to_string())),
     );
+    drop(seen);
     known.prepare();
     // Without attachments the full text is the document's text, and its scan is reused for masking it
     // (`mask_scanned` checks that it is the same text).
@@ -309,6 +336,8 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
         },
         Some(scanned),
     )?;
+    // The matcher over every value found goes before the normal forms come.
+    drop(known);
     let normal_forms = normal_forms(&full_text, &findings);
     Ok(MaskedDocument {
         document: masked,

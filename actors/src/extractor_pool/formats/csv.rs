@@ -3,7 +3,7 @@
 
 use super::super::error::ExtractError;
 use super::super::limits::Limits;
-use crate::model::Builder;
+use crate::model::{Builder, Rows};
 
 pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(), ExtractError> {
     let delimiter = super::detect::csv_delimiter(text).unwrap_or(b',');
@@ -12,7 +12,9 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes());
-    let mut rows: Vec<Vec<String>> = Vec::new();
+    // Straight into the compact rows: a large CSV is millions of cells.
+    let mut rows = Rows::new();
+    let (mut width, mut ruled) = (0, false);
     for record in reader.records() {
         let record = record.map_err(|error| ExtractError::Malformed(format!("CSV: {error}")))?;
         if record.iter().all(|field| field.trim().is_empty()) {
@@ -24,20 +26,20 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                 limits.max_rows
             )));
         }
-        rows.push(
-            record
-                .iter()
-                .map(|field| field.trim().to_string())
-                .collect(),
-        );
+        let cells: Vec<&str> = record.iter().map(str::trim).collect();
+        ruled |= delimiter == b'|' && markdown_rule(&cells);
+        width = width.max(cells.len());
+        rows.push(cells);
     }
-    if delimiter == b'|' && rows.iter().any(|row| markdown_rule(row)) {
-        unframe_markdown(&mut rows);
+    if ruled {
+        let mut table = rows.to_vec();
+        unframe_markdown(&mut table);
+        width = table.iter().map(Vec::len).max().unwrap_or(0);
+        rows = table.into();
     }
     if rows.is_empty() {
         return Err(ExtractError::NoText);
     }
-    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
     builder.field("delimiter", (delimiter as char).to_string());
     // A first row of labels as wide as the table is the header.
     builder.push_rows(rows, width.max(1), None);
@@ -45,8 +47,11 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
 }
 
 /// Whether a row is a Markdown table's rule under its header (`|---|:---:|`).
-fn markdown_rule(row: &[String]) -> bool {
-    let cells = row.iter().filter(|cell| !cell.is_empty());
+fn markdown_rule<S: AsRef<str>>(row: &[S]) -> bool {
+    let cells = row
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|cell| !cell.is_empty());
     let mut any = false;
     for cell in cells {
         if !cell.contains('-') || !cell.chars().all(|c| matches!(c, '-' | ':' | ' ')) {
@@ -81,7 +86,10 @@ mod tests {
         extract(text, &Limits::default(), &mut builder).expect("a table");
         let document = builder.document;
         let table = document.tables.first().expect("one table");
-        (table.header.clone().unwrap_or_default(), table.rows.clone())
+        (
+            table.header.clone().unwrap_or_default(),
+            table.rows.to_vec(),
+        )
     }
 
     /// A Markdown table's header stands over its columns, its rule is no row, and the outer pipes

@@ -231,7 +231,7 @@ fn read_part(
                         let table = Table {
                             name: None,
                             header: None,
-                            rows: done.rows,
+                            rows: done.rows.into(),
                             page: None,
                         };
                         finished
@@ -248,7 +248,7 @@ fn read_part(
         match table {
             Some(mut table) => {
                 if table.rows.len() > 1 {
-                    table.header = Some(table.rows.remove(0));
+                    table.header = table.rows.remove_first();
                 }
                 builder.push_table(table, None);
             }

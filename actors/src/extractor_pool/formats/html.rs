@@ -117,7 +117,7 @@ fn table(node: NodeRef<'_, Node>) -> Table {
     Table {
         name: None,
         header,
-        rows,
+        rows: rows.into(),
         page: None,
     }
 }

@@ -216,17 +216,21 @@ impl Reader<'_> {
         }
     }
 
-    fn finish_table(&mut self, mut table: TableState) {
+    fn finish_table(&mut self, table: TableState) {
         if table.rows.is_empty() {
             return;
         }
-        let header = (table.header_rows == 1 && table.rows.len() > 1)
-            .then(|| table.rows.remove(0))
-            .or_else(|| Table::take_header(&mut table.rows, 2));
+        let marked = table.header_rows == 1 && table.rows.len() > 1;
+        let mut rows = crate::model::Rows::from(table.rows);
+        let header = if marked {
+            rows.remove_first()
+        } else {
+            Table::take_header(&mut rows, 2)
+        };
         let done = Table {
             name: table.name,
             header,
-            rows: table.rows,
+            rows,
             page: self.page,
         };
         // A table inside a table's cell: its text joins the outer cell.

@@ -101,7 +101,7 @@ fn read_slide(
                         Some(Table {
                             name: None,
                             header,
-                            rows: t.rows,
+                            rows: t.rows.into(),
                             page: Some(page),
                         }),
                     ));

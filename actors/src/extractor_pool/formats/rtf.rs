@@ -646,7 +646,11 @@ mod tests {
         ));
         assert_eq!(document.tables.len(), 1, "{:?}", document.elements);
         assert_eq!(
-            document.tables[0].rows[0][1],
+            document.tables[0]
+                .rows
+                .get(0)
+                .and_then(|row| row.get(1))
+                .unwrap_or_default(),
             "TR33 0006 1005 1978 6457 8413 26"
         );
         assert_eq!(document.elements[0].kind, ElementKind::Heading);

@@ -146,6 +146,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
         for row in &mut rows {
             row.truncate(width);
         }
+        let mut rows = crate::model::Rows::from(rows);
         let header = Table::take_header(&mut rows, 2);
         builder.push_table(
             Table {

@@ -300,7 +300,7 @@ pub fn extract(text: &str, limits: &Limits, builder: &mut Builder) -> Result<(),
                         .map(String::from)
                         .to_vec(),
                 ),
-                rows,
+                rows: rows.into(),
                 page: None,
             },
             None,

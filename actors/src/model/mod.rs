@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+mod rows;
+pub use rows::{Row, Rows};
+
 /// What a document is made of, in reading order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = ExtractedDocument)]
@@ -157,7 +160,8 @@ pub struct Table {
     /// The header row, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub header: Option<Vec<String>>,
-    pub rows: Vec<Vec<String>>,
+    #[schema(value_type = Vec<Vec<String>>)]
+    pub rows: Rows,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u32>,
 }
@@ -165,24 +169,53 @@ pub struct Table {
 impl Table {
     /// Takes the first row as the header when it is a row of labels: at least `min_width` cells, all
     /// non-empty and none a number.
-    pub fn take_header(rows: &mut Vec<Vec<String>>, min_width: usize) -> Option<Vec<String>> {
-        let is_header = rows.first().is_some_and(|row| {
+    pub fn take_header(rows: &mut Rows, min_width: usize) -> Option<Vec<String>> {
+        let is_header = rows.get(0).is_some_and(|row| {
             row.len() >= min_width
                 && row
                     .iter()
                     .all(|c| !c.is_empty() && c.parse::<f64>().is_err())
         });
-        is_header.then(|| rows.remove(0))
+        is_header.then(|| rows.remove_first()).flatten()
     }
 
-    /// The table as tab-separated lines (for `text`).
+    /// The table as tab-separated lines (for `text`), written once into one string.
     pub fn to_text(&self) -> String {
-        self.header
-            .iter()
-            .chain(self.rows.iter())
-            .map(|row| row.join("\t"))
-            .collect::<Vec<_>>()
-            .join("\n")
+        let mut text = String::new();
+        self.write_text(|piece| text.push_str(piece));
+        text
+    }
+
+    /// Whether [`Table::to_text`] would give `text`, without writing it.
+    pub fn renders_as(&self, text: &str) -> bool {
+        let mut rest = Some(text);
+        self.write_text(|piece| {
+            rest = rest.and_then(|r| r.strip_prefix(piece));
+        });
+        rest == Some("")
+    }
+
+    /// The pieces of [`Table::to_text`] in order.
+    fn write_text(&self, mut write: impl FnMut(&str)) {
+        let header = self.header.iter().map(|h| h.iter().map(String::as_str));
+        let mut first_line = true;
+        let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+            if !std::mem::take(&mut first_line) {
+                write("\n");
+            }
+            for (index, cell) in cells.enumerate() {
+                if index > 0 {
+                    write("\t");
+                }
+                write(cell);
+            }
+        };
+        for mut cells in header {
+            line(&mut cells);
+        }
+        for row in self.rows.iter() {
+            line(&mut row.iter());
+        }
     }
 }
 
@@ -263,12 +296,8 @@ impl Builder {
 
     /// A table of `rows` with no name, its first row its header when it is a row of labels at least
     /// `header_width` wide; nothing when there are no rows.
-    pub fn push_rows(
-        &mut self,
-        mut rows: Vec<Vec<String>>,
-        header_width: usize,
-        page: Option<u32>,
-    ) {
+    pub fn push_rows(&mut self, rows: impl Into<Rows>, header_width: usize, page: Option<u32>) {
+        let mut rows = rows.into();
         let header = Table::take_header(&mut rows, header_width);
         self.push_table(
             Table {
@@ -323,4 +352,54 @@ pub struct Language {
     pub confidence: f64,
     /// False for short or mixed text: the code is a guess.
     pub reliable: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rendering is the header and rows, cells joined by tabs and lines by newlines, and
+    /// `renders_as` agrees with it exactly (a prefix, a longer text or one changed cell does not).
+    #[test]
+    fn a_table_renders_as_its_tab_separated_lines() {
+        let table = Table {
+            header: Some(vec!["Ad".into(), "Şehir".into()]),
+            rows: vec![
+                vec!["Ayşe".to_string(), "Ankara".to_string()],
+                vec![],
+                vec!["Ali".to_string()],
+            ]
+            .into(),
+            ..Table::default()
+        };
+        let text = table.to_text();
+        assert_eq!(text, "Ad\tŞehir\nAyşe\tAnkara\n\nAli");
+        assert!(table.renders_as(&text));
+        for other in [
+            "Ad\tŞehir\nAyşe\tAnkara\n",
+            "Ad\tŞehir\nAyşe\tAnkara\n\nAli\n",
+            "Ad\tŞehir\nAyşe\tAnkara\n\nAlı",
+        ] {
+            assert!(!table.renders_as(other), "{other:?}");
+        }
+        assert_eq!(Table::default().to_text(), "");
+        assert!(Table::default().renders_as(""));
+    }
+
+    /// A first row of labels becomes the header; a row with an empty cell or a number does not.
+    #[test]
+    fn a_header_is_taken_only_from_a_row_of_labels() {
+        let mut rows: Rows = vec![
+            vec!["Ad".to_string(), "Tutar".to_string()],
+            vec!["Ayşe".to_string(), "12".to_string()],
+        ]
+        .into();
+        assert_eq!(
+            Table::take_header(&mut rows, 2),
+            Some(vec!["Ad".to_string(), "Tutar".to_string()])
+        );
+        assert_eq!(rows, [["Ayşe", "12"]]);
+        assert_eq!(Table::take_header(&mut rows, 2), None);
+        assert_eq!(rows.len(), 1);
+    }
 }
