@@ -61,8 +61,9 @@ pub async fn process(
     policy: Policy,
     mask: bool,
 ) -> Result<Box<MaskedDocument>, ProcessError> {
+    let wait = masking_wait(lane, &limits);
     let document = extract(extractor, bytes, limits, lane).await?;
-    detect(masker, Box::new(document), policy, mask).await
+    detect(masker, Box::new(document), policy, mask, wait).await
 }
 
 /// The document as read and the same document masked (with its findings, whose offsets are into the
@@ -74,8 +75,16 @@ pub async fn read_and_mask(
     limits: Limits,
     lane: Lane,
 ) -> Result<(Document, Box<MaskedDocument>), ProcessError> {
+    let wait = masking_wait(lane, &limits);
     let document = extract(extractor, bytes, limits, lane).await?;
-    let masked = detect(masker, Box::new(document.clone()), Policy::default(), true).await?;
+    let masked = detect(
+        masker,
+        Box::new(document.clone()),
+        Policy::default(),
+        true,
+        wait,
+    )
+    .await?;
     Ok((document, masked))
 }
 
@@ -83,6 +92,20 @@ pub async fn read_and_mask(
 /// (as long as one more document may take) and a minute of margin.
 fn job_wait(limits: &Limits) -> std::time::Duration {
     std::time::Duration::from_secs(limits.max_seconds.saturating_mul(2).saturating_add(60))
+}
+
+/// The longest a job's run can take before it ends, one way or the other: its read and its masking,
+/// each waited for at most [`job_wait`]. A job that holds the memory budget starts within this of the
+/// time it began to hold it, since nothing else is claimed meanwhile.
+pub fn longest_run(limits: &Limits) -> std::time::Duration {
+    job_wait(limits).saturating_mul(2)
+}
+
+/// How long masking may take: a job waits for it as for its reading ([`job_wait`]), since a large
+/// document takes longer than the actors' call timeout, which a job would otherwise spend attempt
+/// after attempt; a preview waits that timeout (None).
+fn masking_wait(lane: Lane, limits: &Limits) -> Option<std::time::Duration> {
+    matches!(lane, Lane::Job { .. }).then(|| job_wait(limits))
 }
 
 /// The read itself. A preview waits the actors' call timeout, a job [`job_wait`]; when this future
@@ -114,17 +137,20 @@ async fn detect(
     document: Box<Document>,
     policy: Policy,
     mask: bool,
+    wait: Option<std::time::Duration>,
 ) -> Result<Box<MaskedDocument>, ProcessError> {
-    masker
-        .call(MaskDocument {
-            document,
-            policy,
-            mask,
-        })
-        .await
-        .map_err(ProcessError::MaskerUnavailable)?
-        .map_err(|error| match error {
-            MaskError::Leak(_) => ProcessError::Refused,
-            MaskError::Engine(error) => ProcessError::Masking(error.to_string()),
-        })
+    let request = MaskDocument {
+        document,
+        policy,
+        mask,
+    };
+    match wait {
+        Some(wait) => masker.call_within(request, wait).await,
+        None => masker.call(request).await,
+    }
+    .map_err(ProcessError::MaskerUnavailable)?
+    .map_err(|error| match error {
+        MaskError::Leak(_) => ProcessError::Refused,
+        MaskError::Engine(error) => ProcessError::Masking(error.to_string()),
+    })
 }
