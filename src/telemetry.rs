@@ -275,6 +275,10 @@ pub fn install_metrics() -> anyhow::Result<PrometheusHandle> {
             "Age of the oldest queued job in seconds",
         ),
         (
+            metric_names::JOBS_MEMORY_RESERVED_BYTES,
+            "Memory estimate this process holds its job budget for (the oldest large job, until it fits); 0 when none",
+        ),
+        (
             metric_names::FINE_TUNE_JOBS,
             "Fine-tune jobs by status, all tenants",
         ),

@@ -35,6 +35,9 @@ pub const JOBS_FINISHED_TOTAL: &str = "docsieve_jobs_finished_total";
 pub const JOB_DURATION_SECONDS: &str = "docsieve_job_duration_seconds";
 pub const JOBS_QUEUE_DEPTH: &str = "docsieve_jobs_queue_depth";
 pub const JOBS_OLDEST_QUEUED_AGE_SECONDS: &str = "docsieve_jobs_oldest_queued_age_seconds";
+/// The memory estimate this process holds its budget for (the oldest large job, waiting for it to
+/// fit), in bytes; 0 when none.
+pub const JOBS_MEMORY_RESERVED_BYTES: &str = "docsieve_jobs_memory_reserved_bytes";
 pub const JOB_WORKERS: &str = "docsieve_job_workers";
 pub const JOB_WORKERS_BUSY: &str = "docsieve_job_workers_busy";
 pub const JOB_LEASES_REAPED_TOTAL: &str = "docsieve_job_leases_reaped_total";

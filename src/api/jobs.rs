@@ -88,6 +88,27 @@ pub struct JobView {
     pub fields: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<i64>,
+    /// Set while a queued job holds a process's memory budget: the oldest large job, whose estimate
+    /// did not fit in what the running jobs left (`jobs.memory_budget_mb`) for
+    /// `jobs.reserve_after_seconds`. That process claims nothing else until it fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<JobWaiting>,
+}
+
+/// Why a queued job has not started, and by when it will.
+#[derive(Serialize, ToSchema)]
+pub struct JobWaiting {
+    /// `memory_budget`: the job waits for running jobs to leave room for its memory estimate.
+    pub reason: String,
+    /// The job's memory estimate (its document's size times its format's factor), in MiB.
+    pub memory_estimate_mb: i64,
+    /// The budget of the process holding it, in MiB.
+    pub memory_budget_mb: u64,
+    /// When the process began to hold its budget for it.
+    pub reserved_at: String,
+    /// The latest it starts: the running jobs end within their time limits (two waits of
+    /// `2 x extraction.limits.max_seconds + 60` s: reading and masking) and nothing else is claimed.
+    pub starts_by: String,
 }
 
 pub fn job_view(
@@ -138,6 +159,7 @@ pub fn job_view(
         detected_language: meta("detected_language"),
         fields: meta("fields"),
         duration_ms: completed.as_ref().and_then(|(_, duration)| *duration),
+        waiting: None,
     }
 }
 
@@ -164,13 +186,32 @@ async fn views(
         .map(|e| (e.id, e))
         .collect();
     let key = tenant_key(state, tenant_id).await?;
-    Ok(jobs
-        .iter()
-        .map(|j| {
-            let execution = j.execution_id.and_then(|id| executions.get(&id));
-            job_view(j, execution, key.as_deref())
-        })
-        .collect())
+    let mut views = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let execution = job.execution_id.and_then(|id| executions.get(&id));
+        let mut view = job_view(job, execution, key.as_deref());
+        view.waiting = waiting(state, job).await?;
+        views.push(view);
+    }
+    Ok(views)
+}
+
+/// What a queued job that holds the memory budget waits for ([`JobWaiting`]).
+async fn waiting(state: &AppState, job: &JobRecord) -> Result<Option<JobWaiting>, ApiError> {
+    let Some(reserved_at) = job.reserved_at.filter(|_| job.status == "queued") else {
+        return Ok(None);
+    };
+    let estimate = state.store.memory_estimate(&job.id).await?.unwrap_or(0);
+    let longest = docsieve_actors::pipeline::longest_run(&state.settings.extraction.limits);
+    let starts_by = reserved_at
+        + chrono::Duration::from_std(longest).unwrap_or_else(|_| chrono::Duration::days(1));
+    Ok(Some(JobWaiting {
+        reason: "memory_budget".to_string(),
+        memory_estimate_mb: estimate >> 20,
+        memory_budget_mb: state.settings.jobs.memory_budget_mb,
+        reserved_at: rfc3339(reserved_at),
+        starts_by: rfc3339(starts_by),
+    }))
 }
 
 /// The tenant's jobs, newest first, optionally of one type.

@@ -62,6 +62,16 @@ impl Lane {
     const BOTH: [Lane; 2] = [Lane::Small, Lane::Large];
 }
 
+/// What the oldest queued large job asks of a claim round ([`Dispatcher::oldest_large`]), by tenant.
+enum Head {
+    /// Nothing yet: the usual round.
+    Waits,
+    /// It fits in the budget: claimed first.
+    Fits(i64),
+    /// It does not: only it may be claimed, when it fits.
+    Holds(i64),
+}
+
 #[derive(Default)]
 struct DispatchState {
     /// Slots in use per tenant, per lane.
@@ -147,10 +157,54 @@ impl Dispatcher {
             return Ok(());
         }
         let queued = self.services.store.tenants_with_queued_jobs().await?;
+        match self.oldest_large().await? {
+            // The budget is held for the oldest large job: nothing else is claimed until it fits,
+            // and then it is (its tenant's oldest large job: none of that tenant's is older).
+            Head::Holds(tenant) => return self.claim_lane(Lane::Large, &[tenant]).await,
+            // It fits now: it goes first, before the small lane can take the room again.
+            Head::Fits(tenant) => self.claim_lane(Lane::Large, &[tenant]).await?,
+            Head::Waits => {}
+        }
         for lane in Lane::BOTH {
             self.claim_lane(lane, &queued).await?;
         }
         Ok(())
+    }
+
+    /// What the oldest queued large job asks of this round, once it has waited
+    /// `jobs.reserve_after_seconds` for the memory budget: to be claimed first when it fits, and when
+    /// it does not, that the budget be held for it (recorded on the job the first time: its status
+    /// shows it). Nothing when there is no budget or no such job.
+    async fn oldest_large(&self) -> Result<Head, crate::store::StoreError> {
+        let settings = &self.services.jobs;
+        if settings.memory_budget_mb == 0 {
+            return Ok(Head::Waits);
+        }
+        let store = &self.services.store;
+        let Some(head) = store.oldest_waiting_large().await? else {
+            metrics::gauge!(names::JOBS_MEMORY_RESERVED_BYTES).set(0.0);
+            return Ok(Head::Waits);
+        };
+        let now = self.services.clock.now();
+        let waited = (now - head.created_at).num_seconds().max(0) as u64;
+        if waited < settings.reserve_after_seconds {
+            return Ok(Head::Waits);
+        }
+        if head.cost <= self.memory_headroom() {
+            metrics::gauge!(names::JOBS_MEMORY_RESERVED_BYTES).set(0.0);
+            return Ok(Head::Fits(head.tenant_id));
+        }
+        if head.reserved_at.is_none() {
+            tracing::info!(
+                job_id = %head.id,
+                estimate_mb = head.cost >> 20,
+                waited_seconds = waited,
+                "the memory budget is held for the oldest large job: nothing else is claimed until it fits"
+            );
+            store.mark_reserved(&head.id, now).await?;
+        }
+        metrics::gauge!(names::JOBS_MEMORY_RESERVED_BYTES).set(head.cost as f64);
+        Ok(Head::Holds(head.tenant_id))
     }
 
     /// Claims for the free slots of `lane`, tenant by tenant in turn.

@@ -168,6 +168,12 @@ pub struct JobsSettings {
     /// ones end; one larger than the whole budget runs alone. 0: no budget.
     #[serde(default = "memory_budget_mb")]
     pub memory_budget_mb: u64,
+    /// How long the oldest queued large job may wait for the memory budget before it holds it, in
+    /// seconds: from then on this process claims nothing else (small jobs included) until the job
+    /// fits, so that a stream of small jobs cannot keep it waiting forever. Its wait is then bounded
+    /// by the running jobs' time limits, and its status says so (`waiting`).
+    #[serde(default = "reserve_after_seconds")]
+    pub reserve_after_seconds: u64,
     /// Documents up to this size, in bytes, go to the small lane (PDFs and images never do: their pages
     /// may need OCR): claimed up to `batch_max_jobs` at a
     /// time per tenant, one slot running the whole batch, their outcomes written in one group commit.
@@ -181,6 +187,10 @@ pub struct JobsSettings {
 
 fn memory_budget_mb() -> u64 {
     1024
+}
+
+fn reserve_after_seconds() -> u64 {
+    10
 }
 
 fn small_max_bytes() -> u64 {
@@ -209,7 +219,7 @@ fn closure_grace_days() -> u64 {
 
 impl JobsSettings {
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64, u64, u64); 13] = [
+        let checks: [(&str, u64, u64, u64); 14] = [
             (
                 "per_tenant_concurrency",
                 self.per_tenant_concurrency as u64,
@@ -234,6 +244,12 @@ impl JobsSettings {
                 15_552_000,
             ),
             ("memory_budget_mb", self.memory_budget_mb, 0, 1 << 30),
+            (
+                "reserve_after_seconds",
+                self.reserve_after_seconds,
+                0,
+                86_400,
+            ),
             ("small_max_bytes", self.small_max_bytes, 0, 16 << 20),
             ("batch_max_jobs", self.batch_max_jobs as u64, 1, 1024),
             ("max_file_bytes", self.max_file_bytes, 1, 1 << 40),

@@ -71,13 +71,25 @@ impl ClaimedJob {
 /// What processing a job's document holds in the server at its peak, estimated from the document's
 /// size and format (SQL, on a `jobs` row): the bytes, the document model the worker sends back (its
 /// text about twice, whole and in its elements), the masked copy and the findings. The factors are
-/// measured over text (a 60 MB file: 880 MB), CSV (20 MB: 600 MB) and e-mail (62 MB: 590 MB), see the
-/// README ("Memory of async jobs"); Office files count their compressed size, and are given the factor
+/// measured over text (a 60 MB file: 880 MB), CSV (64 MB of distinct customers: 1,509 MB) and e-mail
+/// (62 MB: 590 MB), see docs/api.md ("Memory of async jobs"); Office files count their compressed size, and are given the factor
 /// of text. A job without a document (a dataset build) costs 0.
 pub const JOB_COST_SQL: &str = "COALESCE((SELECT d.size_bytes * CASE d.format \
-     WHEN 'txt' THEN 16 WHEN 'csv' THEN 32 WHEN 'eml' THEN 10 WHEN 'html' THEN 16 WHEN 'xml' THEN 16 \
+     WHEN 'txt' THEN 16 WHEN 'csv' THEN 24 WHEN 'eml' THEN 10 WHEN 'html' THEN 16 WHEN 'xml' THEN 16 \
      WHEN 'pdf' THEN 4 WHEN 'png' THEN 1 WHEN 'jpeg' THEN 1 WHEN 'tiff' THEN 1 ELSE 16 END \
      FROM documents d WHERE d.id = jobs.document_id), 0)";
+
+/// The oldest queued large job ([`Store::oldest_waiting_large`]).
+#[derive(Clone, Debug)]
+pub struct WaitingJob {
+    pub id: String,
+    pub tenant_id: i64,
+    pub created_at: DateTime<Utc>,
+    /// When a process began to hold its budget for it, if one has.
+    pub reserved_at: Option<DateTime<Utc>>,
+    /// Its memory estimate, in bytes.
+    pub cost: i64,
+}
 
 /// The code of a job given back to the queue because its lease expired (its process died or hung).
 pub const LEASE_EXPIRED: &str = RecordCode::LeaseExpired.as_str();
@@ -277,6 +289,54 @@ impl Store {
             .await?;
         row.as_ref()
             .map(|row| Ok((claimed_from(row)?, row.try_get::<i64>("", "cost")?)))
+            .transpose()
+    }
+
+    /// The oldest queued large-lane job over every tenant, with its memory estimate
+    /// ([`JOB_COST_SQL`]): the job a process's memory budget is held for when it does not fit.
+    pub async fn oldest_waiting_large(&self) -> Result<Option<WaitingJob>, StoreError> {
+        let sql = format!(
+            "SELECT id, tenant_id, created_at, reserved_at, {JOB_COST_SQL} AS cost FROM jobs \
+             WHERE status = 'queued' AND lane = 'large' ORDER BY created_at, id LIMIT 1"
+        );
+        let row = self
+            .connection()
+            .query_one(self.statement(&sql, vec![]))
+            .await?;
+        row.map(|row| {
+            Ok(WaitingJob {
+                id: row.try_get("", "id")?,
+                tenant_id: row.try_get("", "tenant_id")?,
+                created_at: row.try_get("", "created_at")?,
+                reserved_at: row.try_get("", "reserved_at")?,
+                cost: row.try_get("", "cost")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Records that `job_id`, still queued, holds a process's memory budget from `now` (once: the
+    /// first process to reserve for it sets the time).
+    pub async fn mark_reserved(&self, job_id: &str, now: DateTime<Utc>) -> Result<(), StoreError> {
+        let _turn = self.write_turn().await;
+        self.connection()
+            .execute(self.statement(
+                "UPDATE jobs SET reserved_at = ? \
+                 WHERE id = ? AND status = 'queued' AND reserved_at IS NULL",
+                vec![now.into(), job_id.into()],
+            ))
+            .await?;
+        Ok(())
+    }
+
+    /// A job's memory estimate in bytes ([`JOB_COST_SQL`]), when it exists.
+    pub async fn memory_estimate(&self, job_id: &str) -> Result<Option<i64>, StoreError> {
+        let sql = format!("SELECT {JOB_COST_SQL} AS cost FROM jobs WHERE id = ?");
+        let row = self
+            .connection()
+            .query_one(self.statement(&sql, vec![job_id.into()]))
+            .await?;
+        row.map(|row| row.try_get::<i64>("", "cost").map_err(StoreError::from))
             .transpose()
     }
 

@@ -64,8 +64,8 @@ pub use entities::job::Model as JobRecord;
 pub use entities::webhook::Model as WebhookRecord;
 pub use fine_tune::{FineTuneRecord, FineTuneStep, NewFineTune, ACTIVE_STATES, ALL_STATES};
 pub use jobs::{
-    new_id, ClaimedJob, NewExecution, OutboxEvent, QueueDepth, Usage, EXTRACTION_CRASHED,
-    EXTRACTION_TIMED_OUT, JOB_COST_SQL, LEASE_EXPIRED, PROCESS_DIED,
+    new_id, ClaimedJob, NewExecution, OutboxEvent, QueueDepth, Usage, WaitingJob,
+    EXTRACTION_CRASHED, EXTRACTION_TIMED_OUT, JOB_COST_SQL, LEASE_EXPIRED, PROCESS_DIED,
 };
 pub use leases::{lease_until, ExhaustedJob, Reaped};
 pub use privacy::{PrivacyPolicyRecord, PseudonymKeyRecord, VaultEntry};

@@ -374,6 +374,7 @@ impl Store {
                 finished_at: Set(None),
                 updated_at: Set(now),
                 lane: Set(lane.to_string()),
+                reserved_at: Set(None),
             })
             // The id is ours: no need to read the row back.
             .exec_without_returning(&txn)

@@ -29,6 +29,9 @@ pub struct Model {
     pub updated_at: DateTimeUtc,
     /// `small` (a document claimed with others in a batch) or `large` (one job per slot).
     pub lane: String,
+    /// When this job, the oldest waiting large one, began to hold a process's memory budget (the
+    /// process claims nothing else until it fits); None: it never had to.
+    pub reserved_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
