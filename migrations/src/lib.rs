@@ -25,6 +25,7 @@ mod m20261205_000015_data_protection;
 mod m20261206_000016_subject_queue;
 mod m20261207_000017_sealed_meta;
 mod m20261207_000018_job_reservation;
+mod m20261207_000019_sealed_object_keys;
 
 /// Runs every migration in order; used by `docsieve migrate` and at `serve` start.
 pub struct Migrator;
@@ -51,6 +52,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000016_subject_queue::Migration),
             Box::new(m20261207_000017_sealed_meta::Migration),
             Box::new(m20261207_000018_job_reservation::Migration),
+            Box::new(m20261207_000019_sealed_object_keys::Migration),
         ]
     }
 }

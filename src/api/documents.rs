@@ -80,7 +80,9 @@ fn document_view(record: &DocumentRecord, key: Option<&DataKey>) -> DocumentView
         sha256: document.sha256.clone(),
         source: document.source.clone(),
         connector_id: document.connector_id,
-        source_key: document.source_key.clone(),
+        source_key: document.sealed_source_key.clone().map(|stored| {
+            Sealed::from_stored(stored).open_or_withheld(key, SealedField::SourceKey)
+        }),
         source_etag: document.source_etag.clone(),
         created_at: rfc3339(document.created_at),
         original_destroyed_at: document.original_destroyed_at.map(rfc3339),

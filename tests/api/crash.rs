@@ -247,7 +247,7 @@ async fn a_sync_killed_mid_way_is_interrupted_and_the_next_takes_its_objects_onc
     .await;
     let distinct = count(
         &server,
-        "SELECT COUNT(DISTINCT source_key) FROM documents WHERE source = 'connector'",
+        "SELECT COUNT(DISTINCT source_digest) FROM documents WHERE source = 'connector'",
     )
     .await;
     let documents = count(

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::emulators;
 use crate::jobs::{on_plan, tenant, Tenant};
 use crate::storage::{call, connector, letter};
-use crate::support::{ServerOptions, TestServer};
+use crate::support::{json_of, ServerOptions, TestServer};
 
 pub(crate) async fn schedule(
     server: &TestServer,
@@ -234,6 +234,8 @@ async fn a_cron_firing_runs_its_sync_once_across_two_processes() {
     let alice = tenant(&first, "alice-twoproc@example.com").await;
     on_plan(&first, &alice, "starter").await;
     let id = connector(&first, &alice, s3.connector("iki", "iki", None)).await;
+    // An API key outlives the clock's move, which expires the access token.
+    let key = crate::datasets::api_key(&first, &alice).await;
     let (status, created) = schedule(&first, &alice, id, json!({"cron": "0 3 * * *"})).await;
     assert_eq!(status, 201, "{created}");
     let schedule_id = created["data"]["id"].as_i64().expect("present");
@@ -266,10 +268,27 @@ async fn a_cron_firing_runs_its_sync_once_across_two_processes() {
         first.query_strings(&runs_sql).await,
         vec!["cron:succeeded:4"]
     );
-    let documents = first
-        .query_strings(&format!(
-            "SELECT source_key FROM documents WHERE connector_id = {id} ORDER BY source_key"
-        ))
-        .await;
+    // The keys are sealed in the database: the API opens them.
+    let (status, listed) = json_of(
+        first
+            .with_key(Method::GET, "/v1/documents?page_size=100", &key)
+            .send()
+            .await
+            .expect("GET"),
+    )
+    .await;
+    assert_eq!(status, 200, "{listed}");
+    let mut documents: Vec<String> = listed["data"]["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|document| document["connector_id"] == id)
+        .map(|document| document["source_key"].as_str().expect("a key").to_string())
+        .collect();
+    documents.sort();
     assert_eq!(documents, vec!["0.txt", "1.txt", "2.txt", "3.txt"]);
+    assert!(
+        crate::sealed_values::in_clear(&first, &["1.txt"]).is_empty(),
+        "an object key in clear"
+    );
 }

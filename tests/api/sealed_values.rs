@@ -339,10 +339,14 @@ async fn values_kept_in_clear_before_sealing_are_sealed_at_the_next_start() {
     let name = format!("Zeynep_{SURNAME}.eml");
     let meta = json!({"pii_count": 2, "filename": name, "fields": {"email.subject": TCKN}});
     let quoted = |text: &str| text.replace('\'', "''");
+    // A connector object's key, as a bucket path naming the person.
+    let source_key = format!("arsiv/{SURNAME}/talep.eml");
     server
         .execute_sql(&format!(
-            "UPDATE documents SET filename = '{}' WHERE id = {document}",
-            quoted(&name)
+            "UPDATE documents SET filename = '{}', source_key = '{}', source_digest = NULL \
+             WHERE id = {document}",
+            quoted(&name),
+            quoted(&source_key)
         ))
         .await;
     server
@@ -371,6 +375,21 @@ async fn values_kept_in_clear_before_sealing_are_sealed_at_the_next_start() {
         ))
         .await;
     assert!(!stored[0].contains("filename"), "{stored:?}");
+    let (_, shown) = call(
+        &server,
+        &key,
+        Method::GET,
+        &format!("/v1/documents/{document}"),
+        None,
+    )
+    .await;
+    assert_eq!(shown["data"]["source_key"], source_key.as_str(), "{shown}");
+    let digest = server
+        .query_strings(&format!(
+            "SELECT source_digest FROM documents WHERE id = {document}"
+        ))
+        .await;
+    assert!(digest[0].starts_with("kd1:"), "{digest:?}");
     assert_eq!(in_clear(&server, &[SURNAME, TCKN]), Vec::<String>::new());
 }
 

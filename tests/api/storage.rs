@@ -263,6 +263,9 @@ async fn source_mode_fetches_checks_and_queues_objects_of_each_provider() {
         assert_eq!(document["data"]["connector_id"], id);
         assert_eq!(document["data"]["source_key"], "gelen/dilekce.txt");
         assert!(document["data"]["source_etag"].is_string(), "{document}");
+        // The key is sealed where it is kept and a keyed digest where syncs compare it.
+        let in_clear = crate::sealed_values::in_clear(&server, &["gelen/dilekce"]);
+        assert!(in_clear.is_empty(), "{in_clear:?}");
         let (status, body) = call(
             &server,
             &alice,
@@ -490,14 +493,25 @@ async fn connector_objects_cost_credits_like_uploads() {
     let (status, usage) = alice.get(&server, "/v1/usage").await;
     assert_eq!(status, 200);
     assert_eq!(usage["data"]["credits"]["remaining"], 0, "{usage}");
-    let pending: Vec<String> = server
+    // The versions taken are kept by keyed digest; their documents show the keys.
+    let taken: Vec<String> = server
         .query_strings(&format!(
-            "SELECT object_key FROM connector_objects WHERE connector_id = {id} ORDER BY object_key"
+            "SELECT object_key FROM connector_objects WHERE connector_id = {id}"
         ))
         .await;
     assert_eq!(
-        pending,
-        vec!["0.txt", "1.txt"],
-        "the third waits for the next run"
+        taken.len(),
+        2,
+        "the third waits for the next run: {taken:?}"
     );
+    assert!(taken.iter().all(|key| key.starts_with("kd1:")), "{taken:?}");
+    let (_, listed) = alice.get(&server, "/v1/documents").await;
+    let mut keys: Vec<&str> = listed["data"]["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|document| document["source_key"].as_str())
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, vec!["0.txt", "1.txt"], "{listed}");
 }

@@ -45,6 +45,8 @@ pub struct DataKey {
     /// Seals values kept in database rows (see [`DataKey::seal_value`]): a key of its own, derived
     /// from the data key, so that its random nonces never meet the blobs' counted ones.
     values: LessSafeKey,
+    /// Makes the keyed digests rows are compared by (see [`DataKey::digest_value`]).
+    digests: ring::hmac::Key,
 }
 
 impl DataKey {
@@ -54,12 +56,26 @@ impl DataKey {
         let derived = ring::hmac::sign(&derive, b"docsieve subject index v1");
         let values = ring::hmac::sign(&derive, b"docsieve row values v1");
         let values = ring::aead::UnboundKey::new(&AES_256_GCM, values.as_ref()).expect("32 bytes");
+        let digests = ring::hmac::sign(&derive, b"docsieve row digests v1");
         DataKey {
             key: LessSafeKey::new(key),
             tenant_id,
             subjects: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, derived.as_ref()),
             values: LessSafeKey::new(values),
+            digests: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, digests.as_ref()),
         }
+    }
+
+    /// A keyed digest of a value kept in a row only to be compared (a connector object's key): the
+    /// same value gives the same digest for this tenant and `purpose`, and nothing of the value can be
+    /// read from it without the key.
+    pub fn digest_value(&self, purpose: &str, plain: &[u8]) -> Vec<u8> {
+        let mut context = ring::hmac::Context::with_key(&self.digests);
+        context.update(&self.tenant_id.to_be_bytes());
+        context.update(purpose.as_bytes());
+        context.update(&[0]);
+        context.update(plain);
+        context.sign().as_ref().to_vec()
     }
 
     fn value_aad(&self, purpose: &str) -> Vec<u8> {
@@ -343,6 +359,10 @@ impl crate::store::RowKey for DataKey {
 
     fn open_value(&self, purpose: &str, sealed: &[u8]) -> Result<Vec<u8>, crate::store::SealError> {
         DataKey::open_value(self, purpose, sealed).map_err(|_| crate::store::SealError::Corrupt)
+    }
+
+    fn digest_value(&self, purpose: &str, plain: &[u8]) -> Vec<u8> {
+        DataKey::digest_value(self, purpose, plain)
     }
 }
 

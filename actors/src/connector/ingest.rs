@@ -9,8 +9,8 @@ use crate::blob::Keys;
 use crate::error_code::RecordCode;
 use crate::extractor_pool::{admit, Refusal};
 use crate::store::{
-    new_id, JobPayload, JobTarget, NewDocument, NewJob, Origin, ProcessPayload, RequestedBy,
-    Sealed, SealedField,
+    new_id, JobPayload, JobTarget, NewDocument, NewJob, ObjectKey, Origin, ProcessPayload,
+    RequestedBy, Sealed, SealedField,
 };
 
 use super::ConnectorServices;
@@ -97,6 +97,8 @@ pub async fn fetch_document(
         .map_err(|error| kept(&error))?;
     let filename = Sealed::seal(tenant_key.as_deref(), SealedField::DocumentName, &name)
         .map_err(|error| kept(&error))?;
+    let object_key =
+        ObjectKey::of(tenant_key.as_deref(), connector.id, key).map_err(|error| kept(&error))?;
     Ok(Fetched::Document(NewDocument {
         filename,
         mime: mime.to_string(),
@@ -106,7 +108,7 @@ pub async fn fetch_document(
         blob_key,
         origin: Origin::Connector {
             connector_id: connector.id,
-            key: key.to_string(),
+            key: object_key,
             etag: meta.e_tag,
         },
     }))

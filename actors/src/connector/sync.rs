@@ -11,8 +11,8 @@ use super::{Connector, ConnectorServices};
 use crate::error_code::{ErrorCode, RecordCode};
 use crate::metric_names as names;
 use crate::store::{
-    ConnectorRecord, EnqueueError, ObjectFate, ObjectVersion, RequestedBy, ScheduleRecord,
-    StoreError, SyncOutcome, SyncRunRecord,
+    ConnectorRecord, EnqueueError, ObjectFate, ObjectKey, ObjectVersion, RequestedBy,
+    ScheduleRecord, StoreError, SyncOutcome, SyncRunRecord,
 };
 
 /// How a sync was started.
@@ -138,6 +138,17 @@ async fn sync_objects(
     let mut outcome = SyncOutcome::default();
     // The listing goes on past the versions taken before; at most `max_objects_per_sync` new ones are
     // taken per run, the rest by the next.
+    // Object keys are compared by their keyed digests under the tenant's data key.
+    let tenant_key = match services.blobs.tenant_key(connector.tenant_id).await {
+        Ok(key) => key,
+        Err(error) => {
+            outcome.error = Some((
+                RecordCode::StorageError.as_str().to_string(),
+                format!("the tenant's data key cannot be read: {error}"),
+            ));
+            return Ok(outcome);
+        }
+    };
     let mut listing = connector.listing(prefix);
     let mut taken = 0;
     let kind = connector.kind.clone();
@@ -153,8 +164,9 @@ async fn sync_objects(
         outcome.listed += 1;
         let key = meta.location.to_string();
         let etag = version(&meta);
+        let digest = ObjectKey::digest_of(tenant_key.as_deref(), connector.id, &key);
         let object = ObjectVersion {
-            key: &key,
+            key: &digest,
             etag: &etag,
             size: meta.size as i64,
         };
@@ -172,7 +184,7 @@ async fn sync_objects(
         let document = match fetch_document(services, connector, &key).await {
             Ok(Fetched::Document(document)) => document,
             Ok(Fetched::Refused(refusal)) => {
-                tracing::info!(run_id, key = %key, code = %refusal.code, "connector object not queued");
+                tracing::info!(run_id, key = %digest, code = %refusal.code, "connector object not queued");
                 store
                     .settle_object(connector.id, object, &ObjectFate::Rejected)
                     .await?;

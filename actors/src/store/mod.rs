@@ -80,7 +80,7 @@ pub use schedules::{
     NewSchedule, ObjectFate, ObjectVersion, ScheduleError, ScheduleRecord, SyncOutcome,
     SyncRunRecord, STALE_CLAIM_MINUTES, SYNC_HEARTBEAT_SECONDS, SYNC_STALE_SECONDS,
 };
-pub use sealed::{RowKey, SealError, Sealed, SealedField};
+pub use sealed::{ObjectKey, RowKey, SealError, Sealed, SealedField};
 pub use sessions::{ApiKeyRecord, RefreshOutcome};
 pub use subjects::{ConnectorCopy, ErasedRows, SubjectEntry, SubjectHit};
 pub use team::{InvitationCheck, MemberRecord, RemoveOutcome};

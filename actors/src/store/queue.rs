@@ -175,10 +175,10 @@ pub enum Origin {
     /// Uploaded in a request.
     #[default]
     Upload,
-    /// Fetched from a storage connector: the object's key and ETag.
+    /// Fetched from a storage connector: the object's key (sealed, and its digest) and ETag.
     Connector {
         connector_id: i64,
-        key: String,
+        key: super::ObjectKey,
         etag: Option<String>,
     },
 }
@@ -432,8 +432,12 @@ async fn insert_document<C: ConnectionTrait>(
             Origin::Connector { connector_id, .. } => Some(*connector_id),
             Origin::Upload => None,
         }),
-        source_key: Set(match &new_document.origin {
-            Origin::Connector { key, .. } => Some(key.clone()),
+        sealed_source_key: Set(match &new_document.origin {
+            Origin::Connector { key, .. } => Some(key.sealed.stored().to_string()),
+            Origin::Upload => None,
+        }),
+        source_digest: Set(match &new_document.origin {
+            Origin::Connector { key, .. } => Some(key.digest.clone()),
             Origin::Upload => None,
         }),
         source_etag: Set(match new_document.origin {

@@ -22,7 +22,7 @@ pub const SYNC_STALE_SECONDS: i64 = 20;
 /// that claimed it queued it, even if it died before it could say so.
 const QUEUED_AS_DOCUMENT: &str =
     "FROM documents d WHERE d.connector_id = connector_objects.connector_id \
-     AND d.source_key = connector_objects.object_key AND (d.source_etag = connector_objects.etag \
+     AND d.source_digest = connector_objects.object_key AND (d.source_etag = connector_objects.etag \
      OR (d.source_etag IS NULL AND d.created_at >= connector_objects.created_at))";
 
 /// One schedule as stored.
@@ -140,7 +140,8 @@ pub struct SyncOutcome {
     pub error: Option<(String, String)>,
 }
 
-/// One version of an object: its key, its ETag (or size and time when the provider gives none) and size.
+/// One version of an object: its key's keyed digest ([`super::ObjectKey::digest`]: the store never
+/// holds a bucket's paths in clear), its ETag (or size and time when the provider gives none) and size.
 #[derive(Clone, Copy, Debug)]
 pub struct ObjectVersion<'a> {
     pub key: &'a str,

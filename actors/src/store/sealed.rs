@@ -13,6 +13,8 @@ pub trait RowKey {
     fn seal_value(&self, purpose: &str, plain: &[u8]) -> Result<Vec<u8>, SealError>;
     /// What [`RowKey::seal_value`] sealed for the same `purpose`.
     fn open_value(&self, purpose: &str, sealed: &[u8]) -> Result<Vec<u8>, SealError>;
+    /// A keyed digest of `plain` for `purpose`: equal for equal values, unreadable without the key.
+    fn digest_value(&self, purpose: &str, plain: &[u8]) -> Vec<u8>;
 }
 
 /// Why a value was not sealed or did not open.
@@ -37,6 +39,8 @@ pub enum SealedField {
     ExecutionMeta,
     /// `documents.filename`: the name the file came with.
     DocumentName,
+    /// `documents.source_key`: a connector document's key in its bucket (a path, often a name).
+    SourceKey,
 }
 
 impl SealedField {
@@ -44,6 +48,7 @@ impl SealedField {
         match self {
             SealedField::ExecutionMeta => "executions.sealed_meta",
             SealedField::DocumentName => "documents.filename",
+            SealedField::SourceKey => "documents.source_key",
         }
     }
 }
@@ -126,6 +131,61 @@ impl Sealed {
     }
 }
 
+/// What marks a keyed digest ([`ObjectKey::digest`]).
+const DIGEST_MARK: &str = "kd1:";
+
+/// A connector object's key as the store keeps it: sealed where it is shown (`documents.source_key`)
+/// and as a keyed digest where syncs compare it (`documents.source_digest`,
+/// `connector_objects.object_key`), so that a bucket's paths, which name people as file names do,
+/// stay out of the database in clear.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectKey {
+    pub sealed: Sealed,
+    pub digest: String,
+}
+
+impl ObjectKey {
+    /// `key` of an object of connector `connector_id`, under the tenant's data key (`None`: a store
+    /// without a key ring, which keeps it as it is).
+    pub fn of<K: RowKey + ?Sized>(
+        tenant_key: Option<&K>,
+        connector_id: i64,
+        key: &str,
+    ) -> Result<ObjectKey, SealError> {
+        Ok(ObjectKey {
+            sealed: Sealed::seal(tenant_key, SealedField::SourceKey, key)?,
+            digest: ObjectKey::digest_of(tenant_key, connector_id, key),
+        })
+    }
+
+    /// The keyed digest alone (what a sync compares).
+    pub fn digest_of<K: RowKey + ?Sized>(
+        tenant_key: Option<&K>,
+        connector_id: i64,
+        key: &str,
+    ) -> String {
+        object_digest(tenant_key, connector_id, key)
+    }
+}
+
+/// The keyed digest of object `key` of connector `connector_id`.
+fn object_digest<K: RowKey + ?Sized>(
+    tenant_key: Option<&K>,
+    connector_id: i64,
+    key: &str,
+) -> String {
+    let Some(tenant_key) = tenant_key else {
+        return key.to_string();
+    };
+    let mut plain = connector_id.to_be_bytes().to_vec();
+    plain.extend_from_slice(key.as_bytes());
+    let digest = tenant_key.digest_value("connector object key", &plain);
+    format!(
+        "{DIGEST_MARK}{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest)
+    )
+}
+
 /// Keys of `result_meta` that came from the document: kept sealed in `sealed_meta` instead.
 const SEALED_META_KEYS: [&str; 2] = ["filename", "fields"];
 
@@ -136,22 +196,39 @@ enum ClearRows {
     Names,
     /// `executions.result_meta` holding `filename` or `fields`, and nothing in `sealed_meta`.
     Meta,
+    /// `documents.source_key` without the mark (and no `source_digest`).
+    SourceKeys,
+    /// `connector_objects.object_key` that is not a digest.
+    ObjectKeys,
 }
 
 impl ClearRows {
-    /// The batch after an id: `id`, `tenant_id`, `value` (the text in clear) and `destroyed`.
+    /// The batch after an id: `id`, `tenant_id`, `value` (the text in clear), `destroyed` and
+    /// `connector` (a connector object's connector, else 0).
     fn select(self) -> (&'static str, Vec<sea_orm::Value>) {
         match self {
             ClearRows::Names => (
-                "SELECT id, tenant_id, filename AS value, FALSE AS destroyed FROM documents \
-                 WHERE filename NOT LIKE ? AND id > ? ORDER BY id LIMIT 200",
+                "SELECT id, tenant_id, filename AS value, FALSE AS destroyed, CAST(0 AS BIGINT) AS connector \
+                 FROM documents WHERE filename NOT LIKE ? AND id > ? ORDER BY id LIMIT 200",
                 vec![format!("{MARK}%").into()],
             ),
             ClearRows::Meta => (
                 "SELECT id, tenant_id, result_meta AS value, result_destroyed_at IS NOT NULL AS \
-                 destroyed FROM executions WHERE sealed_meta IS NULL AND (result_meta LIKE ? OR \
-                 result_meta LIKE ?) AND id > ? ORDER BY id LIMIT 200",
+                 destroyed, CAST(0 AS BIGINT) AS connector FROM executions WHERE sealed_meta IS NULL AND \
+                 (result_meta LIKE ? OR result_meta LIKE ?) AND id > ? ORDER BY id LIMIT 200",
                 vec![r#"%"filename":%"#.into(), r#"%"fields":%"#.into()],
+            ),
+            ClearRows::SourceKeys => (
+                "SELECT id, tenant_id, source_key AS value, FALSE AS destroyed, \
+                 COALESCE(connector_id, 0) AS connector FROM documents WHERE source_key IS NOT NULL \
+                 AND source_key NOT LIKE ? AND id > ? ORDER BY id LIMIT 200",
+                vec![format!("{MARK}%").into()],
+            ),
+            ClearRows::ObjectKeys => (
+                "SELECT id, tenant_id, object_key AS value, FALSE AS destroyed, connector_id AS \
+                 connector FROM connector_objects WHERE object_key NOT LIKE ? AND id > ? \
+                 ORDER BY id LIMIT 200",
+                vec![format!("{DIGEST_MARK}%").into()],
             ),
         }
     }
@@ -160,11 +237,21 @@ impl ClearRows {
     /// leave it.
     fn sealed(
         self,
-        value: String,
-        destroyed: bool,
+        (value, destroyed, connector): (String, bool, i64),
         key: &dyn RowKey,
     ) -> Result<(&'static str, Vec<sea_orm::Value>), SealError> {
         match self {
+            ClearRows::SourceKeys => {
+                let object = ObjectKey::of(Some(key), connector, &value)?;
+                Ok((
+                    "UPDATE documents SET source_key = ?, source_digest = ? WHERE id = ?",
+                    vec![object.sealed.0.into(), object.digest.into()],
+                ))
+            }
+            ClearRows::ObjectKeys => Ok((
+                "UPDATE connector_objects SET object_key = ? WHERE id = ?",
+                vec![object_digest(Some(key), connector, &value).into()],
+            )),
             ClearRows::Names => {
                 let sealed = Sealed::seal(Some(key), SealedField::DocumentName, &value)?;
                 Ok((
@@ -201,7 +288,8 @@ impl ClearRows {
 impl super::Store {
     /// Seals what rows written before sealing existed hold of their documents in clear (file names;
     /// `filename` and `fields` in `result_meta`, moved to `sealed_meta`, or dropped when the result
-    /// was destroyed); run at every start (two statements when nothing is left). A tenant whose key
+    /// was destroyed; connector object keys, sealed in `documents` and made keyed digests where syncs
+    /// compare them); run at every start (four statements when nothing is left). A tenant whose key
     /// is gone (a closure under way) is left to the closure, which deletes its rows. Answers how many
     /// rows it changed.
     pub async fn seal_clear_meta<K, F, Fut>(&self, key_of: F) -> Result<u64, String>
@@ -214,7 +302,12 @@ impl super::Store {
         let failed =
             |error: &dyn std::fmt::Display| format!("sealing values kept in clear: {error}");
         let mut changed = 0;
-        for kind in [ClearRows::Names, ClearRows::Meta] {
+        for kind in [
+            ClearRows::Names,
+            ClearRows::Meta,
+            ClearRows::SourceKeys,
+            ClearRows::ObjectKeys,
+        ] {
             let mut after = 0_i64;
             loop {
                 let (select, mut values) = kind.select();
@@ -232,12 +325,13 @@ impl super::Store {
                     let tenant_id: i64 = row.try_get("", "tenant_id").map_err(|e| failed(&e))?;
                     let value: String = row.try_get("", "value").map_err(|e| failed(&e))?;
                     let destroyed: bool = row.try_get("", "destroyed").map_err(|e| failed(&e))?;
+                    let connector: i64 = row.try_get("", "connector").map_err(|e| failed(&e))?;
                     after = id;
                     let Some(key) = key_of(tenant_id).await else {
                         continue;
                     };
                     let (update, mut values) = kind
-                        .sealed(value, destroyed, &*key)
+                        .sealed((value, destroyed, connector), &*key)
                         .map_err(|e| failed(&e))?;
                     values.push(id.into());
                     self.connection()

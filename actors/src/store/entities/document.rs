@@ -19,7 +19,12 @@ pub struct Model {
     /// `upload` or `connector`.
     pub source: String,
     pub connector_id: Option<i64>,
-    pub source_key: Option<String>,
+    /// The object's key in its bucket (connector documents), sealed (`store::Sealed`, field
+    /// `SourceKey`): a path names people as a file name does.
+    #[sea_orm(column_name = "source_key")]
+    pub sealed_source_key: Option<String>,
+    /// A keyed digest of that key, by which syncs recognise an object they took.
+    pub source_digest: Option<String>,
     /// The object's ETag when it was fetched (connector documents).
     pub source_etag: Option<String>,
     pub blob_key: String,
