@@ -47,12 +47,12 @@ fn mask_text(text: &str, scope: Scope<'_>) -> Result<String, LeakError> {
 /// rendering already masked (as the table's element), when there is one.
 fn mask_table(
     table: &Table,
-    masked_text: Option<String>,
+    masked_text: Option<&str>,
     scope: Scope<'_>,
 ) -> Result<Table, LeakError> {
-    let masked = match masked_text {
-        Some(masked) => masked,
-        None => mask_text(&table.to_text(), scope)?,
+    let masked: std::borrow::Cow<'_, str> = match masked_text {
+        Some(masked) => masked.into(),
+        None => mask_text(&table.to_text(), scope)?.into(),
     };
     let widths = || {
         let header = table.header.as_ref().map(Vec::len);
@@ -219,8 +219,8 @@ fn mask_parts(
             cursor: 0,
         })
     };
-    // Masked texts of the elements that render a table exactly, by table index, for the tables.
-    let mut table_texts: BTreeMap<usize, String> = BTreeMap::new();
+    // The elements that render a table exactly, by table index: their masked texts are the tables'.
+    let mut table_texts: BTreeMap<usize, usize> = BTreeMap::new();
     let mut elements = Vec::with_capacity(document.elements.len());
     for element in &document.elements {
         let cut = pieces.as_mut().and_then(|pieces| pieces.cut(&element.text));
@@ -233,7 +233,7 @@ fn mask_parts(
             .and_then(|i| document.tables.get(i).map(|t| (i, t)));
         if let Some((index, table)) = table {
             if table.renders_as(&element.text) {
-                table_texts.insert(index, text.clone());
+                table_texts.insert(index, elements.len());
             }
         }
         elements.push(Element {
@@ -244,11 +244,18 @@ fn mask_parts(
             table: element.table,
         });
     }
+    // The text's findings go before the tables are built: a long table's are some 200 MB.
+    drop(pieces);
     let tables = document
         .tables
         .iter()
         .enumerate()
-        .map(|(index, table)| mask_table(table, table_texts.remove(&index), scope))
+        .map(|(index, table)| {
+            let masked = table_texts
+                .get(&index)
+                .map(|&element| elements[element].text.as_str());
+            mask_table(table, masked, scope)
+        })
         .collect::<Result<_, _>>()?;
     let fields = document
         .fields

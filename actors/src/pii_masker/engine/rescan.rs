@@ -27,6 +27,10 @@ pub(super) fn masked_by(
     let mut demoted: Vec<usize> = Vec::new();
     loop {
         let findings = findings_of(text, &hits);
+        // Held again from the findings only if another round needs them: a customer list's are some
+        // 200 MB, which its re-scan need not hold beside its own.
+        let had_hits = !hits.is_empty();
+        drop(std::mem::take(&mut hits));
         let mut written = policy
             .replacer
             .as_deref()
@@ -42,7 +46,7 @@ pub(super) fn masked_by(
         // Without a finding the output is the text itself, whose scan (`hits`, by the same policy)
         // found nothing: a re-scan would find nothing again. A text without personal data is masked
         // at the cost of its detection.
-        let remaining = if hits.is_empty() {
+        let remaining = if !had_hits {
             Vec::new()
         } else {
             raw_hits(&out, policy, known)
@@ -65,7 +69,10 @@ pub(super) fn masked_by(
                 })
             }
             _ if rounds >= 4 => return Err(refused(&remaining)),
-            Placed::Input(more) => hits.extend(more),
+            Placed::Input(more) => {
+                hits = hits_of(&findings);
+                hits.extend(more);
+            }
             Placed::Straddling(_) if written.is_none() => return Err(refused(&remaining)),
             Placed::Straddling(starts) => {
                 let fresh: Vec<usize> = starts
@@ -77,11 +84,29 @@ pub(super) fn masked_by(
                 }
                 demoted.extend(fresh);
                 demoted.sort_unstable();
+                hits = hits_of(&findings);
             }
         }
         hits.sort_by(order);
         rounds += 1;
     }
+}
+
+/// The resolved hits `findings` were made of, for another round: what a round reads of them is their
+/// span, type, confidence and detector (they overlap nothing, so no tie is left to their priority).
+fn hits_of(findings: &[Finding]) -> Vec<scan::Hit> {
+    findings
+        .iter()
+        .map(|finding| scan::Hit {
+            start: finding.start,
+            end: finding.end,
+            ty: finding.pii_type,
+            confidence: finding.confidence,
+            detector: finding.detector,
+            priority: finding.pii_type.priority(),
+            shortcut: None,
+        })
+        .collect()
 }
 
 /// Where the re-scan's hits in a masked text lie in the input.

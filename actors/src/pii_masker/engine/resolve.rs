@@ -13,9 +13,19 @@ pub(super) fn resolve(text: &str, hits: &mut Vec<scan::Hit>, policy: &Policy) ->
         policy.enabled.contains(h.ty) && h.confidence >= policy.min_confidence && h.end > h.start
     });
     hits.sort_by(order);
-    // `hits` stays whole for a second round (see `resolved`); this round resolves the uncrossed ones.
-    let uncrossed = uncross(hits);
-    let hits: &[scan::Hit] = uncrossed.as_deref().unwrap_or(hits);
+    // This round resolves the uncrossed ones; `hits` is made whole again for a second round (see
+    // `resolved`).
+    let crossed = uncross(hits);
+    let kept = resolve_uncrossed(text, hits);
+    if !crossed.is_empty() {
+        hits.extend(crossed);
+        hits.sort_by(order);
+    }
+    kept
+}
+
+/// [`resolve`]'s round over `hits` once uncrossed.
+fn resolve_uncrossed(text: &str, hits: &[scan::Hit]) -> Vec<scan::Hit> {
     let mut kept = settle(hits, greedy(hits));
     // A remainder may overlap another name or address, which then keeps its own part outside it
     // ("Atatürk Cad. No: 12 - Adres: Hürriyet Mah. ... Kimlik: 10000000146": the label's address loses
@@ -108,12 +118,13 @@ fn holds_value(address: &scan::Hit, value: &scan::Hit) -> bool {
 /// check, and as long as either phone number they would beat both by their priority, leaving "0540"
 /// and "345 67 89"; in "DE89 3704 0044 0532 0130 00 1000 0212 345 67 89" 26 digits across the IBAN
 /// and the phone number pass the SGK workplace check. What lies between the two alone is left (here
-/// "1000"), rather than a part of each. `hits` is sorted by [`order`], and so are the hits returned
-/// (`None`: all of them).
-fn uncross(hits: &[scan::Hit]) -> Option<Vec<scan::Hit>> {
+/// "1000"), rather than a part of each. `hits` is sorted by [`order`] and stays so; the values dropped
+/// are taken out of it and answered (crossings are few: a table's millions of hits are neither copied
+/// nor given a bound each).
+fn uncross(hits: &mut Vec<scan::Hit>) -> Vec<scan::Hit> {
     // For each value crossed from the left by one as strong: the least end of those; from the right:
-    // the greatest start. Filled only once some value is crossed.
-    let mut bounds: Vec<(usize, usize)> = Vec::new();
+    // the greatest start (by index; those not here are crossed by none).
+    let mut bounds: rustc_hash::FxHashMap<usize, (usize, usize)> = Default::default();
     for (i, h) in hits.iter().enumerate() {
         if cuttable(h) {
             continue;
@@ -125,28 +136,33 @@ fn uncross(hits: &[scan::Hit]) -> Option<Vec<scan::Hit>> {
             if g.start == h.start || g.end <= h.end || cuttable(g) {
                 continue;
             }
-            if bounds.is_empty() {
-                bounds = vec![(usize::MAX, 0); hits.len()];
-            }
             // `h` crosses `g` from the left.
             if validated(h) >= validated(g) {
-                bounds[j].0 = bounds[j].0.min(h.end);
+                let bound = bounds.entry(j).or_insert((usize::MAX, 0));
+                bound.0 = bound.0.min(h.end);
             }
             if validated(g) >= validated(h) {
-                bounds[i].1 = bounds[i].1.max(g.start);
+                let bound = bounds.entry(i).or_insert((usize::MAX, 0));
+                bound.1 = bound.1.max(g.start);
             }
         }
     }
+    let mut dropped = Vec::new();
     if bounds.is_empty() {
-        return None;
+        return dropped;
     }
-    Some(
-        hits.iter()
-            .zip(bounds)
-            .filter(|&(_, (left_end, right_start))| left_end > right_start)
-            .map(|(hit, _)| *hit)
-            .collect(),
-    )
+    let mut index = 0;
+    hits.retain(|hit| {
+        let keep = bounds
+            .get(&index)
+            .is_none_or(|&(left_end, right_start)| left_end > right_start);
+        index += 1;
+        if !keep {
+            dropped.push(*hit);
+        }
+        keep
+    });
+    dropped
 }
 
 /// `kept`, resolved from `hits` (sorted by [`order`]), and every hit that lost to one that lost in turn
@@ -202,6 +218,8 @@ fn greedy(hits: &[scan::Hit]) -> Vec<scan::Hit> {
             _ => kept.push(hit),
         }
     }
+    // Sized for every hit, holding those that won: what stays is held through the later stages.
+    kept.shrink_to_fit();
     kept
 }
 
