@@ -14,6 +14,26 @@ use docsieve::telemetry;
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// Gives the pages jemalloc keeps of freed allocations back to the system, in every arena
+/// (`docsieve_actors::runtime::release_memory_after`: called after large work only).
+#[allow(unsafe_code)]
+fn purge_freed_memory() {
+    // SAFETY: `arena.<MALLCTL_ARENAS_ALL>.purge` reads and writes nothing: every pointer is null and
+    // the length 0, as jemalloc's manual gives it; the name is a NUL-terminated constant.
+    let status = unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"arena.4096.purge".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if status != 0 {
+        tracing::debug!(status, "jemalloc did not purge its arenas");
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "docsieve",
@@ -85,6 +105,7 @@ fn main() -> ExitCode {
     if std::env::var_os("OMP_THREAD_LIMIT").is_none() {
         std::env::set_var("OMP_THREAD_LIMIT", "1");
     }
+    docsieve_actors::runtime::set_memory_release(purge_freed_memory);
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Mask(args)) => return docsieve::cli_mask::run(args),

@@ -608,10 +608,13 @@ impl Dispatcher {
         let scratch = crate::blob::Scratch::in_folder(&std::env::temp_dir(), "result.json")
             .map_err(|error| retry("serialization", error))?;
         let path = scratch.0.clone();
+        let size = output.text.len();
         tokio::task::spawn_blocking(move || write_result(&result, &path))
             .await
             .map_err(|error| retry("serialization", error))?
             .map_err(|error| retry("serialization", error))?;
+        // The result is written and dropped: a large one's memory goes back before the next job.
+        crate::runtime::release_memory_after(size);
         let result_key = crate::blob::Keys::job_result(job.tenant_id, &job.id);
         services
             .blobs

@@ -113,17 +113,30 @@ impl Request<PiiMasker> for MaskDocument {
             mask,
         } = self;
         masker.on_pool(move || {
-            if mask {
-                return document::mask_document(&document, &policy).map(Box::new);
-            }
-            let (findings, summary) = document::detect_document(&document, &policy);
-            let normal_forms = document::normal_forms(&document.full_text(), &findings);
-            Ok(Box::new(document::MaskedDocument {
-                document: *document,
-                findings,
-                summary,
-                normal_forms,
-            }))
+            let size = document.text.len();
+            let result = mask_or_detect(document, &policy, mask);
+            // What the masking of a large document freed is given back before its result is written.
+            crate::runtime::release_memory_after(size);
+            result
         })
     }
+}
+
+/// The document masked, or with its findings only.
+fn mask_or_detect(
+    document: Box<crate::model::Document>,
+    policy: &engine::Policy,
+    mask: bool,
+) -> Result<Box<document::MaskedDocument>, LeakError> {
+    if mask {
+        return document::mask_document(&document, policy).map(Box::new);
+    }
+    let (findings, summary) = document::detect_document(&document, policy);
+    let normal_forms = document::normal_forms(&document.full_text(), &findings);
+    Ok(Box::new(document::MaskedDocument {
+        document: *document,
+        findings,
+        summary,
+        normal_forms,
+    }))
 }

@@ -11,12 +11,14 @@ mod batcher;
 mod cell;
 mod cpu_pool;
 mod handle;
+mod memory;
 mod registry;
 
 pub use batcher::{Batched, Batcher, BatcherSettings, Home};
 pub use cell::{start_supervised, Cell, Logic, Outcome, Request, SupervisionSettings};
 pub use cpu_pool::{CpuPool, PoolError};
 pub use handle::{ActorError, ActorHandle, UntypedHandle};
+pub use memory::{release_memory_after, set_memory_release, LARGE_WORK_BYTES};
 pub use registry::{ActorRegistry, ActorStatus};
 
 /// Turns a panic payload into a message for logs (never into a client response).

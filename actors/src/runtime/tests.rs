@@ -165,3 +165,22 @@ async fn a_slow_answer_times_out() {
     );
     arbiter.stop();
 }
+
+static RELEASES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_release() {
+    RELEASES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn freed_memory_is_given_back_after_large_work_only() {
+    set_memory_release(count_release);
+    let before = RELEASES.load(std::sync::atomic::Ordering::SeqCst);
+    release_memory_after(LARGE_WORK_BYTES - 1);
+    assert_eq!(RELEASES.load(std::sync::atomic::Ordering::SeqCst), before);
+    release_memory_after(LARGE_WORK_BYTES);
+    assert_eq!(
+        RELEASES.load(std::sync::atomic::Ordering::SeqCst),
+        before + 1
+    );
+}

@@ -179,6 +179,7 @@ fn resolved(
     let mut lost: Vec<usize> = hits
         .iter()
         .filter_map(|h| h.shortcut.filter(|_| !survived(h.start, h.end)))
+        .map(|token| token as usize)
         .collect();
     if lost.is_empty() {
         return kept;

@@ -522,12 +522,17 @@ impl<'t> Scanner<'t> {
             }
             if length == count {
                 let keep = self.keep;
-                whole_kept = self.hits[hits_before..].iter().any(|hit| {
-                    hit.confidence >= B_FORM && hit.confidence >= keep.1 && keep.0.contains(hit.ty)
-                });
+                // A token past 4 GiB has no place to note, and takes no shortcut.
+                let token = u32::try_from(at).ok();
+                whole_kept = token.is_some()
+                    && self.hits[hits_before..].iter().any(|hit| {
+                        hit.confidence >= B_FORM
+                            && hit.confidence >= keep.1
+                            && keep.0.contains(hit.ty)
+                    });
                 if whole_kept {
                     for hit in &mut self.hits[hits_before..] {
-                        hit.shortcut = Some(at);
+                        hit.shortcut = token;
                     }
                 }
             }
