@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::emulators;
 use crate::jobs::{on_plan, tenant, Tenant};
 use crate::storage::{call, connector, letter};
-use crate::support::{json_of, ServerOptions, TestServer};
+use crate::support::{ServerOptions, TestServer};
 
 pub(crate) async fn schedule(
     server: &TestServer,
@@ -269,12 +269,12 @@ async fn a_cron_firing_runs_its_sync_once_across_two_processes() {
         vec!["cron:succeeded:4"]
     );
     // The keys are sealed in the database: the API opens them.
-    let (status, listed) = json_of(
-        first
-            .with_key(Method::GET, "/v1/documents?page_size=100", &key)
-            .send()
-            .await
-            .expect("GET"),
+    let (status, listed) = crate::scopes::with_key(
+        &first,
+        &key,
+        Method::GET,
+        "/v1/documents?page_size=100",
+        None,
     )
     .await;
     assert_eq!(status, 200, "{listed}");

@@ -158,32 +158,24 @@ impl ObjectKey {
         })
     }
 
-    /// The keyed digest alone (what a sync compares).
+    /// The keyed digest alone (what a sync compares): `key`'s, with its connector, under the tenant's
+    /// data key (without one, the key as it is).
     pub fn digest_of<K: RowKey + ?Sized>(
         tenant_key: Option<&K>,
         connector_id: i64,
         key: &str,
     ) -> String {
-        object_digest(tenant_key, connector_id, key)
+        let Some(tenant_key) = tenant_key else {
+            return key.to_string();
+        };
+        let mut plain = connector_id.to_be_bytes().to_vec();
+        plain.extend_from_slice(key.as_bytes());
+        let digest = tenant_key.digest_value("connector object key", &plain);
+        format!(
+            "{DIGEST_MARK}{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest)
+        )
     }
-}
-
-/// The keyed digest of object `key` of connector `connector_id`.
-fn object_digest<K: RowKey + ?Sized>(
-    tenant_key: Option<&K>,
-    connector_id: i64,
-    key: &str,
-) -> String {
-    let Some(tenant_key) = tenant_key else {
-        return key.to_string();
-    };
-    let mut plain = connector_id.to_be_bytes().to_vec();
-    plain.extend_from_slice(key.as_bytes());
-    let digest = tenant_key.digest_value("connector object key", &plain);
-    format!(
-        "{DIGEST_MARK}{}",
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest)
-    )
 }
 
 /// Keys of `result_meta` that came from the document: kept sealed in `sealed_meta` instead.
@@ -250,7 +242,7 @@ impl ClearRows {
             }
             ClearRows::ObjectKeys => Ok((
                 "UPDATE connector_objects SET object_key = ? WHERE id = ?",
-                vec![object_digest(Some(key), connector, &value).into()],
+                vec![ObjectKey::digest_of(Some(key), connector, &value).into()],
             )),
             ClearRows::Names => {
                 let sealed = Sealed::seal(Some(key), SealedField::DocumentName, &value)?;
