@@ -647,6 +647,7 @@ export const ERRORS = {
   result_too_large: { en: "The result is too large to show here. Upload the file as a job instead.", tr: "Sonuç burada gösterilemeyecek kadar büyük. Dosyayı bir iş olarak yükleyin." },
   unsupported_media_type: { en: "docsieve cannot read this kind of file. Choose a supported format.", tr: "docsieve bu tür dosyayı okuyamıyor. Desteklenen bir biçim seçin." },
   unsupported_format: { en: "docsieve cannot read this file format. Choose a supported format.", tr: "docsieve bu dosya biçimini okuyamıyor. Desteklenen bir biçim seçin." },
+  redaction_unsupported: { en: "This file cannot be given back in its own format yet (or it holds a part docsieve cannot read, such as an embedded object). Download the masked text instead.", tr: "Bu dosya henüz kendi biçiminde maskelenmiş olarak verilemiyor (ya da docsieve'in okuyamadığı gömülü bir nesne gibi bir bölüm içeriyor). Bunun yerine maskelenmiş metni indirin." },
   legacy_format: { en: "This format is older than docsieve reads (Word 6.0 or 95). Save it as DOCX and try again.", tr: "Bu biçim docsieve'in okuyabildiğinden eski (Word 6.0 ya da 95). DOCX olarak kaydedip yeniden deneyin." },
   validation_error: { en: "Some fields need a look.", tr: "Bazı alanlara bakmak gerekiyor." },
   empty_document: { en: "The file is empty.", tr: "Dosya boş." },

@@ -151,6 +151,7 @@ code_table! {
     ResultTooLarge = "result_too_large", [413], "a preview's answer is past extraction.preview_max_bytes: use the async path";
     UnsupportedMediaType = "unsupported_media_type", [415], "the request's content type is not one this route takes";
     UnsupportedFormat = "unsupported_format", [415], "the file is not a format docsieve reads";
+    RedactionUnsupported = "redaction_unsupported", [415], "the file cannot be given back in its own format, masked: a format without a writer, or a part that cannot be read (an encrypted part, an embedded object); the message says which";
     LegacyFormat = "legacy_format", [415], "a format older than docsieve reads (Word 6.0/95; the message names it): save it as .docx";
     ValidationError = "validation_error", [422], "the request is invalid (the body lists every problem)";
     EmptyDocument = "empty_document", [422], "the file is empty";

@@ -21,6 +21,7 @@ pub mod privacy;
 pub mod procfs;
 pub mod quality;
 pub mod receipts;
+pub mod redaction;
 pub mod retention;
 pub mod runtime;
 pub mod secrets;

@@ -9,7 +9,9 @@ use crate::extractor_pool::{Extract, ExtractorPool, Lane};
 use crate::model::Document;
 use crate::pii_masker::MaskedDocument;
 use crate::pii_masker::Policy;
-use crate::pii_masker::{MaskDocument, MaskError, PiiMasker};
+use crate::pii_masker::{
+    CheckRedacted, MaskDocument, MaskError, PiiMasker, Redact, RedactedDocument,
+};
 use crate::runtime::{ActorError, ActorHandle};
 
 /// What is refused when masking would leave personal data in the output.
@@ -35,6 +37,9 @@ pub enum ProcessError {
     /// The masking engine failed.
     #[error("{0}")]
     Masking(String),
+    /// The document could not be given back in its own format, masked.
+    #[error(transparent)]
+    Redaction(crate::redaction::RedactError),
 }
 
 impl ProcessError {
@@ -46,8 +51,87 @@ impl ProcessError {
             ProcessError::Extract(error) => error.code(),
             ProcessError::Refused => ErrorCode::MaskingRefused.as_str(),
             ProcessError::Masking(_) => RecordCode::MaskingFailed.as_str(),
+            ProcessError::Redaction(error) => redaction_code(error).as_str(),
         }
     }
+}
+
+/// The code of a redaction that did not come through.
+pub fn redaction_code(error: &crate::redaction::RedactError) -> ErrorCode {
+    use crate::redaction::RedactError;
+    match error {
+        RedactError::Unsupported(_) => ErrorCode::RedactionUnsupported,
+        RedactError::Malformed(_) => ErrorCode::MalformedDocument,
+        RedactError::Limit(_) => ErrorCode::LimitExceeded,
+        RedactError::Refused(_) => ErrorCode::MaskingRefused,
+    }
+}
+
+/// Reads `bytes` within `limits` in `lane`, masks them by `policy` and writes them back in their own
+/// format ([`crate::redaction`]); then reads that file again and scans it: a value found there refuses
+/// it. Formats without a writer are refused before anything is masked.
+pub async fn redact(
+    extractor: &ActorHandle<ExtractorPool>,
+    masker: &ActorHandle<PiiMasker>,
+    bytes: bytes::Bytes,
+    limits: Limits,
+    lane: Lane,
+    policy: Policy,
+) -> Result<Box<RedactedDocument>, ProcessError> {
+    use crate::redaction::{RedactError, WRITERS};
+    let document = extract(extractor, bytes.clone(), limits.clone(), lane).await?;
+    let format = crate::extractor_pool::Format::named(&document.metadata.format)
+        .ok_or_else(|| ProcessError::Masking("an unknown format was read".to_string()))?;
+    if !WRITERS.iter().any(|(f, ..)| *f == format) {
+        return Err(ProcessError::Redaction(
+            crate::redaction::unsupported_format(format),
+        ));
+    }
+    let request = Redact {
+        bytes,
+        format,
+        document: Box::new(document),
+        policy: policy.clone(),
+        limits: limits.clone(),
+    };
+    let redacted = on_masker(masker, request).await?;
+    let output = extract(
+        extractor,
+        redacted.redacted.bytes.clone().into(),
+        limits,
+        lane,
+    )
+    .await
+    .map_err(|error| {
+        ProcessError::Redaction(RedactError::Refused(format!(
+            "the masked file does not read back ({error})"
+        )))
+    })?;
+    let request = CheckRedacted {
+        output: Box::new(output),
+        policy,
+        redacted,
+    };
+    on_masker(masker, request).await
+}
+
+/// A redaction request on the masker, its refusals as [`ProcessError::Redaction`].
+async fn on_masker<R>(
+    masker: &ActorHandle<PiiMasker>,
+    request: R,
+) -> Result<Box<RedactedDocument>, ProcessError>
+where
+    R: crate::runtime::Request<PiiMasker, Reply = crate::pii_masker::RedactReply>,
+{
+    masker
+        .call(request)
+        .await
+        .map_err(ProcessError::MaskerUnavailable)?
+        .map_err(|error| match error {
+            MaskError::Leak(_) => ProcessError::Refused,
+            MaskError::Engine(error) => ProcessError::Masking(error.to_string()),
+        })?
+        .map_err(ProcessError::Redaction)
 }
 
 /// Reads `bytes` within `limits` in `lane`, then detects personal data in every part by `policy` (the

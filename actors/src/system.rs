@@ -63,6 +63,26 @@ impl ActorHandles {
         .await
     }
 
+    /// The document in `bytes` given back in its own format, masked by `policy`, for a caller of
+    /// `tenant`'s who waits on the answer ([`crate::pipeline::redact`]).
+    pub async fn redact(
+        &self,
+        tenant: i64,
+        bytes: bytes::Bytes,
+        limits: crate::extractor_pool::Limits,
+        policy: crate::pii_masker::Policy,
+    ) -> Result<Box<crate::pii_masker::RedactedDocument>, crate::pipeline::ProcessError> {
+        crate::pipeline::redact(
+            &self.extractor_pool,
+            &self.pii_masker,
+            bytes,
+            limits,
+            crate::extractor_pool::Lane::Preview { tenant },
+            policy,
+        )
+        .await
+    }
+
     /// The document in `bytes` as read, and masked ([`crate::pipeline::read_and_mask`]).
     pub async fn read_and_mask(
         &self,

@@ -11,7 +11,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use crate::api::common::{meta_of, page_request, rfc3339, tenant_key};
 use crate::api::{vocab, Envelope, Page};
 use crate::auth::Authenticated;
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ErrorCode, ErrorKind};
 use crate::state::AppState;
 use crate::validation::{path_id, Pagination, Query, Violations};
 use docsieve_actors::blob::DataKey;
@@ -154,12 +154,7 @@ pub async fn detail(
     auth: Authenticated,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let execution_id = path_id(&path, "execution_id")?;
-    let execution = state
-        .store
-        .execution(auth.tenant_id, execution_id)
-        .await?
-        .ok_or_else(|| not_found(execution_id))?;
+    let (_, execution) = execution_at(&state, &auth, &path).await?;
     let key = tenant_key(&state, auth.tenant_id).await?;
     let view = execution_view(&execution, key.as_deref());
     let result = match &execution.result_blob_key {
@@ -178,6 +173,107 @@ pub async fn detail(
     }))
 }
 
+/// A completed masked execution's document given back in its own format, masked by the tenant's
+/// privacy policy as it is now (made from the stored original, sealed under its retention).
+#[utoipa::path(get, path = "/v1/executions/{execution_id}/file", operation_id = "get_execution_file", tag = "processing",
+    params(("execution_id" = i64, Path, description = "Execution id")),
+    responses(
+        (status = 200, content_type = "application/octet-stream", description = "The execution's document in its own format, masked, as `POST /v1/data-process/redact` answers it (the same headers; docs/redaction.md). Made from the stored original by the tenant's policy as it is now (`X-Docsieve-Policy-Version`); costs no credit"),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody),
+        (status = 409, description = "`execution_not_masked` (the run was not masked) or `execution_not_completed`", body = crate::error::ErrorBody),
+        (status = 410, description = "`original_expired`: the original was destroyed when its retention ended", body = crate::error::ErrorBody),
+        (status = 413, body = crate::error::ErrorBody),
+        (status = 415, description = "`redaction_unsupported`: a format without a writer, or a part that cannot be read", body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ValidationErrorBody),
+        (status = 503, body = crate::error::ErrorBody)
+    ),
+    security(("api_key" = []), ("bearer" = [])))]
+#[get("/v1/executions/{execution_id}/file")]
+pub async fn file(
+    state: web::Data<AppState>,
+    auth: Authenticated,
+    request: actix_web::HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (execution_id, execution) = execution_at(&state, &auth, &path).await?;
+    let conflict = |code, message: String| ApiError::new(ErrorKind::Conflict, code, message);
+    if execution.status != "completed" {
+        return Err(conflict(
+            ErrorCode::ExecutionNotCompleted,
+            format!("execution {execution_id} did not complete: it has no masked file"),
+        ));
+    }
+    if !execution.masked {
+        return Err(conflict(
+            ErrorCode::ExecutionNotMasked,
+            format!("execution {execution_id} was not masked: process the document with masked=true for a masked file"),
+        ));
+    }
+    let gone = || {
+        ApiError::new(
+            ErrorKind::Gone,
+            ErrorCode::OriginalExpired,
+            format!("the original of execution {execution_id}'s document is no longer stored (its retention ended); upload it again"),
+        )
+    };
+    let record = state
+        .store
+        .document(auth.tenant_id, execution.document_id)
+        .await?
+        .ok_or_else(gone)?;
+    if record.document.original_destroyed_at.is_some() {
+        return Err(gone());
+    }
+    let bytes = match state.blobs.get(&record.document.blob_key).await {
+        Ok(bytes) => bytes.to_vec(),
+        Err(docsieve_actors::blob::BlobError::NotFound(_)) => return Err(gone()),
+        Err(error) => return Err(error.into()),
+    };
+    let key = tenant_key(&state, auth.tenant_id).await?;
+    let filename =
+        docsieve_actors::store::Sealed::from_stored(record.document.sealed_filename.clone())
+            .open(
+                key.as_deref(),
+                docsieve_actors::store::SealedField::DocumentName,
+            )
+            .unwrap_or_else(|_| "document".to_string());
+    let masked_name = meta_of(&execution, key.as_deref())["masked_filename"]
+        .as_str()
+        .map(str::to_string);
+    let limits = state
+        .settings
+        .extraction
+        .preview_limits(state.settings.actors.call_timeout_ms);
+    let narrowing = docsieve_actors::privacy::Narrowing::default();
+    let redaction = crate::api::redaction::Redaction {
+        filename: &filename,
+        masked_name,
+        narrowing: &narrowing,
+        credit: None,
+        audit: (
+            "execution_file",
+            Some(("execution", execution_id.to_string())),
+        ),
+    };
+    crate::api::redaction::redacted_answer(&state, &auth, &request, bytes, limits, redaction).await
+}
+
+/// The execution the path names, of the caller's tenant; 404 when there is none.
+async fn execution_at(
+    state: &AppState,
+    auth: &Authenticated,
+    path: &str,
+) -> Result<(i64, ExecutionRecord), ApiError> {
+    let execution_id = path_id(path, "execution_id")?;
+    let execution = state
+        .store
+        .execution(auth.tenant_id, execution_id)
+        .await?
+        .ok_or_else(|| not_found(execution_id))?;
+    Ok((execution_id, execution))
+}
+
 /// 404 `execution_not_found`.
 pub(crate) fn not_found(execution_id: i64) -> ApiError {
     ApiError::not_found(
@@ -188,5 +284,5 @@ pub(crate) fn not_found(execution_id: i64) -> ApiError {
 
 /// This resource's routes.
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(list).service(detail);
+    cfg.service(list).service(detail).service(file);
 }

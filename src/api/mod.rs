@@ -20,6 +20,7 @@ pub mod privacy;
 pub mod process;
 pub mod quality;
 pub mod queue;
+pub mod redaction;
 pub mod retention;
 pub mod schedules;
 pub mod session;
@@ -48,6 +49,7 @@ pub fn configure(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     me::configure(cfg);
     usage::configure(cfg);
     process::configure(cfg);
+    redaction::configure(cfg);
     uploads::configure(cfg);
     documents::configure(cfg);
     executions::configure(cfg);

@@ -60,7 +60,47 @@ fn binary_answers(operation: &mut Operation) {
     }
 }
 
+/// The operations that answer a document in its own format, masked.
+const REDACTED_FILE_OPERATIONS: [&str; 2] = ["redact_document", "get_execution_file"];
+
+/// A redacted file's answer: every media type a writer answers with (from the writers' table, the one
+/// list of them), beside `application/octet-stream`, and the headers that say what was masked.
+fn redacted_file_answer(operation: &mut Operation) {
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    if !REDACTED_FILE_OPERATIONS.contains(&operation.operation_id.as_deref().unwrap_or_default()) {
+        return;
+    }
+    let Some(RefOr::T(response)) = operation.responses.responses.get_mut("200") else {
+        return;
+    };
+    for (_, _, media, _) in docsieve_actors::redaction::WRITERS {
+        let essence = media.split(';').next().unwrap_or(media).trim().to_string();
+        response
+            .content
+            .entry(essence)
+            .or_insert_with(|| ContentBuilder::new().build());
+    }
+    let header = |kind: Type, description: &str| {
+        HeaderBuilder::new()
+            .schema(ObjectBuilder::new().schema_type(SchemaType::new(kind)))
+            .description(Some(description))
+            .build()
+    };
+    for (name, kind, description) in [
+        ("X-Docsieve-Policy-Version", Type::Integer, "The version of the tenant's privacy policy the file was masked under (0: the default)"),
+        ("X-Docsieve-Pii-Count", Type::Integer, "How many values were found in the document's text"),
+        ("X-Docsieve-Pii-Types", Type::String, "Type=count pairs, comma-separated (`email=2,phone_tr=1`)"),
+        ("X-Docsieve-Redaction-Notes", Type::String, "What was kept or replaced without being masked (images inside office files, a thumbnail, a text re-encoded), `; `-separated; absent when nothing"),
+    ] {
+        response
+            .headers
+            .insert(name.to_string(), header(kind, description));
+    }
+}
+
 fn complete_operation(operation: &mut Operation, secured_by_default: bool) {
+    redacted_file_answer(operation);
     binary_answers(operation);
     let secured = match &operation.security {
         Some(requirements) => !requirements.is_empty(),

@@ -10,6 +10,7 @@ use docsieve_actors::pii_masker::MaskedDocument;
 use docsieve_actors::pii_masker::{Operator, PiiType};
 use docsieve_actors::pipeline::ProcessError;
 use docsieve_actors::privacy::Narrowing;
+use docsieve_actors::redaction::RedactError;
 use docsieve_actors::store::CreditError;
 use futures_util::TryStreamExt;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -20,7 +21,7 @@ use crate::error::{ApiError, ErrorCode, ErrorKind, ValidationDetail};
 use crate::state::AppState;
 use crate::validation::{Query, Violations};
 
-fn missing_file() -> ApiError {
+pub(crate) fn missing_file() -> ApiError {
     ApiError::validation(vec![ValidationDetail::new(
         "body",
         "file",
@@ -33,7 +34,7 @@ fn missing_file() -> ApiError {
 /// The request's declared length, as a hint: the file's buffer is sized for it once instead of grown
 /// by doubling, which held one and a half times a large file at the last growth (never more than
 /// the limit; a length that lies only costs the doubling again).
-fn declared_length(request: &HttpRequest) -> u64 {
+pub(crate) fn declared_length(request: &HttpRequest) -> u64 {
     request
         .headers()
         .get(actix_web::http::header::CONTENT_LENGTH)
@@ -42,7 +43,7 @@ fn declared_length(request: &HttpRequest) -> u64 {
         .unwrap_or(0)
 }
 
-async fn read_file(
+pub(crate) async fn read_file(
     mut payload: Multipart,
     limit: u64,
     declared: u64,
@@ -115,6 +116,32 @@ pub fn extract_error(error: ExtractError) -> ApiError {
     ApiError::new(kind, code, error.to_string())
 }
 
+/// The tenant's privacy policy as this request narrows it, its engine policy, and the journal of the
+/// pseudonyms it writes (when re-identification is on).
+pub(crate) async fn tenant_engine(
+    state: &AppState,
+    tenant_id: i64,
+    narrowing: &Narrowing,
+) -> Result<
+    (
+        std::sync::Arc<docsieve_actors::privacy::TenantPolicy>,
+        docsieve_actors::pii_masker::Policy,
+        Option<docsieve_actors::pii_masker::Journal>,
+    ),
+    ApiError,
+> {
+    let mut policy = state
+        .privacy
+        .policy(tenant_id)
+        .await
+        .map_err(super::privacy::privacy_error)?;
+    if !narrowing.is_empty() {
+        policy = std::sync::Arc::new(policy.narrowed(narrowing));
+    }
+    let (engine, journal) = policy.recorded();
+    Ok((policy, engine, journal))
+}
+
 /// The processing pipeline (extraction, then detection and masking when asked, by the tenant's
 /// privacy policy) for one upload named `filename`; with the version of that policy, and the name as
 /// the outputs show it (masked by the same engine and policy when the document is).
@@ -126,15 +153,7 @@ pub async fn extract_and_mask(
     masked: bool,
     narrowing: &Narrowing,
 ) -> Result<(Box<MaskedDocument>, i64, String), ApiError> {
-    let mut policy = state
-        .privacy
-        .policy(tenant_id)
-        .await
-        .map_err(super::privacy::privacy_error)?;
-    if !narrowing.is_empty() {
-        policy = std::sync::Arc::new(policy.narrowed(narrowing));
-    }
-    let (engine, journal) = policy.recorded();
+    let (policy, engine, journal) = tenant_engine(state, tenant_id, narrowing).await?;
     let name_engine = engine.clone();
     let result = state
         .actors
@@ -171,7 +190,7 @@ struct Processed {
 
 /// The query's narrowing of the tenant's policy: `types_off` (type names, comma-separated) and
 /// `policy` (`tenant`, the default, or an operator that keeps no pseudonym: `placeholder`, `redact`).
-fn narrowing(query: &Query, violations: &mut Violations) -> Narrowing {
+pub(crate) fn narrowing(query: &Query, violations: &mut Violations) -> Narrowing {
     let mut narrowing = Narrowing::default();
     if let Some(list) = query.get("types_off") {
         for name in list
@@ -202,14 +221,14 @@ fn narrowing(query: &Query, violations: &mut Violations) -> Narrowing {
 /// (at least one) once it succeeded, nothing when it failed or its client went away (the guard is
 /// dropped then). The settlement runs on a task of its own, after the answer: it can only use credits
 /// the reservation holds or give them back, so nobody waits for it.
-struct PreviewCredit {
+pub(crate) struct PreviewCredit {
     state: web::Data<AppState>,
     tenant_id: i64,
     reference: Option<String>,
 }
 
 impl PreviewCredit {
-    async fn reserve(
+    pub(crate) async fn reserve(
         state: &web::Data<AppState>,
         tenant_id: i64,
     ) -> Result<PreviewCredit, ApiError> {
@@ -229,7 +248,7 @@ impl PreviewCredit {
         })
     }
 
-    fn settle(mut self, credits: i64) {
+    pub(crate) fn settle(mut self, credits: i64) {
         self.settle_later(credits);
     }
 
@@ -317,6 +336,34 @@ pub(crate) fn process_error(error: ProcessError) -> ApiError {
             ErrorCode::MaskingRefused.as_str(),
         )]),
         ProcessError::Masking(error) => ApiError::internal(&std::io::Error::other(error)),
+        ProcessError::Redaction(error) => {
+            let code = docsieve_actors::pipeline::redaction_code(&error);
+            match error {
+                RedactError::Unsupported(message) => {
+                    ApiError::new(ErrorKind::UnsupportedMediaType, code, message)
+                }
+                RedactError::Limit(message) => {
+                    ApiError::new(ErrorKind::PayloadTooLarge, code, message)
+                }
+                RedactError::Malformed(message) => {
+                    ApiError::validation(vec![ValidationDetail::new(
+                        "body",
+                        "file",
+                        message,
+                        code.as_str(),
+                    )])
+                }
+                RedactError::Refused(types) => ApiError::validation(vec![ValidationDetail::new(
+                    "body",
+                    "file",
+                    format!(
+                        "{}: the masked file would still hold {types}",
+                        docsieve_actors::pipeline::MASKING_REFUSED
+                    ),
+                    code.as_str(),
+                )]),
+            }
+        }
     }
 }
 
@@ -432,7 +479,7 @@ pub struct PreviewPii<'a> {
 }
 
 /// The stem of an uploaded file name, safe for a `Content-Disposition` header.
-fn download_name(filename: &str, extension: &str) -> String {
+pub(crate) fn download_name(filename: &str, extension: &str) -> String {
     let base = filename.rsplit(['/', '\\']).next().unwrap_or(filename);
     let stem = base.rsplit_once('.').map_or(base, |(stem, _)| stem);
     let safe: String = stem

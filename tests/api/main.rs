@@ -35,6 +35,7 @@ mod provider;
 mod quality;
 mod queue;
 mod races;
+mod redaction;
 mod reidentification;
 mod schedules;
 mod schemathesis;

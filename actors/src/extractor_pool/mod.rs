@@ -30,8 +30,9 @@ pub use engine::{extract as extract_document, sniff};
 pub use error::ExtractError;
 #[cfg(feature = "test-support")]
 pub use formats::detect::compound_file;
-pub(crate) use formats::detect::starts_as_sql;
 pub use formats::detect::Format;
+pub(crate) use formats::detect::{csv_delimiter, starts_as_sql};
+pub(crate) use formats::encoding::decode as decode_text;
 pub use isolation::WorkerCommand;
 pub use limits::Limits;
 pub use messages::{Extract, Extracted, Lane};

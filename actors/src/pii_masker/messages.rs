@@ -26,6 +26,28 @@ pub struct MaskDocument {
     pub mask: bool,
 }
 
+/// Rewrite a document's bytes in their own format, masked (see [`crate::redaction`]). Replies
+/// `Result<Result<Box<RedactedDocument>, RedactError>, MaskError>`.
+pub struct Redact {
+    pub bytes: bytes::Bytes,
+    pub format: crate::extractor_pool::Format,
+    /// The document as its reader read it.
+    pub document: Box<Document>,
+    pub policy: Policy,
+    pub limits: crate::extractor_pool::Limits,
+}
+
+/// Check a redacted file as its reader read it back. Replies the redaction when it holds.
+pub struct CheckRedacted {
+    pub output: Box<Document>,
+    pub policy: Policy,
+    pub redacted: Box<super::redact::RedactedDocument>,
+}
+
+/// What [`Redact`] and [`CheckRedacted`] answer.
+pub type RedactReply =
+    Result<Result<Box<super::redact::RedactedDocument>, crate::redaction::RedactError>, MaskError>;
+
 /// Why masking did not produce a result.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum MaskError {

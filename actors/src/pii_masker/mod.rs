@@ -9,6 +9,7 @@ mod document;
 mod engine;
 mod messages;
 mod operators;
+mod redact;
 mod surrogate;
 
 use actix::Context;
@@ -24,8 +25,11 @@ pub use engine::{
     detect, mask as mask_text, mask_file_name, mask_known, summarize, summarize_known, Finding,
     Known, LeakError, Masked, PiiType, Policy, Replacer, TypeSet,
 };
-pub use messages::{Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply};
+pub use messages::{
+    CheckRedacted, Detect, Mask, MaskDocument, MaskError, MaskedDocumentReply, Redact, RedactReply,
+};
 pub use operators::{fold, normal_form, Journal, Operator, Operators, Pseudonym};
+pub use redact::{check as check_redacted, redact_document, RedactedDocument};
 pub use surrogate::{has_surrogate, surrogate, SurrogateKey};
 // Test support (generators and planted corpora, and the byte classes a bench counts words with):
 // for tests and benches only, through the crate's `test-support` feature.
@@ -118,6 +122,41 @@ impl Request<PiiMasker> for MaskDocument {
             // What the masking of a large document freed is given back before its result is written.
             crate::runtime::release_memory_after(size);
             result
+        })
+    }
+}
+
+impl Request<PiiMasker> for Redact {
+    type Reply = RedactReply;
+
+    fn handle(
+        self,
+        masker: &mut PiiMasker,
+        _: &mut Context<Cell<PiiMasker>>,
+    ) -> Outcome<Self::Reply> {
+        masker.on_pool(move || {
+            Ok(redact::redact_document(
+                &self.bytes,
+                self.format,
+                &self.document,
+                &self.policy,
+                &self.limits,
+            )
+            .map(Box::new))
+        })
+    }
+}
+
+impl Request<PiiMasker> for CheckRedacted {
+    type Reply = RedactReply;
+
+    fn handle(
+        self,
+        masker: &mut PiiMasker,
+        _: &mut Context<Cell<PiiMasker>>,
+    ) -> Outcome<Self::Reply> {
+        masker.on_pool(move || {
+            Ok(redact::check(&self.output, &self.policy, &self.redacted).map(|()| self.redacted))
         })
     }
 }

@@ -31,6 +31,36 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format docsieve reads.
+    pub const ALL: [Format; 21] = [
+        Format::Pdf,
+        Format::Docx,
+        Format::Pptx,
+        Format::Xlsx,
+        Format::Xls,
+        Format::Ods,
+        Format::Odt,
+        Format::Odp,
+        Format::Epub,
+        Format::Rtf,
+        Format::Doc,
+        Format::Ppt,
+        Format::Msg,
+        Format::Csv,
+        Format::Txt,
+        Format::Html,
+        Format::Xml,
+        Format::Eml,
+        Format::Png,
+        Format::Jpeg,
+        Format::Tiff,
+    ];
+
+    /// The format whose [`name`](Format::name) is `name`.
+    pub fn named(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|format| format.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Pdf => "pdf",

@@ -251,6 +251,11 @@ pub fn detect(text: &str, policy: &Policy) -> Vec<Finding> {
     findings_of(text, &raw_hits(text, policy, &Known::default()))
 }
 
+/// [`detect`], with what is known about the document the text is a part of.
+pub fn detect_known(text: &str, policy: &Policy, known: &Known) -> Vec<Finding> {
+    findings_of(text, &raw_hits(text, policy, known))
+}
+
 /// Replaces every finding by its placeholder, then re-scans the output; a detectable value left in the
 /// output refuses the result.
 pub fn mask(text: &str, policy: &Policy) -> Result<Masked, LeakError> {

@@ -1,0 +1,337 @@
+//! The masking engine behind the redaction writers ([`crate::redaction`]): a document's bytes are
+//! rewritten with each text masked by the tenant's policy and everything the whole document revealed
+//! (its declared values and every value its full text's scan found), then every text the writer left
+//! in the file is scanned again; and the file read back by the readers is scanned by [`check`].
+
+use std::collections::BTreeMap;
+
+use super::document::{declared, normal_forms};
+use super::engine::{self, Finding, Known, Policy};
+use crate::extractor_pool::{Format, Limits};
+use crate::model::Document;
+use crate::redaction::{self, Masker, RedactError, Redacted, Replace};
+
+impl From<super::LeakError> for RedactError {
+    fn from(leak: super::LeakError) -> Self {
+        RedactError::Refused(
+            leak.remaining
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+    }
+}
+
+/// What a scan of a redacted file's text found that is not the engine's own writing: None when
+/// nothing, else the types left. `findings` are over `text`; `written` are the replacements written.
+fn leftover(text: &str, findings: &[Finding], written: &[String]) -> Option<String> {
+    // The places of the replacements in the text: a finding wholly inside one is a surrogate.
+    let mut own: Vec<(usize, usize)> = Vec::new();
+    for replacement in written.iter().filter(|w| !w.is_empty()) {
+        own.extend(
+            text.match_indices(replacement.as_str())
+                .map(|(at, w)| (at, at + w.len())),
+        );
+    }
+    let mut left: Vec<&'static str> = findings
+        .iter()
+        .filter(|f| !own.iter().any(|&(s, e)| s <= f.start && f.end <= e))
+        .map(|f| f.pii_type.name())
+        .collect();
+    left.sort_unstable();
+    left.dedup();
+    (!left.is_empty()).then(|| left.join(", "))
+}
+
+/// A redacted document with what the original's scan found, and what its check needs.
+pub struct RedactedDocument {
+    pub redacted: Redacted,
+    pub format: Format,
+    pub findings: Vec<Finding>,
+    pub summary: BTreeMap<String, u64>,
+    /// Each finding's normal form (see [`super::MaskedDocument::normal_forms`]).
+    pub normal_forms: Vec<String>,
+    /// The values the document revealed: a value found again in the output is a leak.
+    pub known: Known,
+    /// The original's pages, when it has pages (what a preview of it would cost).
+    pub pages: Option<u32>,
+}
+
+/// The engine as the writers ask for it, keeping every replacement it wrote.
+struct EngineMasker<'a> {
+    policy: &'a Policy,
+    known: &'a Known,
+    written: rustc_hash::FxHashSet<String>,
+}
+
+impl Masker for EngineMasker<'_> {
+    fn replacements(&mut self, text: &str) -> Result<Vec<Replace>, RedactError> {
+        let masked = engine::mask_known(text, self.policy, self.known)?;
+        let written = masked.written.as_deref();
+        Ok(masked
+            .findings
+            .iter()
+            .enumerate()
+            .map(|(index, finding)| {
+                let with = written
+                    .and_then(|w| w.get(index))
+                    .and_then(|w| w.clone())
+                    .unwrap_or_else(|| finding.pii_type.placeholder().to_string());
+                if !with.is_empty() {
+                    self.written.insert(with.clone());
+                }
+                Replace {
+                    start: finding.start,
+                    end: finding.end,
+                    with,
+                }
+            })
+            .collect())
+    }
+}
+
+/// What the whole document reveals: what it declares, and each value (of four characters or more)
+/// that its full text's scan found; with those findings and their summary.
+fn revealed(document: &Document, policy: &Policy) -> (Known, Vec<Finding>, BTreeMap<String, u64>) {
+    let mut known = declared(document);
+    let full_text = document.full_text();
+    let (findings, summary) = engine::summarize_known(&full_text, policy, &known);
+    let mut seen = rustc_hash::FxHashSet::default();
+    known.extend(
+        findings
+            .iter()
+            .map(|f| (f.pii_type, full_text[f.start..f.end].trim()))
+            .filter(|&(ty, value)| value.chars().count() >= 4 && seen.insert((ty, value)))
+            .map(|(ty, value)| (ty, value.to_string())),
+    );
+    known.prepare();
+    (known, findings, summary)
+}
+
+/// `bytes` (read as `document`, of `format`) rewritten in their own format by `policy`; refused when
+/// a text the writer left in the file still holds personal data.
+pub fn redact_document(
+    bytes: &[u8],
+    format: Format,
+    document: &Document,
+    policy: &Policy,
+    limits: &Limits,
+) -> Result<RedactedDocument, RedactError> {
+    if redaction::writer_of(format).is_none() {
+        return Err(redaction::unsupported_format(format));
+    }
+    let (known, findings, summary) = revealed(document, policy);
+    let mut masker = EngineMasker {
+        policy,
+        known: &known,
+        written: Default::default(),
+    };
+    let mut redacted = redaction::redact(bytes, format, limits, &mut masker)?;
+    redacted.written = masker.written.into_iter().collect();
+    let left = std::mem::take(&mut redacted.left);
+    let found = engine::detect_known(&left, policy, &known);
+    if let Some(types) = leftover(&left, &found, &redacted.written) {
+        return Err(RedactError::Refused(types));
+    }
+    let normal_forms = normal_forms(&document.full_text(), &findings);
+    Ok(RedactedDocument {
+        redacted,
+        format,
+        findings,
+        summary,
+        normal_forms,
+        known,
+        pages: document.metadata.pages,
+    })
+}
+
+/// The redacted file as its reader read it (`output`) scanned by `policy` with the values the original
+/// revealed: anything found that is not the engine's own writing refuses the file, as does a value the
+/// output declares about itself (an author a writer missed).
+pub fn check(
+    output: &Document,
+    policy: &Policy,
+    redacted: &RedactedDocument,
+) -> Result<(), RedactError> {
+    let text = output.full_text();
+    let found = engine::detect_known(&text, policy, &redacted.known);
+    let written = &redacted.redacted.written;
+    let mut left: Vec<String> = declared(output)
+        .values()
+        .iter()
+        .filter(|(_, value)| !value.trim().is_empty() && !written.iter().any(|w| w == value))
+        .map(|(ty, _)| ty.name().to_string())
+        .collect();
+    left.extend(leftover(&text, &found, written));
+    match left.is_empty() {
+        true => Ok(()),
+        false => Err(RedactError::Refused(left.join(", "))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extractor_pool::extract_document as extract;
+
+    fn fixture(name: &str) -> (Vec<u8>, Vec<String>, Vec<String>) {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/documents/redaction");
+        let bytes = std::fs::read(root.join(name)).expect("fixture");
+        let sidecar: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join(format!("{name}.pii.json"))).expect("sidecar"),
+        )
+        .expect("json");
+        let list = |key: &str, field: Option<&str>| -> Vec<String> {
+            sidecar[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|item| match field {
+                    Some(field) => item[field].as_str().expect("value").to_string(),
+                    None => item.as_str().expect("value").to_string(),
+                })
+                .collect()
+        };
+        (bytes, list("pii", Some("value")), list("metadata", None))
+    }
+
+    /// Every part of a package, its markup's character references decoded.
+    pub(crate) fn parts(bytes: &[u8]) -> Vec<(String, String)> {
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+        (0..archive.len())
+            .map(|i| {
+                let mut file = archive.by_index(i).expect("part");
+                let mut raw = Vec::new();
+                std::io::Read::read_to_end(&mut file, &mut raw).expect("read");
+                let text = String::from_utf8_lossy(&raw).into_owned();
+                let decoded = quick_xml::escape::unescape(&text)
+                    .map(|t| t.into_owned())
+                    .unwrap_or(text);
+                (file.name().to_string(), decoded)
+            })
+            .collect()
+    }
+
+    fn redacted(name: &str) -> (RedactedDocument, Vec<u8>) {
+        let (bytes, ..) = fixture(name);
+        let limits = Limits::default();
+        let document = extract(&bytes, &limits).expect("extract");
+        let format = Format::named(&document.metadata.format).expect("format");
+        let policy = Policy::default();
+        let redacted =
+            redact_document(&bytes, format, &document, &policy, &limits).expect("redacted");
+        let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
+        check(&output, &policy, &redacted).expect("checks");
+        (redacted, bytes)
+    }
+
+    #[test]
+    fn no_planted_value_or_author_is_left_in_any_part_of_an_office_file() {
+        for name in ["planted.docx", "planted.xlsx", "planted.pptx"] {
+            let (_, values, people) = fixture(name);
+            let (redacted, original) = redacted(name);
+            let before = parts(&original);
+            let after = parts(&redacted.redacted.bytes);
+            assert_eq!(
+                before.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+                after.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+                "{name}: the same parts in the same order"
+            );
+            for (part, text) in &after {
+                for value in values.iter().chain(&people) {
+                    assert!(
+                        !text.contains(value.as_str()),
+                        "{name}: {part} still holds a planted value ({} characters)",
+                        value.chars().count()
+                    );
+                }
+            }
+            // Some values were found where the planted ones are, and parts with none are unchanged.
+            assert!(redacted.summary.values().sum::<u64>() >= values.len() as u64 / 2);
+        }
+    }
+
+    #[test]
+    fn parts_without_personal_data_are_copied_byte_for_byte() {
+        let (redacted, original) = redacted("planted.docx");
+        let raw = |bytes: &[u8], name: &str| -> Vec<u8> {
+            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+            let mut file = archive.by_name(name).expect("part");
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut out).expect("read");
+            out
+        };
+        for part in [
+            "word/styles.xml",
+            "word/media/image1.png",
+            "word/numbering.xml",
+        ] {
+            assert_eq!(
+                raw(&original, part),
+                raw(&redacted.redacted.bytes, part),
+                "{part}"
+            );
+        }
+        assert!(redacted
+            .redacted
+            .notes
+            .iter()
+            .any(|note| note.contains("image")));
+    }
+
+    #[test]
+    fn a_value_split_over_runs_is_replaced_in_the_run_it_began_in_keeping_the_others_formatting() {
+        let (redacted, _) = redacted("planted.docx");
+        let document = parts(&redacted.redacted.bytes)
+            .into_iter()
+            .find(|(name, _)| name == "word/document.xml")
+            .expect("body")
+            .1;
+        // "Sayın " | bold "Ay" | italic "şe Yıl" | "maz, kaydınız tamamlandı.": the bold run holds
+        // the replacement, the italic run is emptied, the last run keeps its text after the name.
+        let bold = document.find("<w:b/>").expect("a bold run");
+        let after_bold = &document[bold..];
+        assert!(after_bold.contains("[MASKED_") || after_bold.contains("<w:t>"));
+        assert!(document.contains(", kaydınız tamamlandı."));
+        assert!(document.contains("Bu satırda kişisel veri yok; biçimi aynen kalmalı."));
+    }
+
+    #[test]
+    fn corpus_office_files_redact_without_any_sidecar_value_left() {
+        let root =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/office");
+        for name in [
+            "tr_personel_formu.docx",
+            "tr_musteri_sunumu.pptx",
+            "tr_musteri_tablosu.xlsx",
+        ] {
+            let bytes = std::fs::read(root.join(name)).expect("file");
+            let limits = Limits::default();
+            let document = extract(&bytes, &limits).expect("extract");
+            let format = Format::named(&document.metadata.format).expect("format");
+            let policy = Policy::default();
+            let redacted = redact_document(&bytes, format, &document, &policy, &limits)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
+            check(&output, &policy, &redacted).unwrap_or_else(|e| panic!("{name}: {e}"));
+            // The sidecar of the legacy file converted from it names the same values.
+            let sidecar = root.join(format!("{}.pii.json", &name[..name.len() - 1]));
+            let Ok(sidecar) = std::fs::read_to_string(&sidecar) else {
+                continue;
+            };
+            let sidecar: serde_json::Value = serde_json::from_str(&sidecar).expect("json");
+            for (part, text) in parts(&redacted.redacted.bytes) {
+                for item in sidecar["pii"].as_array().into_iter().flatten() {
+                    let value = item["value"].as_str().unwrap_or_default();
+                    assert!(
+                        value.is_empty() || !text.contains(value),
+                        "{name}: {part} holds a {} value",
+                        item["type"]
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Masked documents in their own format: the writers beside the readers. A document's bytes, its
+//! detected format and a [`Masker`] (the tenant's policy with everything the whole document revealed)
+//! go in; the same document comes out with each found value replaced where it stands, in a DOCX's
+//! runs, a sheet's cells, a slide's paragraphs or a text file's lines, and its metadata scrubbed.
+//!
+//! Which formats have a writer is one table, [`WRITERS`]: a new format is a row there and a file here.
+//! Writers are plain synchronous functions over bytes, like the readers; they never leave a value in
+//! clear on purpose, and the caller checks that they did not by accident: the output is read again
+//! with docsieve's own readers and scanned ([`Check`]), and every text the writer left in the file is
+//! scanned too ([`Redacted::left`]), before anything leaves.
+
+mod distribute;
+mod office;
+mod package;
+mod plain;
+mod xml_text;
+
+use crate::extractor_pool::Format;
+use crate::extractor_pool::Limits;
+
+pub use distribute::{apply, distribute};
+
+/// One found value in a text, and what replaces it there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replace {
+    pub start: usize,
+    pub end: usize,
+    pub with: String,
+}
+
+/// What the writers ask of the masking engine.
+pub trait Masker {
+    /// The replacements of the personal data in `text`, in order and disjoint; an empty list when
+    /// there is none. A text whose masking the engine refuses is an error.
+    fn replacements(&mut self, text: &str) -> Result<Vec<Replace>, RedactError>;
+}
+
+/// Why a document was not redacted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RedactError {
+    /// No writer for this format, or a feature of the document that cannot be rewritten safely (an
+    /// encrypted part, an embedded object): nothing is answered rather than something unsafe.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The container or its markup does not read.
+    #[error("{0}")]
+    Malformed(String),
+    /// Past a limit of the extraction limits (a zip bomb, markup nested too deep).
+    #[error("{0}")]
+    Limit(String),
+    /// The masked output would still hold personal data.
+    #[error("masked output still contains detectable personal data ({0}); refused")]
+    Refused(String),
+}
+
+/// A redacted document.
+#[derive(Clone, Debug, Default)]
+pub struct Redacted {
+    pub bytes: Vec<u8>,
+    /// What the answer tells beside the file: parts removed, parts kept as they are without being
+    /// read (`word/media/image1.png: kept, images are not read in office files`).
+    pub notes: Vec<String>,
+    /// Every text the writer left in the file's markup (text nodes, the attributes it masks), joined
+    /// by line breaks: scanned again before the file leaves, for what the readers do not read.
+    pub left: String,
+    /// Every replacement written, once each: a value found again inside one is the engine's own
+    /// writing (a surrogate passes its checksum by design), not a leak.
+    pub written: Vec<String>,
+}
+
+/// A format's writer: the document's bytes, the limits its reading had, the masker.
+pub type Writer = fn(&[u8], &Limits, &mut dyn Masker) -> Result<Redacted, RedactError>;
+
+/// The formats docsieve writes back in their own form: format, writer, content type, extension.
+pub const WRITERS: &[(Format, Writer, &str, &str)] = &[
+    (
+        Format::Docx,
+        |bytes, limits, masker| office::office(bytes, limits, masker, office::DOCX_PARTS),
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "docx",
+    ),
+    (
+        Format::Xlsx,
+        |bytes, limits, masker| office::office(bytes, limits, masker, office::XLSX_PARTS),
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "xlsx",
+    ),
+    (
+        Format::Pptx,
+        |bytes, limits, masker| office::office(bytes, limits, masker, office::PPTX_PARTS),
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "pptx",
+    ),
+    (Format::Txt, plain::txt, "text/plain; charset=utf-8", "txt"),
+    (Format::Csv, plain::csv, "text/csv; charset=utf-8", "csv"),
+];
+
+/// The writer row of `format`.
+pub fn writer_of(format: Format) -> Option<&'static (Format, Writer, &'static str, &'static str)> {
+    WRITERS.iter().find(|(f, ..)| *f == format)
+}
+
+/// The names of the formats with a writer, for messages and the docs.
+pub fn written_formats() -> Vec<&'static str> {
+    WRITERS.iter().map(|(format, ..)| format.name()).collect()
+}
+
+/// `bytes`, of `format`, redacted by `masker`; `redaction_unsupported` for a format without a writer.
+/// The writer runs inside `catch_unwind`: a bug fails this document, never the caller.
+pub fn redact(
+    bytes: &[u8],
+    format: Format,
+    limits: &Limits,
+    masker: &mut dyn Masker,
+) -> Result<Redacted, RedactError> {
+    let Some((_, writer, ..)) = writer_of(format) else {
+        return Err(unsupported_format(format));
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        writer(bytes, limits, masker)
+    }))
+    .unwrap_or_else(|_| {
+        Err(RedactError::Malformed(format!(
+            "the {} writer failed on this document",
+            format.name()
+        )))
+    })
+}
+
+/// The refusal of a format without a writer, naming those with one.
+pub fn unsupported_format(format: Format) -> RedactError {
+    RedactError::Unsupported(format!(
+        "{} files cannot be given back in their own format yet (formats that can: {}); use \
+         POST /v1/data-process/preview?masked=true for the masked text",
+        format.name(),
+        written_formats().join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,216 @@
+//! The writers' mechanics with a masker that replaces fixed words (the engine's own tests are in
+//! `pii_masker::redact`).
+
+use std::io::Write;
+
+use super::*;
+
+/// Replaces each of its words wherever it stands.
+struct Words(Vec<&'static str>);
+
+impl Masker for Words {
+    fn replacements(&mut self, text: &str) -> Result<Vec<Replace>, RedactError> {
+        let mut out: Vec<Replace> = self
+            .0
+            .iter()
+            .flat_map(|word| {
+                text.match_indices(word).map(|(at, w)| Replace {
+                    start: at,
+                    end: at + w.len(),
+                    with: "[X]".to_string(),
+                })
+            })
+            .collect();
+        out.sort_by_key(|r| r.start);
+        Ok(out)
+    }
+}
+
+fn package(parts: &[(&str, &str)]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, text) in parts {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .expect("start");
+        zip.write_all(text.as_bytes()).expect("write");
+    }
+    zip.finish().expect("finish").into_inner()
+}
+
+fn part(bytes: &[u8], name: &str) -> String {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
+    let mut file = archive.by_name(name).expect("part");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut file, &mut out).expect("read");
+    out
+}
+
+const W: &str = r#"xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main""#;
+
+#[test]
+fn runs_keep_their_formatting_and_a_split_value_lands_in_its_first_run() {
+    let body = format!(
+        r#"<w:document {W}><w:body><w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Sayın Ay</w:t></w:r><w:r><w:rPr><w:i/></w:rPr><w:t>şe Yıl</w:t></w:r><w:r><w:t xml:space="preserve">maz &amp; co</w:t></w:r></w:p><w:p><w:r><w:t>temiz</w:t></w:r></w:p></w:body></w:document>"#
+    );
+    let bytes = package(&[("word/document.xml", &body)]);
+    let out = redact(
+        &bytes,
+        Format::Docx,
+        &Limits::default(),
+        &mut Words(vec!["Ayşe Yılmaz"]),
+    )
+    .expect("redacted");
+    let written = part(&out.bytes, "word/document.xml");
+    assert_eq!(
+        written,
+        format!(
+            r#"<w:document {W}><w:body><w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Sayın [X]</w:t></w:r><w:r><w:rPr><w:i/></w:rPr><w:t></w:t></w:r><w:r><w:t xml:space="preserve"> &amp; co</w:t></w:r></w:p><w:p><w:r><w:t>temiz</w:t></w:r></w:p></w:body></w:document>"#
+        )
+    );
+}
+
+#[test]
+fn authors_are_removed_alt_text_and_link_targets_masked() {
+    let body = format!(
+        r#"<w:document {W}><w:body><w:p><w:del w:id="1" w:author="Ali Veli"><w:r><w:delText>eski Ali Veli</w:delText></w:r></w:del></w:p><wp:docPr xmlns:wp="x" id="1" descr="Foto Ali Veli"/></w:body></w:document>"#
+    );
+    let rels = r#"<Relationships><Relationship Id="r1" Target="mailto:ali@veli.com" TargetMode="External"/></Relationships>"#;
+    let core = r#"<cp:coreProperties xmlns:cp="c" xmlns:dc="d"><dc:creator>Ali Veli</dc:creator><dc:title>Ali Veli dosyası</dc:title></cp:coreProperties>"#;
+    let bytes = package(&[
+        ("word/document.xml", &body),
+        ("word/_rels/document.xml.rels", rels),
+        ("docProps/core.xml", core),
+    ]);
+    let out = redact(
+        &bytes,
+        Format::Docx,
+        &Limits::default(),
+        &mut Words(vec!["Ali Veli", "ali@veli.com"]),
+    )
+    .expect("redacted");
+    let body = part(&out.bytes, "word/document.xml");
+    assert!(body.contains(r#"w:author="""#), "{body}");
+    assert!(body.contains("<w:delText>eski [X]</w:delText>"), "{body}");
+    assert!(body.contains(r#"descr="Foto [X]""#), "{body}");
+    assert!(part(&out.bytes, "word/_rels/document.xml.rels").contains(r#"Target="mailto:[X]""#));
+    let core = part(&out.bytes, "docProps/core.xml");
+    assert!(core.contains("<dc:creator></dc:creator>"), "{core}");
+    assert!(core.contains("<dc:title>[X] dosyası</dc:title>"), "{core}");
+    assert!(!out.left.contains("Ali Veli"));
+}
+
+#[test]
+fn a_numeric_cell_that_changes_becomes_a_string_and_shared_indexes_are_never_touched() {
+    let sheet = r#"<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>10000000146</v></c><c r="B1"><v>10000000146</v></c><c r="C1" t="n"><v>10000000146</v></c><c r="D1" t="inlineStr"><is><t>10000000146</t></is></c><c r="E1"><v>42</v></c></row></sheetData></worksheet>"#;
+    let bytes = package(&[("xl/worksheets/sheet1.xml", sheet)]);
+    let out = redact(
+        &bytes,
+        Format::Xlsx,
+        &Limits::default(),
+        &mut Words(vec!["10000000146"]),
+    )
+    .expect("redacted");
+    let written = part(&out.bytes, "xl/worksheets/sheet1.xml");
+    assert!(
+        written.contains(r#"<c r="A1" t="s"><v>10000000146</v></c>"#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#"<c r="B1" t="str"><v>[X]</v></c>"#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#"<c r="C1" t="str"><v>[X]</v></c>"#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#"<c r="D1" t="inlineStr"><is><t>[X]</t></is></c>"#),
+        "{written}"
+    );
+    assert!(written.contains(r#"<c r="E1"><v>42</v></c>"#), "{written}");
+}
+
+#[test]
+fn an_unchanged_part_is_stored_as_it_was_and_an_embedded_object_is_refused() {
+    let parts = [
+        ("word/styles.xml", "<w:styles/>"),
+        ("word/document.xml", "<w:document/>"),
+    ];
+    let bytes = package(&parts);
+    let out = redact(&bytes, Format::Docx, &Limits::default(), &mut Words(vec![])).expect("ok");
+    assert_eq!(
+        out.bytes, bytes,
+        "nothing to mask: the package is the original's, byte for byte"
+    );
+    let bytes = package(&[
+        ("word/document.xml", "<w:document/>"),
+        ("word/embeddings/oleObject1.bin", "x"),
+    ]);
+    let refused = redact(&bytes, Format::Docx, &Limits::default(), &mut Words(vec![]));
+    assert!(matches!(refused, Err(RedactError::Unsupported(m)) if m.contains("embeds an object")));
+}
+
+#[test]
+fn broken_markup_and_a_broken_container_are_malformed_never_a_panic() {
+    let bytes = package(&[("word/document.xml", "<w:document><w:p></w:document>")]);
+    let out = redact(&bytes, Format::Docx, &Limits::default(), &mut Words(vec![]));
+    assert!(matches!(out, Err(RedactError::Malformed(_))), "{out:?}");
+    let out = redact(
+        b"PK\x03\x04broken",
+        Format::Docx,
+        &Limits::default(),
+        &mut Words(vec![]),
+    );
+    assert!(matches!(out, Err(RedactError::Malformed(_))), "{out:?}");
+    let deep = format!("<a>{}</a>", "<b>".repeat(400) + &"</b>".repeat(400));
+    let bytes = package(&[("word/document.xml", &deep)]);
+    let out = redact(&bytes, Format::Docx, &Limits::default(), &mut Words(vec![]));
+    assert!(matches!(out, Err(RedactError::Limit(_))), "{out:?}");
+}
+
+#[test]
+fn a_csv_keeps_its_shape_or_is_refused() {
+    let csv = "ad,tc\nAli Veli,10000000146\n";
+    let out = redact(
+        csv.as_bytes(),
+        Format::Csv,
+        &Limits::default(),
+        &mut Words(vec!["Ali Veli"]),
+    )
+    .expect("redacted");
+    assert_eq!(
+        String::from_utf8(out.bytes).unwrap(),
+        "ad,tc\n[X],10000000146\n"
+    );
+    struct Comma;
+    impl Masker for Comma {
+        fn replacements(&mut self, text: &str) -> Result<Vec<Replace>, RedactError> {
+            let at = text.find("Ali").unwrap_or(0);
+            Ok(vec![Replace {
+                start: at,
+                end: at + 3,
+                with: "a,b".to_string(),
+            }])
+        }
+    }
+    let refused = redact(csv.as_bytes(), Format::Csv, &Limits::default(), &mut Comma);
+    assert!(matches!(refused, Err(RedactError::Refused(_))));
+}
+
+#[test]
+fn formats_without_a_writer_are_refused_naming_those_with_one() {
+    let out = redact(
+        b"%PDF-1.4",
+        Format::Pdf,
+        &Limits::default(),
+        &mut Words(vec![]),
+    );
+    match out {
+        Err(RedactError::Unsupported(message)) => {
+            assert!(
+                message.contains("pdf") && message.contains("docx"),
+                "{message}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,405 @@
+//! POST /v1/data-process/redact over HTTP: documents given back in their own format, masked. The
+//! planted office documents (tests/documents/redaction, made by make_redaction.py) hold values in
+//! every place the writers rewrite; none may be in any part of the answer, and the structure must be
+//! the original's. What cannot be written safely is refused with its code.
+
+use std::io::Read;
+
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::jobs::{tenant, Tenant};
+use crate::process::upload;
+use crate::support::{json_of, TestServer};
+
+fn fixture(name: &str) -> (Vec<u8>, Vec<String>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/documents/redaction");
+    let bytes = std::fs::read(root.join(name)).expect("fixture");
+    let sidecar: Value = serde_json::from_slice(
+        &std::fs::read(root.join(format!("{name}.pii.json"))).expect("sidecar"),
+    )
+    .expect("json");
+    let mut secrets: Vec<String> = sidecar["pii"]
+        .as_array()
+        .expect("pii")
+        .iter()
+        .map(|item| item["value"].as_str().expect("value").to_string())
+        .collect();
+    secrets.extend(
+        sidecar["metadata"]
+            .as_array()
+            .expect("metadata")
+            .iter()
+            .map(|name| name.as_str().expect("name").to_string()),
+    );
+    (bytes, secrets)
+}
+
+/// `POST /v1/data-process/redact{query}`: status, headers, body.
+async fn redact(
+    server: &TestServer,
+    who: &Tenant,
+    query: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
+    let response = server
+        .bearer(
+            Method::POST,
+            &format!("/v1/data-process/redact{query}"),
+            &who.token,
+        )
+        .multipart(upload(name, bytes))
+        .send()
+        .await
+        .expect("POST");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (
+        status,
+        headers,
+        response.bytes().await.expect("body").to_vec(),
+    )
+}
+
+/// Markup with its character references decoded (`&#351;` is `ş`).
+fn decoded(markup: &str) -> String {
+    let mut out = String::with_capacity(markup.len());
+    let mut rest = markup;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let Some(end) = rest.find(';').filter(|&end| end < 12) else {
+            out.push('&');
+            rest = &rest[1..];
+            continue;
+        };
+        let entity = &rest[1..end];
+        let character = match entity {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => entity
+                .strip_prefix("#x")
+                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match character {
+            Some(c) => {
+                out.push(c);
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every part of a ZIP package: its name and its text, references decoded.
+fn parts(bytes: &[u8]) -> Vec<(String, String)> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("a ZIP package");
+    (0..archive.len())
+        .map(|i| {
+            let mut file = archive.by_index(i).expect("part");
+            let mut raw = Vec::new();
+            file.read_to_end(&mut raw).expect("read");
+            (
+                file.name().to_string(),
+                decoded(&String::from_utf8_lossy(&raw)),
+            )
+        })
+        .collect()
+}
+
+/// A preview's element kinds and tables: the structure a redaction must keep.
+async fn structure(server: &TestServer, who: &Tenant, name: &str, bytes: Vec<u8>) -> Value {
+    let (status, body) = crate::process::preview(server, &who.token, "", name, bytes).await;
+    assert_eq!(status, 200, "{body}");
+    let data = &body["data"];
+    let kinds: Vec<&str> = data["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or(""))
+        .collect();
+    let tables: Vec<usize> = data["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|t| t["rows"].as_array().map_or(0, Vec::len))
+        .collect();
+    serde_json::json!({ "kinds": kinds, "tables": tables, "pages": data["metadata"]["pages"] })
+}
+
+#[tokio::test]
+async fn office_files_come_back_as_themselves_with_no_planted_value_in_any_part() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-office@example.com").await;
+    for (name, media) in [
+        (
+            "planted.docx",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        ),
+        (
+            "planted.xlsx",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        ),
+        (
+            "planted.pptx",
+            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        ),
+    ] {
+        let (bytes, secrets) = fixture(name);
+        let extension = name.rsplit('.').next().expect("extension");
+        let upload_name = format!("Ayşe Yılmaz 10000000146.{extension}");
+        let (status, headers, body) = redact(&server, &who, "", &upload_name, bytes.clone()).await;
+        assert_eq!(status, 200, "{name}: {}", String::from_utf8_lossy(&body));
+        assert_eq!(headers["content-type"], media, "{name}");
+        let disposition = headers["content-disposition"].to_str().expect("ascii");
+        assert!(
+            disposition.starts_with("attachment; filename=")
+                && disposition.ends_with(&format!(".{extension}\""))
+                && !disposition.contains("10000000146")
+                && !disposition.contains("lmaz"),
+            "{name}: the file name is masked and keeps its extension: {disposition}"
+        );
+        let count: u64 = headers["x-docsieve-pii-count"]
+            .to_str()
+            .expect("count")
+            .parse()
+            .expect("number");
+        assert!(count >= 5, "{name}: {count} findings");
+        assert!(headers.contains_key("x-docsieve-policy-version"));
+        // The same parts, in the same order; no planted value or author in any of them.
+        let (before, after) = (parts(&bytes), parts(&body));
+        assert_eq!(
+            before.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            after.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (part, text) in &after {
+            for secret in &secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "{name}: {part} still holds a planted value of {} characters",
+                    secret.chars().count()
+                );
+            }
+        }
+        // Read back by docsieve's own reader: the same paragraphs, tables and pages, and no finding
+        // but the engine's own placeholders.
+        assert_eq!(
+            structure(&server, &who, name, bytes).await,
+            structure(&server, &who, name, body.clone()).await,
+            "{name}: the structure is the original's"
+        );
+        let (status, preview) = crate::process::preview(&server, &who.token, "", name, body).await;
+        assert_eq!(status, 200);
+        assert_eq!(preview["data"]["pii"]["pii_count"], 0, "{name}: {preview}");
+    }
+}
+
+#[tokio::test]
+async fn text_and_csv_keep_their_lines_and_columns_and_a_narrowed_type_stays() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-text@example.com").await;
+    let csv = "ad_soyad;tckn;eposta\nAyşe Yılmaz;10000000146;ayse@ornek.com.tr\nMehmet Demir;17291716060;mehmet@ornek.com.tr\n";
+    let (status, headers, body) = redact(&server, &who, "", "liste.csv", csv.into()).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers["content-type"], "text/csv; charset=utf-8");
+    let out = String::from_utf8(body).expect("utf-8");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(
+        out.lines().all(|line| line.matches(';').count() == 2),
+        "{out}"
+    );
+    for value in [
+        "Ayşe Yılmaz",
+        "10000000146",
+        "ayse@ornek.com.tr",
+        "17291716060",
+    ] {
+        assert!(!out.contains(value), "{out}");
+    }
+    assert!(out.starts_with("ad_soyad;tckn;eposta\n"), "{out}");
+    // `types_off` narrows the policy for this request only.
+    let text = "Müşteri e-postası: ayse@ornek.com.tr, TC Kimlik No 10000000146.\n";
+    let (status, _, body) = redact(&server, &who, "?types_off=email", "not.txt", text.into()).await;
+    assert_eq!(status, 200);
+    let out = String::from_utf8(body).expect("utf-8");
+    assert!(
+        out.contains("ayse@ornek.com.tr") && !out.contains("10000000146"),
+        "{out}"
+    );
+    let (status, _, body) = redact(&server, &who, "?policy=redact", "not.txt", text.into()).await;
+    assert_eq!(status, 200);
+    let out = String::from_utf8(body).expect("utf-8");
+    assert!(
+        !out.contains("ayse@ornek.com.tr") && !out.contains("[MASKED_"),
+        "{out}"
+    );
+}
+
+fn code(body: &Value) -> &str {
+    body["detail"][0]["type"]
+        .as_str()
+        .or_else(|| body["code"].as_str())
+        .unwrap_or("")
+}
+
+#[tokio::test]
+async fn what_cannot_be_written_safely_is_refused_with_its_code() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-refused@example.com").await;
+    let json = |body: Vec<u8>| -> Value { serde_json::from_slice(&body).expect("a JSON error") };
+    // A format without a writer: 415, naming the formats that have one.
+    let pdf = crate::jobs::corpus("tr/tr_fatura_yazisi.pdf");
+    let (status, _, body) = redact(&server, &who, "", "a.pdf", pdf).await;
+    let body = json(body);
+    assert_eq!(status, 415, "{body}");
+    assert_eq!(code(&body), "redaction_unsupported", "{body}");
+    assert!(
+        body["detail"].as_str().expect("detail").contains("docx"),
+        "{body}"
+    );
+    // An embedded object it cannot read.
+    let (docx, _) = fixture("planted.docx");
+    let with_object = {
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(docx)).expect("zip");
+        let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for i in 0..archive.len() {
+            out.raw_copy_file(archive.by_index_raw(i).expect("part"))
+                .expect("copy");
+        }
+        out.start_file(
+            "word/embeddings/oleObject1.bin",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .expect("start");
+        std::io::Write::write_all(&mut out, b"\xd0\xcf\x11\xe0 not really").expect("write");
+        out.finish().expect("zip").into_inner()
+    };
+    let (status, _, body) = redact(&server, &who, "", "object.docx", with_object).await;
+    let body = json(body);
+    assert_eq!(status, 415, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .expect("detail")
+            .contains("embeds an object"),
+        "{body}"
+    );
+    // Bad requests.
+    let (status, _, body) = redact(&server, &who, "", "empty.txt", Vec::new()).await;
+    assert_eq!((status, code(&json(body))), (422, "empty_document"));
+    let (status, _, body) =
+        redact(&server, &who, "?types_off=nothing", "a.txt", b"x".to_vec()).await;
+    let body = json(body);
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["detail"][0]["loc"][1], "types_off");
+    let (status, body) = json_of(
+        server
+            .bearer(Method::POST, "/v1/data-process/redact", &who.token)
+            .multipart(reqwest::multipart::Form::new().text("other", "x"))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["detail"][0]["loc"][1], "file");
+    let (status, _) = json_of(
+        reqwest::Client::new()
+            .post(server.url("/v1/data-process/redact"))
+            .multipart(upload("a.txt", b"x".to_vec()))
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await;
+    assert_eq!(status, 401);
+    // Hostile packages: a broken container, markup nested past the bound; the server stays up.
+    let (status, _, body) = redact(
+        &server,
+        &who,
+        "",
+        "broken.docx",
+        b"PK\x03\x04broken".to_vec(),
+    )
+    .await;
+    assert_eq!(status, 422, "{}", String::from_utf8_lossy(&body));
+    let (status, body) = server.get_json("/system/health").await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_masked_execution_gives_its_file_back_and_an_unmasked_one_says_why_not() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-execution@example.com").await;
+    let (docx, secrets) = fixture("planted.docx");
+    let ids = who
+        .queue(&server, vec![("Ayşe Yılmaz.docx", docx.clone())])
+        .await;
+    let views = who
+        .wait_for(&server, &ids, std::time::Duration::from_secs(120))
+        .await;
+    assert_eq!(views[0]["status"], "completed", "{}", views[0]);
+    let execution = views[0]["execution_id"].as_i64().expect("execution id");
+    let response = server
+        .bearer(
+            Method::GET,
+            &format!("/v1/executions/{execution}/file"),
+            &who.token,
+        )
+        .header("Accept", "application/octet-stream")
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response.headers()["content-type"],
+        "application/octet-stream"
+    );
+    let disposition = response.headers()["content-disposition"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    assert!(
+        disposition.ends_with(".docx\"") && !disposition.contains("lmaz"),
+        "{disposition}"
+    );
+    let body = response.bytes().await.expect("body").to_vec();
+    for (part, text) in parts(&body) {
+        for secret in &secrets {
+            assert!(!text.contains(secret.as_str()), "{part}");
+        }
+    }
+    // An unmasked run has no masked file; an unknown execution is 404.
+    let (status, body) = who
+        .upload(
+            &server,
+            "/v1/data-process/async?masked=false",
+            crate::jobs::files(vec![("plain.txt", b"TC 10000000146".to_vec())]),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let ids: Vec<String> = vec![body["data"]["job_ids"][0].as_str().expect("id").to_string()];
+    let views = who
+        .wait_for(&server, &ids, std::time::Duration::from_secs(60))
+        .await;
+    let unmasked = views[0]["execution_id"].as_i64().expect("execution id");
+    let (status, body) = who
+        .get(&server, &format!("/v1/executions/{unmasked}/file"))
+        .await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["code"], "execution_not_masked");
+    let (status, body) = who.get(&server, "/v1/executions/999999/file").await;
+    assert_eq!(status, 404, "{body}");
+}
