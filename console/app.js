@@ -159,13 +159,19 @@ export function when(stamp) {
 
 /**
  * Fetches a file with the session's token and hands it to the browser as a download (a POST when
- * `json` is given: its body).
+ * `json` or `form` is given: its body). Without a `name`, the answer's Content-Disposition names it.
  */
-export async function download(path, name, status, json) {
-  const answer = await api(json === undefined ? "GET" : "POST", path, { raw: true, json });
+export async function download(path, name, status, json, form) {
+  const post = json !== undefined || form !== undefined;
+  const answer = await api(post ? "POST" : "GET", path, { raw: true, json, form });
   if (!answer.ok) {
     status.replaceChildren(failure(answer));
     return;
+  }
+  if (!name) {
+    const disposition = answer.response.headers.get("content-disposition") || "";
+    const named = /filename="([^"]+)"/.exec(disposition);
+    name = named ? named[1] : "document";
   }
   const url = URL.createObjectURL(await answer.response.blob());
   const link = h("a", { href: url, download: name });

@@ -1,9 +1,10 @@
 // "Try it": drop a file; docsieve's preview reads it twice (as written, and masked by the tenant's
 // policy); the page shows the text with each finding highlighted by type beside the masked text, the
-// counts per type, the quality grade and its warnings, and offers the masked text for download. The
-// file goes nowhere but to POST /v1/data-process/preview.
+// counts per type, the quality grade and its warnings, and offers the masked text for download, and the
+// masked file in its own format. The file goes nowhere but to POST /v1/data-process/preview (and
+// /v1/data-process/redact when its masked file is asked for).
 
-import { api, failure, h, page, t } from "/console/assets/app.js";
+import { api, download as appDownload, failure, h, page, t } from "/console/assets/app.js";
 
 /** The colour class of a type (`kind-0` to `kind-7` in app.css): a type keeps its colour everywhere. */
 export function colourOf(type) {
@@ -64,6 +65,21 @@ function warningsOf(quality) {
   return warnings;
 }
 
+/** The file itself, masked in its own format (`POST /v1/data-process/redact`). */
+function downloadFile(file) {
+  const status = h("span", { id: "download-file-status", role: "status", "aria-live": "polite" });
+  const form = () => {
+    const body = new FormData();
+    body.append("file", file, file.name);
+    return body;
+  };
+  return h("span", {},
+    h("button", { type: "button", class: "button", id: "download-file",
+      onclick: () => appDownload("/v1/data-process/redact", null, status, undefined, form()) },
+      t("download_file")),
+    status);
+}
+
 function download(name, text) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
   const stem = name.replace(/\.[^.]*$/, "") || "document";
@@ -115,7 +131,8 @@ function result(file, plain, masked) {
     h("button", { type: "button", class: "secondary", onclick: () => go(-1) }, t("previous_finding")),
     h("button", { type: "button", class: "secondary", onclick: () => go(1) }, t("next_finding")),
     h("span", { class: "muted" }, t("finding_keys")),
-    download(file.name, masked.text)));
+    download(file.name, masked.text),
+    downloadFile(file)));
   section.append(h("div", { class: "panes" },
     h("div", { class: "pane" }, h("h2", {}, t("original_pane")), original),
     h("div", { class: "pane" }, h("h2", {}, t("masked_pane")), maskedText)));

@@ -9,7 +9,8 @@
 //! file (Word and PowerPoint 97-2003, Outlook) likewise has one of its streams mutated, cut or dropped
 //! and is written again. Text formats
 //! get deep nesting, NUL bytes, broken UTF-8, stray BOMs and endless lines. Every document read is then
-//! masked, and the masked text must not hold a value the engine found.
+//! masked, and the masked text must not hold a value the engine found; a document of a format with a
+//! writer is also written back masked in its own format, read again and checked.
 //!
 //! The input of the case running is kept in `$TMPDIR/docsieve-fuzz-failures/last-case.<ext>`, so a crash
 //! leaves its reproducer behind. `DOCSIEVE_FUZZ_SECONDS` (default 20) bounds the run; `DOCSIEVE_FUZZ_SEED` picks the sequence (default
@@ -23,9 +24,11 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use docsieve_actors::extractor_pool::extract_document as extract;
+use docsieve_actors::extractor_pool::Format;
 use docsieve_actors::extractor_pool::Limits;
-use docsieve_actors::pii_masker::mask_document;
 use docsieve_actors::pii_masker::Policy;
+use docsieve_actors::pii_masker::{check_redacted, mask_document, redact_document};
+use docsieve_actors::redaction::RedactError;
 
 /// splitmix64: a small, fast, reproducible sequence.
 struct Rng(u64);
@@ -57,6 +60,7 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
         corpus_dir(),
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/office"),
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/msoffice"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/redaction"),
     ];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -266,14 +270,43 @@ fn keep(input: &[u8], name: &str) -> PathBuf {
     path
 }
 
-/// Extraction, then masking of what was read; the code of the outcome.
+/// Extraction, then masking of what was read, then (for a format with a writer) the document written
+/// back masked, read again and checked; the code of the outcome.
 fn one_case(input: Vec<u8>) -> String {
     match extract(&input, &Limits::default()) {
         Ok(document) => match mask_document(&document, &Policy::default()) {
-            Ok(_) => "ok".to_string(),
+            Ok(_) => redaction(&input, &document),
             Err(_) => "masking_refused".to_string(),
         },
         Err(error) => error.code().to_string(),
+    }
+}
+
+/// The masked file in its own format: written, read back and checked.
+fn redaction(input: &[u8], document: &docsieve_actors::model::Document) -> String {
+    let Some(format) = Format::named(&document.metadata.format)
+        .filter(|format| docsieve_actors::redaction::writer_of(*format).is_some())
+    else {
+        return "ok".to_string();
+    };
+    let (policy, limits) = (Policy::default(), Limits::default());
+    match redact_document(input, format, document, &policy, &limits) {
+        Ok(redacted) => match extract(&redacted.redacted.bytes, &limits) {
+            Ok(output) => match check_redacted(&output, &policy, &redacted) {
+                Ok(()) => "redacted".to_string(),
+                Err(_) => "redaction_refused_after_reading_back".to_string(),
+            },
+            Err(error) => format!("redacted_file_unreadable_{}", error.code()),
+        },
+        Err(error) => format!(
+            "redaction_{}",
+            match error {
+                RedactError::Unsupported(_) => "unsupported",
+                RedactError::Malformed(_) => "malformed",
+                RedactError::Limit(_) => "limit",
+                RedactError::Refused(_) => "refused",
+            }
+        ),
     }
 }
 

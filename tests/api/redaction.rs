@@ -155,6 +155,11 @@ async fn office_files_come_back_as_themselves_with_no_planted_value_in_any_part(
             "planted.pptx",
             "application/vnd.openxmlformats-officedocument.presentationml.presentation",
         ),
+        ("planted.odt", "application/vnd.oasis.opendocument.text"),
+        (
+            "planted.odp",
+            "application/vnd.oasis.opendocument.presentation",
+        ),
     ] {
         let (bytes, secrets) = fixture(name);
         let extension = name.rsplit('.').next().expect("extension");
@@ -229,6 +234,21 @@ async fn text_and_csv_keep_their_lines_and_columns_and_a_narrowed_type_stays() {
         assert!(!out.contains(value), "{out}");
     }
     assert!(out.starts_with("ad_soyad;tckn;eposta\n"), "{out}");
+    // HTML keeps its tags and attributes; text, alt text and link targets are masked.
+    let page = "<html><body><h1>Başvuru</h1><p>Başvuran: <b>Ayşe</b> Yılmaz, TC Kimlik No: 10000000146</p><a href=\"mailto:ayse@ornek.com.tr\" title=\"yazın\">e-posta</a></body></html>";
+    let (status, headers, body) = redact(&server, &who, "", "basvuru.html", page.into()).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers["content-type"], "text/html; charset=utf-8");
+    let out = String::from_utf8(body).expect("utf-8");
+    for value in ["Yılmaz", "10000000146", "ayse@ornek.com.tr"] {
+        assert!(!out.contains(value), "{out}");
+    }
+    assert!(
+        out.starts_with("<html><body><h1>Başvuru</h1><p>Başvuran: <b>")
+            && out.contains("<a href=\"mailto:")
+            && out.ends_with("</a></body></html>"),
+        "{out}"
+    );
     // `types_off` narrows the policy for this request only.
     let text = "Müşteri e-postası: ayse@ornek.com.tr, TC Kimlik No 10000000146.\n";
     let (status, _, body) = redact(&server, &who, "?types_off=email", "not.txt", text.into()).await;
@@ -260,8 +280,8 @@ async fn what_cannot_be_written_safely_is_refused_with_its_code() {
     let who = tenant(&server, "redact-refused@example.com").await;
     let json = |body: Vec<u8>| -> Value { serde_json::from_slice(&body).expect("a JSON error") };
     // A format without a writer: 415, naming the formats that have one.
-    let pdf = crate::jobs::corpus("tr/tr_fatura_yazisi.pdf");
-    let (status, _, body) = redact(&server, &who, "", "a.pdf", pdf).await;
+    let png = crate::jobs::corpus("tr/tr_kimlik_notu.png");
+    let (status, _, body) = redact(&server, &who, "", "a.png", png).await;
     let body = json(body);
     assert_eq!(status, 415, "{body}");
     assert_eq!(code(&body), "redaction_unsupported", "{body}");
@@ -402,4 +422,42 @@ async fn a_masked_execution_gives_its_file_back_and_an_unmasked_one_says_why_not
     assert_eq!(body["code"], "execution_not_masked");
     let (status, body) = who.get(&server, "/v1/executions/999999/file").await;
     assert_eq!(status, 404, "{body}");
+}
+
+#[tokio::test]
+async fn a_pdf_is_redacted_for_real_even_under_a_naive_box() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-pdf@example.com").await;
+    let original = crate::jobs::corpus("tr/tr_fatura_yazisi.pdf");
+    let sidecar: Value =
+        serde_json::from_slice(&crate::jobs::corpus("tr/tr_fatura_yazisi.pdf.pii.json"))
+            .expect("sidecar");
+    let values: Vec<String> = sidecar["pii"]
+        .as_array()
+        .expect("pii")
+        .iter()
+        .map(|item| item["value"].as_str().expect("value").to_string())
+        .collect();
+    let (status, headers, body) = redact(&server, &who, "", "fatura.pdf", original.clone()).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers["content-type"], "application/pdf");
+    assert!(body.starts_with(b"%PDF-"));
+    // Read back by docsieve's reader: the pages are there, no value is.
+    let (status, preview) =
+        crate::process::preview(&server, &who.token, "", "out.pdf", body.clone()).await;
+    assert_eq!(status, 200, "{preview}");
+    let text = preview["data"]["text"].as_str().expect("text");
+    for value in &values {
+        assert!(
+            !text.contains(value.as_str()),
+            "a value of {} characters",
+            value.len()
+        );
+    }
+    assert!(!text.trim().is_empty(), "the rest of the text layer stays");
+    // No value in the file's bytes either (compressed streams are checked by the engine's tests).
+    let raw = String::from_utf8_lossy(&body);
+    for value in values.iter().filter(|v| v.len() >= 6) {
+        assert!(!raw.contains(value.as_str()));
+    }
 }

@@ -6,7 +6,7 @@ text, core, app and custom properties, shared and inline strings, numeric cells,
 values, sheet headers, slide notes), each with a `.pii.json` naming the planted values (`value`) and
 the metadata that names a person (`metadata`).
 
-Needs python-docx (>= 1.2, for comments), openpyxl and python-pptx. Run from the repository root:
+Needs python-docx (>= 1.2, for comments), openpyxl, python-pptx and LibreOffice (soffice). Run from the repository root:
     python3 tests/documents/make_redaction.py
 Never run by the tests or CI: the files it writes are committed.
 """
@@ -239,8 +239,25 @@ def make_pptx():
     sidecar(path, [NAME, NAME2, TCKN, IBAN, EMAIL, PHONE], [AUTHOR, EDITOR])
 
 
+def make_opendocument():
+    """planted.odt and planted.odp: LibreOffice's conversions of the DOCX and the PPTX (the same
+    values; LibreOffice keeps the authors as the documents' creators)."""
+    import shutil
+    import subprocess
+    import tempfile
+    soffice = shutil.which("soffice")
+    with tempfile.TemporaryDirectory() as profile:
+        for source, target in (("planted.docx", "odt"), ("planted.pptx", "odp")):
+            subprocess.run([soffice, f"-env:UserInstallation=file://{profile}", "--headless",
+                            "--convert-to", target, "--outdir", OUT, os.path.join(OUT, source)],
+                           check=True, capture_output=True)
+            shutil.copy(os.path.join(OUT, source + ".pii.json"),
+                        os.path.join(OUT, source.replace(".docx", ".odt").replace(".pptx", ".odp") + ".pii.json"))
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     make_docx()
     make_xlsx()
     make_pptx()
+    make_opendocument()

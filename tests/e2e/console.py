@@ -242,6 +242,12 @@ class Console:
         focused = driver.switch_to.active_element
         assert focused.tag_name == "mark" and "confidence" in focused.get_attribute("textContent")
         assert self.find("#download-masked").get_attribute("download").endswith(".masked.txt")
+        # The masked file in its own format: the download happens, and the status names it.
+        self.find("#download-file").click()
+        WebDriverWait(driver, 60).until(lambda d: self.text_of("#download-file-status").strip())
+        extension = os.path.splitext(self.args.document)[1]
+        assert self.text_of("#download-file-status").endswith(f"{extension} is downloaded."), \
+            self.text_of("#download-file-status")
         self.page("try-result")
 
         # Turkish, by the switch.

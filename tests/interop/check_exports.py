@@ -181,8 +181,8 @@ print(f"interop: {rows} rows read back from jsonl, csv, parquet, xml, xlsx, mark
       f"no raw value of {len(planted)} planted ones")
 
 # Masked files in their own format: each planted office document (tests/documents/redaction) sent to
-# POST /v1/data-process/redact comes back as itself; python-docx, openpyxl and python-pptx open it and
-# count the same paragraphs, tables, sheets and slides as in the original; no planted value or author is
+# POST /v1/data-process/redact comes back as itself; python-docx, openpyxl and python-pptx open the OOXML
+# ones and count the same paragraphs, tables, sheets and slides as in the original; no planted value or author is
 # in any part of it; LibreOffice opens it too (converted to PDF below, where LibreOffice is installed).
 import docx  # noqa: E402
 import pptx  # noqa: E402
@@ -229,8 +229,9 @@ for original in sorted(REDACTION.glob("planted.*")):
     check(disposition.endswith(f'{original.suffix}"') and "Yılmaz" not in disposition and "Yilmaz" not in disposition,
           f"{original.name}: the download's name is masked and keeps its extension: {disposition}")
     check(int(headers.get("X-Docsieve-Pii-Count", "0")) > 0, f"{original.name}: findings counted")
-    check(shape_of(original.suffix, content) == shape_of(original.suffix, original.read_bytes()),
-          f"{original.name}: the structure changed: {shape_of(original.suffix, content)}")
+    if original.suffix in (".docx", ".xlsx", ".pptx"):
+        check(shape_of(original.suffix, content) == shape_of(original.suffix, original.read_bytes()),
+              f"{original.name}: the structure changed: {shape_of(original.suffix, content)}")
     for name, text in part_texts(content):
         leaked = [s for s in secrets if s in text]
         check(not leaked, f"{original.name}: {name} still holds {len(leaked)} planted value(s)")

@@ -32,7 +32,11 @@ pub use error::ExtractError;
 pub use formats::detect::compound_file;
 pub use formats::detect::Format;
 pub(crate) use formats::detect::{csv_delimiter, starts_as_sql};
-pub(crate) use formats::encoding::decode as decode_text;
+pub(crate) use formats::encoding::{
+    decode as decode_text, decode_declared as decode_declared_text,
+};
+pub(crate) use formats::html::declared_charset as declared_html_charset;
+pub(crate) use formats::pdf::built_in_type1_encodings;
 pub use isolation::WorkerCommand;
 pub use limits::Limits;
 pub use messages::{Extract, Extracted, Lane};

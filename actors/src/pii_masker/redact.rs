@@ -229,7 +229,13 @@ mod tests {
 
     #[test]
     fn no_planted_value_or_author_is_left_in_any_part_of_an_office_file() {
-        for name in ["planted.docx", "planted.xlsx", "planted.pptx"] {
+        for name in [
+            "planted.docx",
+            "planted.xlsx",
+            "planted.pptx",
+            "planted.odt",
+            "planted.odp",
+        ] {
             let (_, values, people) = fixture(name);
             let (redacted, original) = redacted(name);
             let before = parts(&original);
@@ -306,6 +312,8 @@ mod tests {
             "tr_personel_formu.docx",
             "tr_musteri_sunumu.pptx",
             "tr_musteri_tablosu.xlsx",
+            "tr_personel_formu.odt",
+            "tr_musteri_sunumu.odp",
         ] {
             let bytes = std::fs::read(root.join(name)).expect("file");
             let limits = Limits::default();
@@ -316,8 +324,12 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
             check(&output, &policy, &redacted).unwrap_or_else(|e| panic!("{name}: {e}"));
-            // The sidecar of the legacy file converted from it names the same values.
-            let sidecar = root.join(format!("{}.pii.json", &name[..name.len() - 1]));
+            // Its own sidecar, or that of the legacy file converted from it (the same values).
+            let own = root.join(format!("{name}.pii.json"));
+            let sidecar = match own.exists() {
+                true => own,
+                false => root.join(format!("{}.pii.json", &name[..name.len() - 1])),
+            };
             let Ok(sidecar) = std::fs::read_to_string(&sidecar) else {
                 continue;
             };
@@ -331,6 +343,158 @@ mod tests {
                         item["type"]
                     );
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod pdf_tests {
+    use super::*;
+    use crate::extractor_pool::extract_document as extract;
+
+    fn corpus(name: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../shared/corpus")
+                .join(name),
+        )
+        .expect("corpus file")
+    }
+
+    /// Every stream of a PDF, decompressed, and every string and name of its objects, as text.
+    fn everything_in(bytes: &[u8]) -> String {
+        let doc = lopdf::Document::load_mem(bytes).expect("a PDF");
+        let mut out = String::new();
+        for object in doc.objects.values() {
+            match object {
+                lopdf::Object::Stream(stream) => {
+                    let content = stream
+                        .decompressed_content()
+                        .unwrap_or_else(|_| stream.content.clone());
+                    out.push_str(&String::from_utf8_lossy(&content));
+                }
+                other => out.push_str(&format!("{other:?}")),
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn planted(name: &str) -> Vec<String> {
+        let sidecar: serde_json::Value =
+            serde_json::from_slice(&corpus(&format!("{name}.pii.json"))).expect("sidecar");
+        sidecar["pii"]
+            .as_array()
+            .expect("pii")
+            .iter()
+            .map(|item| item["value"].as_str().expect("value").to_string())
+            .collect()
+    }
+
+    fn redacted_pdf(bytes: &[u8]) -> Vec<u8> {
+        let limits = Limits::default();
+        let document = extract(bytes, &limits).expect("extract");
+        let policy = Policy::default();
+        let redacted = redact_document(bytes, Format::Pdf, &document, &policy, &limits)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
+        check(&output, &policy, &redacted).expect("checks");
+        redacted.redacted.bytes
+    }
+
+    #[test]
+    fn a_text_pdf_loses_its_values_from_the_text_layer_and_every_stream_and_keeps_the_rest() {
+        let original = corpus("tr/tr_fatura_yazisi.pdf");
+        let out = redacted_pdf(&original);
+        let text = extract(&out, &Limits::default()).expect("reads").text;
+        let before = extract(&original, &Limits::default()).expect("reads").text;
+        let everything = everything_in(&out);
+        for value in planted("tr/tr_fatura_yazisi.pdf") {
+            assert!(
+                !text.contains(&value),
+                "a value of {} characters is in the text",
+                value.len()
+            );
+            assert!(
+                !everything.contains(&value),
+                "a value of {} characters is in a stream or object",
+                value.len()
+            );
+        }
+        // The words around the values are still there, in the text layer.
+        let words = |t: &str| -> usize {
+            t.split_whitespace()
+                .filter(|w| w.chars().all(char::is_alphabetic) && w.chars().count() > 3)
+                .count()
+        };
+        assert!(words(&text) * 10 >= words(&before) * 7, "{text}");
+        let doc = lopdf::Document::load_mem(&out).expect("PDF");
+        assert_eq!(
+            doc.get_pages().len(),
+            lopdf::Document::load_mem(&original)
+                .expect("PDF")
+                .get_pages()
+                .len()
+        );
+        assert!(
+            doc.trailer.get(b"Info").is_err(),
+            "the document information is removed"
+        );
+    }
+
+    #[test]
+    fn a_naive_redaction_a_box_over_text_still_there_is_redacted_for_real() {
+        let original = corpus("tr/tr_fatura_yazisi.pdf");
+        // A box drawn over the whole first page, the text left under it: what a naive redactor does.
+        let mut doc = lopdf::Document::load_mem(&original).expect("PDF");
+        let first = *doc.get_pages().get(&1).expect("page 1");
+        let mut content = doc.get_page_content(first).expect("content");
+        content.extend_from_slice(b"\nq 0 g 0 0 1000 1000 re f Q\n");
+        doc.change_page_content(first, content).expect("change");
+        let mut naive = Vec::new();
+        doc.save_to(&mut naive).expect("save");
+        let values = planted("tr/tr_fatura_yazisi.pdf");
+        let under_the_box = extract(&naive, &Limits::default()).expect("reads").text;
+        assert!(
+            values.iter().any(|v| under_the_box.contains(v.as_str())),
+            "the naive redaction leaves the values in the text layer"
+        );
+        let out = redacted_pdf(&naive);
+        let text = extract(&out, &Limits::default()).expect("reads").text;
+        for value in &values {
+            assert!(!text.contains(value.as_str()));
+        }
+    }
+
+    #[test]
+    fn corpus_pdfs_are_redacted_or_refused_never_passed_through_with_a_value() {
+        for name in [
+            "pdf/testPDF.pdf",
+            "pdf/multi-column-2p.pdf",
+            "pdf/loremipsum-flat.pdf",
+            "pdf/korean-text-with-tables.pdf",
+            "pdf/right_to_left_01.pdf",
+            "pdf/testOCR.pdf",
+        ] {
+            let bytes = corpus(name);
+            let limits = Limits::default();
+            let Ok(document) = extract(&bytes, &limits) else {
+                continue;
+            };
+            let policy = Policy::default();
+            match redact_document(&bytes, Format::Pdf, &document, &policy, &limits) {
+                Ok(redacted) => {
+                    // Read back: clean, or refused (a value its text shows that the page's text did
+                    // not); never an error of another kind.
+                    let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
+                    match check(&output, &policy, &redacted) {
+                        Ok(()) | Err(RedactError::Refused(_)) => {}
+                        Err(other) => panic!("{name}: {other}"),
+                    }
+                }
+                Err(RedactError::Unsupported(_) | RedactError::Refused(_)) => {}
+                Err(other) => panic!("{name}: {other}"),
             }
         }
     }

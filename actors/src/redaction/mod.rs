@@ -10,8 +10,10 @@
 //! scanned too ([`Redacted::left`]), before anything leaves.
 
 mod distribute;
+mod html;
 mod office;
 mod package;
+mod pdf;
 mod plain;
 mod xml_text;
 
@@ -91,6 +93,20 @@ pub const WRITERS: &[(Format, Writer, &str, &str)] = &[
         "application/vnd.openxmlformats-officedocument.presentationml.presentation",
         "pptx",
     ),
+    (
+        Format::Odt,
+        |bytes, limits, masker| office::office(bytes, limits, masker, office::ODF_PARTS),
+        "application/vnd.oasis.opendocument.text",
+        "odt",
+    ),
+    (
+        Format::Odp,
+        |bytes, limits, masker| office::office(bytes, limits, masker, office::ODF_PARTS),
+        "application/vnd.oasis.opendocument.presentation",
+        "odp",
+    ),
+    (Format::Pdf, pdf::pdf, "application/pdf", "pdf"),
+    (Format::Html, html::html, "text/html; charset=utf-8", "html"),
     (Format::Txt, plain::txt, "text/plain; charset=utf-8", "txt"),
     (Format::Csv, plain::csv, "text/csv; charset=utf-8", "csv"),
 ];

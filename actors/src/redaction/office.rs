@@ -20,6 +20,7 @@ const GENERIC: Profile = Profile {
     masked_attributes: &[],
     cleared_attributes: &[],
     skip_container: None,
+    inline_text: false,
     retype: None,
 };
 
@@ -152,6 +153,34 @@ const THREADED_COMMENTS: Profile = Profile {
     ..GENERIC
 };
 
+/// OpenDocument text and presentations (`content.xml`, and `styles.xml` with the pages' headers and
+/// footers): paragraphs and headings with their spans' text, notes, annotations (their authors
+/// removed), tracked deletions, frames' titles and descriptions, link targets.
+const ODF_TEXT: Profile = Profile {
+    containers: &[b"p", b"h"],
+    own_text: &[b"title", b"desc"],
+    separators: &[(b"s", " "), (b"tab", "\t"), (b"line-break", "\n")],
+    cleared: &[b"creator"],
+    masked_attributes: &[(Some(b"a"), b"href"), (Some(b"a"), b"title")],
+    inline_text: true,
+    ..GENERIC
+};
+
+/// OpenDocument properties: the creators removed, title, subject, description and keywords masked,
+/// user-defined values and the generating software removed.
+const ODF_META: Profile = Profile {
+    // The generator too: its version ("LibreOffice/7.4.7.2") reads as an address.
+    cleared: &[
+        b"creator",
+        b"initial-creator",
+        b"user-defined",
+        b"printed-by",
+        b"generator",
+    ],
+    own_text: &[b"title", b"subject", b"description", b"keyword"],
+    ..GENERIC
+};
+
 /// A part name pattern: a prefix and a suffix.
 pub type Rows = &'static [(&'static str, &'static str, &'static Profile)];
 
@@ -175,6 +204,12 @@ pub const XLSX_PARTS: Rows = &[
 ];
 
 pub const PPTX_PARTS: Rows = &[("ppt/", ".xml", &DRAWING)];
+
+pub const ODF_PARTS: Rows = &[
+    ("", "content.xml", &ODF_TEXT),
+    ("", "styles.xml", &ODF_TEXT),
+    ("meta.xml", "", &ODF_META),
+];
 
 /// The profile of a part: the format's rows, then the properties'; None for a part that is not XML.
 fn profile_of(name: &str, rows: Rows) -> Option<&'static Profile> {
@@ -225,7 +260,13 @@ pub fn office(
     rows: Rows,
 ) -> Result<Redacted, RedactError> {
     let max_depth = limits.max_xml_depth;
-    let media = |name: &str| name.to_ascii_lowercase().contains("/media/");
+    // Pictures: OOXML's media folders, OpenDocument's pictures and objects' replacement images.
+    let media = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        lower.contains("/media/")
+            || lower.starts_with("pictures/")
+            || lower.starts_with("objectreplacements/")
+    };
     let (mut images, mut thumbnails) = (0usize, 0usize);
     let mut redacted = package::rewrite(
         bytes,

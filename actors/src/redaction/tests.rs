@@ -199,18 +199,51 @@ fn a_csv_keeps_its_shape_or_is_refused() {
 #[test]
 fn formats_without_a_writer_are_refused_naming_those_with_one() {
     let out = redact(
-        b"%PDF-1.4",
-        Format::Pdf,
+        b"\x89PNG",
+        Format::Png,
         &Limits::default(),
         &mut Words(vec![]),
     );
     match out {
         Err(RedactError::Unsupported(message)) => {
             assert!(
-                message.contains("pdf") && message.contains("docx"),
+                message.contains("png") && message.contains("docx"),
                 "{message}"
             )
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn html_keeps_its_tags_and_masks_text_across_inline_tags_attributes_and_titles() {
+    let page = concat!(
+        "<!DOCTYPE html><html><head><title>Ali Veli</title>",
+        "<script>var x = 1;</script></head><body>",
+        "<!-- yazan: Ali Veli -->",
+        "<p class=\"k\">Sayın <b>Ali</b> Veli &amp; ekibi<br>tel</p>",
+        "<img alt=\"Foto Ali Veli\" src=\"a.png\"><a href=\"mailto:ali@veli.com\">yaz</a>",
+        "<p>d&uuml;z metin</p></body></html>"
+    );
+    let out = redact(
+        page.as_bytes(),
+        Format::Html,
+        &Limits::default(),
+        &mut Words(vec!["Ali Veli", "ali@veli.com"]),
+    )
+    .expect("redacted");
+    let written = String::from_utf8(out.bytes).expect("utf-8");
+    assert_eq!(
+        written,
+        concat!(
+            "<!DOCTYPE html><html><head><title>[X]</title>",
+            "<script>var x = 1;</script></head><body>",
+            "",
+            "<p class=\"k\">Sayın <b>[X]</b> &amp; ekibi<br>tel</p>",
+            "<img alt=\"Foto [X]\" src=\"a.png\"><a href=\"mailto:[X]\">yaz</a>",
+            "<p>d&uuml;z metin</p></body></html>"
+        )
+    );
+    assert!(out.notes.iter().any(|n| n.contains("comment")));
+    assert!(out.left.contains("var x = 1;"), "scripts are scanned");
 }

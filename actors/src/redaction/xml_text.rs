@@ -39,6 +39,9 @@ pub struct Profile {
     /// A container that is skipped (its attribute `.1` has one of the values `.2`: a cell whose value
     /// is an index into the shared strings).
     pub skip_container: Option<WithAttribute>,
+    /// Whether character content anywhere inside an open container is a piece of its text (ODF's
+    /// mixed content: a paragraph's text and its spans'), not only inside `texts`.
+    pub inline_text: bool,
     /// A container whose text changed gets this attribute set to this value (a numeric cell becomes a
     /// string cell).
     pub retype: Option<(Name, Name, Name)>,
@@ -194,7 +197,7 @@ pub fn rewrite(
                 let content = text.unescape().map_err(|e| malformed(name, e))?;
                 text_piece(
                     &mut stack,
-                    in_text > 0 && skipping == 0,
+                    (in_text > 0 || profile.inline_text) && skipping == 0,
                     start..end,
                     &content,
                     &mut left,
@@ -208,7 +211,7 @@ pub fn rewrite(
                 let content = String::from_utf8_lossy(&data).into_owned();
                 text_piece(
                     &mut stack,
-                    in_text > 0 && skipping == 0,
+                    (in_text > 0 || profile.inline_text) && skipping == 0,
                     start..end,
                     &content,
                     &mut left,

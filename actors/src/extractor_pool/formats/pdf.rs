@@ -241,7 +241,7 @@ fn scanned_page_images(
 /// A program that does not parse gets an empty `Differences` (pdf-extract's base table, ASCII and
 /// Latin-1): pdf-extract would have panicked on it and lost the page. Fonts placed directly inside a resource
 /// dictionary (not as objects of their own) are left as they are.
-fn built_in_type1_encodings(document: &mut lopdf::Document) {
+pub(crate) fn built_in_type1_encodings(document: &mut lopdf::Document) {
     use lopdf::{Dictionary, Object, ObjectId};
     // (font, its descriptor, its program, whether the font names an encoding)
     let mut fonts: Vec<(ObjectId, ObjectId, ObjectId, bool)> = Vec::new();
