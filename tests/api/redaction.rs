@@ -280,8 +280,8 @@ async fn what_cannot_be_written_safely_is_refused_with_its_code() {
     let who = tenant(&server, "redact-refused@example.com").await;
     let json = |body: Vec<u8>| -> Value { serde_json::from_slice(&body).expect("a JSON error") };
     // A format without a writer: 415, naming the formats that have one.
-    let png = crate::jobs::corpus("tr/tr_kimlik_notu.png");
-    let (status, _, body) = redact(&server, &who, "", "a.png", png).await;
+    let mail = crate::jobs::corpus("tr/tr_eposta.eml");
+    let (status, _, body) = redact(&server, &who, "", "a.eml", mail).await;
     let body = json(body);
     assert_eq!(status, 415, "{body}");
     assert_eq!(code(&body), "redaction_unsupported", "{body}");
@@ -460,4 +460,24 @@ async fn a_pdf_is_redacted_for_real_even_under_a_naive_box() {
     for value in values.iter().filter(|v| v.len() >= 6) {
         assert!(!raw.contains(value.as_str()));
     }
+}
+
+#[tokio::test]
+async fn a_scanned_image_comes_back_painted_over_where_its_values_were() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-image@example.com").await;
+    let original = crate::jobs::corpus("tr/tr_kimlik_notu.png");
+    let (status, headers, body) = redact(&server, &who, "", "kimlik.png", original.clone()).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers["content-type"], "image/png");
+    assert!(body.starts_with(b"\x89PNG"));
+    // Read back (OCR): what the original's reading found is not found again.
+    let (_, before) = crate::process::preview(&server, &who.token, "", "a.png", original).await;
+    let (status, after) = crate::process::preview(&server, &who.token, "", "b.png", body).await;
+    assert_eq!(status, 200, "{after}");
+    assert!(
+        before["data"]["pii"]["pii_count"].as_u64().unwrap_or(0) > 0,
+        "{before}"
+    );
+    assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
 }

@@ -36,6 +36,7 @@ pub(crate) use formats::encoding::{
     decode as decode_text, decode_declared as decode_declared_text,
 };
 pub(crate) use formats::html::declared_charset as declared_html_charset;
+pub(crate) use formats::ocr::LANGUAGES as OCR_LANGUAGES;
 pub(crate) use formats::pdf::built_in_type1_encodings;
 pub use isolation::WorkerCommand;
 pub use limits::Limits;

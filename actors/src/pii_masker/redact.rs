@@ -468,6 +468,22 @@ mod pdf_tests {
     }
 
     #[test]
+    fn a_scanned_image_is_painted_over_where_ocr_read_its_values() {
+        let original = corpus("tr/tr_kimlik_notu.png");
+        let limits = Limits::default();
+        let document = extract(&original, &limits).expect("extract");
+        let policy = Policy::default();
+        let redacted = redact_document(&original, Format::Png, &document, &policy, &limits)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
+        check(&output, &policy, &redacted).expect("checks");
+        for value in planted("tr/tr_kimlik_notu.png") {
+            assert!(!output.text.contains(&value), "{} characters", value.len());
+        }
+        assert!(redacted.redacted.notes[0].contains("painted over"));
+    }
+
+    #[test]
     fn corpus_pdfs_are_redacted_or_refused_never_passed_through_with_a_value() {
         for name in [
             "pdf/testPDF.pdf",

@@ -11,6 +11,7 @@
 
 mod distribute;
 mod html;
+mod image;
 mod office;
 mod package;
 mod pdf;
@@ -106,6 +107,8 @@ pub const WRITERS: &[(Format, Writer, &str, &str)] = &[
         "odp",
     ),
     (Format::Pdf, pdf::pdf, "application/pdf", "pdf"),
+    (Format::Png, image::png, "image/png", "png"),
+    (Format::Jpeg, image::jpeg, "image/jpeg", "jpg"),
     (Format::Html, html::html, "text/html; charset=utf-8", "html"),
     (Format::Txt, plain::txt, "text/plain; charset=utf-8", "txt"),
     (Format::Csv, plain::csv, "text/csv; charset=utf-8", "csv"),

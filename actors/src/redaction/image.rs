@@ -1,0 +1,167 @@
+//! PNG and JPEG written back with a filled box over each found value: the image is read by Tesseract
+//! word by word (its boxes), the words' text masked as the page's text, and every word that holds part
+//! of a value is painted over in the pixels. The image is encoded again in its own format, which
+//! leaves its metadata (EXIF, XMP, text chunks) behind.
+
+use std::io::Cursor;
+
+use image::{DynamicImage, ImageFormat, Rgba};
+
+use super::{Masker, RedactError, Redacted};
+use crate::extractor_pool::Limits;
+
+/// One word Tesseract read: its text, its box, and its line.
+struct Word {
+    text: String,
+    left: u32,
+    top: u32,
+    width: u32,
+    height: u32,
+    line: (u32, u32, u32, u32),
+}
+
+fn malformed(error: impl std::fmt::Display) -> RedactError {
+    RedactError::Malformed(format!("image: {error}"))
+}
+
+/// The words of `bytes` (an encoded image) with their boxes, from Tesseract's TSV.
+fn words(bytes: &[u8]) -> Result<Vec<Word>, RedactError> {
+    let engine = tesseract::Tesseract::new(None, Some(crate::extractor_pool::OCR_LANGUAGES))
+        .map_err(|error| RedactError::Malformed(format!("OCR engine: {error}")))?;
+    let mut engine = engine.set_image_from_mem(bytes).map_err(malformed)?;
+    let tsv = engine.get_tsv_text(0).map_err(malformed)?;
+    let mut found = Vec::new();
+    for row in tsv.lines() {
+        let cells: Vec<&str> = row.split('\t').collect();
+        if cells.len() < 12 || cells[0] != "5" {
+            continue;
+        }
+        let number = |i: usize| cells[i].trim().parse::<u32>().unwrap_or(0);
+        let text = cells[11].trim();
+        if text.is_empty() {
+            continue;
+        }
+        found.push(Word {
+            text: text.to_string(),
+            left: number(6),
+            top: number(7),
+            width: number(8),
+            height: number(9),
+            line: (number(1), number(2), number(3), number(4)),
+        });
+    }
+    Ok(found)
+}
+
+/// The words as a text (a space between words, a line break between lines), with the word each byte
+/// comes from.
+fn text_of(words: &[Word]) -> (String, Vec<Option<usize>>) {
+    let mut text = String::new();
+    let mut owner = Vec::new();
+    for (index, word) in words.iter().enumerate() {
+        if index > 0 {
+            let separator = if words[index - 1].line == word.line {
+                " "
+            } else {
+                "\n"
+            };
+            text.push_str(separator);
+            owner.push(None);
+        }
+        text.push_str(&word.text);
+        owner.extend(std::iter::repeat_n(Some(index), word.text.len()));
+    }
+    (text, owner)
+}
+
+/// A word's box, with a margin, filled black.
+fn paint(image: &mut image::RgbaImage, word: &Word) {
+    let pad = (word.height / 6).max(2);
+    let (width, height) = (image.width(), image.height());
+    let x0 = word.left.saturating_sub(pad);
+    let y0 = word.top.saturating_sub(pad);
+    let x1 = word
+        .left
+        .saturating_add(word.width)
+        .saturating_add(pad)
+        .min(width);
+    let y1 = word
+        .top
+        .saturating_add(word.height)
+        .saturating_add(pad)
+        .min(height);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            image.put_pixel(x, y, Rgba([0, 0, 0, 255]));
+        }
+    }
+}
+
+fn redact_image(
+    bytes: &[u8],
+    limits: &Limits,
+    masker: &mut dyn Masker,
+    format: ImageFormat,
+) -> Result<Redacted, RedactError> {
+    let reader = image::ImageReader::with_format(Cursor::new(bytes), format);
+    let picture = reader.decode().map_err(malformed)?;
+    let pixels = u64::from(picture.width()) * u64::from(picture.height());
+    if pixels.saturating_mul(4) > limits.max_decompressed_bytes {
+        return Err(RedactError::Limit(format!(
+            "an image of {} x {} pixels",
+            picture.width(),
+            picture.height()
+        )));
+    }
+    let words = words(bytes)?;
+    let (text, owner) = text_of(&words);
+    let replaces = if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        masker.replacements(&text)?
+    };
+    let mut covered: Vec<usize> = replaces
+        .iter()
+        .flat_map(|r| owner[r.start..r.end].iter().flatten().copied())
+        .collect();
+    covered.sort_unstable();
+    covered.dedup();
+    let mut pixels = picture.into_rgba8();
+    for &index in &covered {
+        paint(&mut pixels, &words[index]);
+    }
+    let painted = DynamicImage::ImageRgba8(pixels);
+    let mut out = Cursor::new(Vec::with_capacity(bytes.len()));
+    let encoded = match format {
+        // JPEG has no alpha.
+        ImageFormat::Jpeg => DynamicImage::ImageRgb8(painted.into_rgb8()),
+        _ => painted,
+    };
+    encoded.write_to(&mut out, format).map_err(malformed)?;
+    let mut redacted = Redacted {
+        bytes: out.into_inner(),
+        left: super::apply(&text, &replaces),
+        ..Redacted::default()
+    };
+    redacted.notes.push(format!(
+        "{} word(s) painted over; the image was encoded again, without its metadata (EXIF, XMP)",
+        covered.len()
+    ));
+    Ok(redacted)
+}
+
+pub fn png(
+    bytes: &[u8],
+    limits: &Limits,
+    masker: &mut dyn Masker,
+) -> Result<Redacted, RedactError> {
+    redact_image(bytes, limits, masker, ImageFormat::Png)
+}
+
+pub fn jpeg(
+    bytes: &[u8],
+    limits: &Limits,
+    masker: &mut dyn Masker,
+) -> Result<Redacted, RedactError> {
+    redact_image(bytes, limits, masker, ImageFormat::Jpeg)
+}
