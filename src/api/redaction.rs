@@ -35,7 +35,7 @@ fn header_text(text: &str) -> String {
 #[utoipa::path(post, path = "/v1/data-process/redact", operation_id = "redact_document", tag = "processing",
     params(("types_off" = Option<String>, Query, description = "Narrows the tenant's privacy policy for this request: personal-data types (comma-separated names) left as written; a type the tenant disabled stays disabled, and nothing widens the policy. Unknown names are a 422"),
         ("policy" = Option<String>, Query, description = "`tenant` (default): the tenant's operators; `placeholder` or `redact`: every type with that operator for this request (operators that keep no pseudonym; any other value is a 422)")),
-    request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document (DOCX, XLSX, PPTX, ODT, ODP, PDF, PNG, JPEG, HTML, CSV or TXT; docs/redaction.md says what is rewritten, removed and refused per format)"),
+    request_body(content_type = "multipart/form-data", content = super::openapi::FileUpload, description = "Form field `file`: the document (DOCX, XLSX, PPTX, ODT, ODP, PDF, PNG, JPEG, TIFF, HTML, CSV or TXT; docs/redaction.md says what is rewritten, removed and refused per format)"),
     responses(
         (status = 200, content_type = "application/octet-stream", description = "The masked document in its own format and media type (or `application/octet-stream` when the request's Accept asks for that), as an attachment named after the upload with the name itself masked. Before it leaves, the file is read again by docsieve's readers and scanned, and every text left in its markup is scanned too: a value found there refuses it (422 `masking_refused`)"),
         (status = 401, body = crate::error::ErrorBody),

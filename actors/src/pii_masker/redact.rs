@@ -481,6 +481,25 @@ mod pdf_tests {
             assert!(!output.text.contains(&value), "{} characters", value.len());
         }
         assert!(redacted.redacted.notes[0].contains("painted over"));
+        // The same page as a TIFF: written back as a TIFF, painted over the same way.
+        let mut tiff = std::io::Cursor::new(Vec::new());
+        image::load_from_memory(&original)
+            .expect("png")
+            .write_to(&mut tiff, image::ImageFormat::Tiff)
+            .expect("tiff");
+        let tiff = tiff.into_inner();
+        let document = extract(&tiff, &limits).expect("extract");
+        let redacted = redact_document(&tiff, Format::Tiff, &document, &policy, &limits)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            redacted.redacted.bytes.starts_with(b"II*\0")
+                || redacted.redacted.bytes.starts_with(b"MM\0*")
+        );
+        let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
+        check(&output, &policy, &redacted).expect("checks");
+        for value in planted("tr/tr_kimlik_notu.png") {
+            assert!(!output.text.contains(&value), "{} characters", value.len());
+        }
     }
 
     #[test]

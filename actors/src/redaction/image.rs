@@ -1,4 +1,4 @@
-//! PNG and JPEG written back with a filled box over each found value: the image is read by Tesseract
+//! PNG, JPEG and single-page TIFF written back with a filled box over each found value: the image is read by Tesseract
 //! word by word (its boxes), the words' text masked as the page's text, and every word that holds part
 //! of a value is painted over in the pixels. The image is encoded again in its own format, which
 //! leaves its metadata (EXIF, XMP, text chunks) behind.
@@ -156,6 +156,21 @@ pub fn png(
     masker: &mut dyn Masker,
 ) -> Result<Redacted, RedactError> {
     redact_image(bytes, limits, masker, ImageFormat::Png)
+}
+
+/// A TIFF of one page (a multi-page one would lose its other pages: refused).
+pub fn tiff(
+    bytes: &[u8],
+    limits: &Limits,
+    masker: &mut dyn Masker,
+) -> Result<Redacted, RedactError> {
+    let decoder = ::tiff::decoder::Decoder::new(Cursor::new(bytes)).map_err(malformed)?;
+    if decoder.more_images() {
+        return Err(RedactError::Unsupported(
+            "a TIFF of several pages cannot be given back in its own format yet".to_string(),
+        ));
+    }
+    redact_image(bytes, limits, masker, ImageFormat::Tiff)
 }
 
 pub fn jpeg(

@@ -109,6 +109,7 @@ pub const WRITERS: &[(Format, Writer, &str, &str)] = &[
     (Format::Pdf, pdf::pdf, "application/pdf", "pdf"),
     (Format::Png, image::png, "image/png", "png"),
     (Format::Jpeg, image::jpeg, "image/jpeg", "jpg"),
+    (Format::Tiff, image::tiff, "image/tiff", "tiff"),
     (Format::Html, html::html, "text/html; charset=utf-8", "html"),
     (Format::Txt, plain::txt, "text/plain; charset=utf-8", "txt"),
     (Format::Csv, plain::csv, "text/csv; charset=utf-8", "csv"),
