@@ -5,6 +5,7 @@
 
 use std::io::Read;
 
+use docsieve_actors::redaction::unescape;
 use reqwest::Method;
 use serde_json::Value;
 
@@ -62,46 +63,6 @@ async fn redact(
     )
 }
 
-/// Markup with its character references decoded (`&#351;` is `ş`).
-fn decoded(markup: &str) -> String {
-    let mut out = String::with_capacity(markup.len());
-    let mut rest = markup;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let Some(end) = rest.find(';').filter(|&end| end < 12) else {
-            out.push('&');
-            rest = &rest[1..];
-            continue;
-        };
-        let entity = &rest[1..end];
-        let character = match entity {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => entity
-                .strip_prefix("#x")
-                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
-                .and_then(char::from_u32),
-        };
-        match character {
-            Some(c) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Every part of a ZIP package: its name and its text, references decoded.
 fn parts(bytes: &[u8]) -> Vec<(String, String)> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("a ZIP package");
@@ -112,7 +73,7 @@ fn parts(bytes: &[u8]) -> Vec<(String, String)> {
             file.read_to_end(&mut raw).expect("read");
             (
                 file.name().to_string(),
-                decoded(&String::from_utf8_lossy(&raw)),
+                unescape(&String::from_utf8_lossy(&raw)),
             )
         })
         .collect()

@@ -308,6 +308,22 @@ pub fn declared(document: &Document) -> Known {
     known
 }
 
+/// Adds what the whole text revealed to `known` and prepares it. A name from a table header or a
+/// VKN behind its label is personal data in every part, even where that part alone gives no
+/// context. Each distinct value once: a name on every line of a long text is one value, not a copy
+/// per line.
+pub(crate) fn learn(known: &mut Known, full_text: &str, findings: &[Finding]) {
+    let mut seen = rustc_hash::FxHashSet::default();
+    known.extend(
+        findings
+            .iter()
+            .map(|f| (f.pii_type, full_text[f.start..f.end].trim()))
+            .filter(|&(ty, value)| value.chars().count() >= 4 && seen.insert((ty, value)))
+            .map(|(ty, value)| (ty, value.to_string())),
+    );
+    known.prepare();
+}
+
 /// Findings over the document's full text (attachments included), without changing anything.
 pub fn detect_document(
     document: &Document,
@@ -320,19 +336,7 @@ pub fn mask_document(document: &Document, policy: &Policy) -> Result<MaskedDocum
     let mut known = declared(document);
     let full_text = document.full_text();
     let (findings, summary, scanned) = engine::summarize_scanned(&full_text, policy, &known);
-    // What the whole text revealed (a name from a table header, a VKN behind its label) is personal
-    // data in every part, even where that part alone gives no context.
-    // Each distinct value once: a name on every line of a long text is one value, not a copy per line.
-    let mut seen = rustc_hash::FxHashSet::default();
-    known.extend(
-        findings
-            .iter()
-            .map(|f| (f.pii_type, full_text[f.start..f.end].trim()))
-            .filter(|&(ty, value)| value.chars().count() >= 4 && seen.insert((ty, value)))
-            .map(|(ty, value)| (ty, value.to_string())),
-    );
-    drop(seen);
-    known.prepare();
+    learn(&mut known, &full_text, &findings);
     // Without attachments the full text is the document's text, and its scan is reused for masking it
     // (`mask_scanned` checks that it is the same text).
     let masked = mask_parts(

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::document::{declared, normal_forms};
+use super::document::{declared, learn, normal_forms};
 use super::engine::{self, Finding, Known, Policy};
 use crate::extractor_pool::{Format, Limits};
 use crate::model::Document;
@@ -97,15 +97,7 @@ fn revealed(document: &Document, policy: &Policy) -> (Known, Vec<Finding>, BTree
     let mut known = declared(document);
     let full_text = document.full_text();
     let (findings, summary) = engine::summarize_known(&full_text, policy, &known);
-    let mut seen = rustc_hash::FxHashSet::default();
-    known.extend(
-        findings
-            .iter()
-            .map(|f| (f.pii_type, full_text[f.start..f.end].trim()))
-            .filter(|&(ty, value)| value.chars().count() >= 4 && seen.insert((ty, value)))
-            .map(|(ty, value)| (ty, value.to_string())),
-    );
-    known.prepare();
+    learn(&mut known, &full_text, &findings);
     (known, findings, summary)
 }
 

@@ -42,7 +42,7 @@ struct Piece {
 }
 
 /// `&name;` and `&#...;` decoded; anything else is kept as written.
-fn unescape(raw: &str) -> String {
+pub fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(at) = rest.find('&') {

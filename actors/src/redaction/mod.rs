@@ -22,6 +22,7 @@ use crate::extractor_pool::Format;
 use crate::extractor_pool::Limits;
 
 pub use distribute::{apply, distribute};
+pub use html::unescape;
 
 /// One found value in a text, and what replaces it there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,49 +75,72 @@ pub struct Redacted {
 /// A format's writer: the document's bytes, the limits its reading had, the masker.
 pub type Writer = fn(&[u8], &Limits, &mut dyn Masker) -> Result<Redacted, RedactError>;
 
+/// How a format is written: an office package by its rows of parts and profiles, or a writer of its
+/// own.
+#[derive(Clone, Copy)]
+pub enum Write {
+    Office(office::Rows),
+    Own(Writer),
+}
+
 /// The formats docsieve writes back in their own form: format, writer, content type, extension.
-pub const WRITERS: &[(Format, Writer, &str, &str)] = &[
+pub const WRITERS: &[(Format, Write, &str, &str)] = &[
     (
         Format::Docx,
-        |bytes, limits, masker| office::office(bytes, limits, masker, office::DOCX_PARTS),
+        Write::Office(office::DOCX_PARTS),
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         "docx",
     ),
     (
         Format::Xlsx,
-        |bytes, limits, masker| office::office(bytes, limits, masker, office::XLSX_PARTS),
+        Write::Office(office::XLSX_PARTS),
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         "xlsx",
     ),
     (
         Format::Pptx,
-        |bytes, limits, masker| office::office(bytes, limits, masker, office::PPTX_PARTS),
+        Write::Office(office::PPTX_PARTS),
         "application/vnd.openxmlformats-officedocument.presentationml.presentation",
         "pptx",
     ),
     (
         Format::Odt,
-        |bytes, limits, masker| office::office(bytes, limits, masker, office::ODF_PARTS),
+        Write::Office(office::ODF_PARTS),
         "application/vnd.oasis.opendocument.text",
         "odt",
     ),
     (
         Format::Odp,
-        |bytes, limits, masker| office::office(bytes, limits, masker, office::ODF_PARTS),
+        Write::Office(office::ODF_PARTS),
         "application/vnd.oasis.opendocument.presentation",
         "odp",
     ),
-    (Format::Pdf, pdf::pdf, "application/pdf", "pdf"),
-    (Format::Png, image::png, "image/png", "png"),
-    (Format::Jpeg, image::jpeg, "image/jpeg", "jpg"),
-    (Format::Tiff, image::tiff, "image/tiff", "tiff"),
-    (Format::Html, html::html, "text/html; charset=utf-8", "html"),
-    (Format::Txt, plain::txt, "text/plain; charset=utf-8", "txt"),
-    (Format::Csv, plain::csv, "text/csv; charset=utf-8", "csv"),
+    (Format::Pdf, Write::Own(pdf::pdf), "application/pdf", "pdf"),
+    (Format::Png, Write::Own(image::png), "image/png", "png"),
+    (Format::Jpeg, Write::Own(image::jpeg), "image/jpeg", "jpg"),
+    (Format::Tiff, Write::Own(image::tiff), "image/tiff", "tiff"),
+    (
+        Format::Html,
+        Write::Own(html::html),
+        "text/html; charset=utf-8",
+        "html",
+    ),
+    (
+        Format::Txt,
+        Write::Own(plain::txt),
+        "text/plain; charset=utf-8",
+        "txt",
+    ),
+    (
+        Format::Csv,
+        Write::Own(plain::csv),
+        "text/csv; charset=utf-8",
+        "csv",
+    ),
 ];
 
 /// The writer row of `format`.
-pub fn writer_of(format: Format) -> Option<&'static (Format, Writer, &'static str, &'static str)> {
+pub fn writer_of(format: Format) -> Option<&'static (Format, Write, &'static str, &'static str)> {
     WRITERS.iter().find(|(f, ..)| *f == format)
 }
 
@@ -133,11 +157,12 @@ pub fn redact(
     limits: &Limits,
     masker: &mut dyn Masker,
 ) -> Result<Redacted, RedactError> {
-    let Some((_, writer, ..)) = writer_of(format) else {
+    let Some(&(_, write, ..)) = writer_of(format) else {
         return Err(unsupported_format(format));
     };
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        writer(bytes, limits, masker)
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match write {
+        Write::Office(rows) => office::office(bytes, limits, masker, rows),
+        Write::Own(writer) => writer(bytes, limits, masker),
     }))
     .unwrap_or_else(|_| {
         Err(RedactError::Malformed(format!(

@@ -167,15 +167,13 @@ const ODF_TEXT: Profile = Profile {
 };
 
 /// OpenDocument properties: the creators removed, title, subject, description and keywords masked,
-/// user-defined values and the generating software removed.
+/// user-defined values removed; the generating software is kept (and scanned, as every text left).
 const ODF_META: Profile = Profile {
-    // The generator too: its version ("LibreOffice/7.4.7.2") reads as an address.
     cleared: &[
         b"creator",
         b"initial-creator",
         b"user-defined",
         b"printed-by",
-        b"generator",
     ],
     own_text: &[b"title", b"subject", b"description", b"keyword"],
     ..GENERIC

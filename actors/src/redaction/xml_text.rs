@@ -187,28 +187,16 @@ pub fn rewrite(
                     }
                 }
             }
-            Event::Text(text) => {
-                if in_cleared > 0 {
-                    if !text.is_empty() {
-                        splices.push((start..end, Vec::new()));
-                    }
-                    continue;
-                }
-                let content = text.unescape().map_err(|e| malformed(name, e))?;
-                text_piece(
-                    &mut stack,
-                    (in_text > 0 || profile.inline_text) && skipping == 0,
-                    start..end,
-                    &content,
-                    &mut left,
-                );
+            Event::Text(_) | Event::CData(_) if in_cleared > 0 && start < end => {
+                splices.push((start..end, Vec::new()));
             }
-            Event::CData(data) => {
-                if in_cleared > 0 {
-                    splices.push((start..end, Vec::new()));
-                    continue;
-                }
-                let content = String::from_utf8_lossy(&data).into_owned();
+            Event::Text(_) | Event::CData(_) if in_cleared > 0 => {}
+            Event::Text(_) | Event::CData(_) => {
+                let content = match &event {
+                    Event::Text(text) => text.unescape().map_err(|e| malformed(name, e))?,
+                    Event::CData(data) => String::from_utf8_lossy(data),
+                    _ => continue,
+                };
                 text_piece(
                     &mut stack,
                     (in_text > 0 || profile.inline_text) && skipping == 0,

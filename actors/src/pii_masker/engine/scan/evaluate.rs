@@ -94,7 +94,8 @@ impl<'t> Scanner<'t> {
             if !(folded.ends_with(b"v")
                 || folded.ends_with(b"version ")
                 || folded.ends_with(b"oid ")
-                || folded.ends_with(b"v."))
+                || folded.ends_with(b"v.")
+                || product_version(self.b, span.start))
             {
                 // Behind a phone label, a number written in pairs with dots ("Tel.: 32.12.34.56") is
                 // the phone number it is valid as.
@@ -456,4 +457,23 @@ impl Span<'_> {
     pub(super) fn grouped(&self, max: usize) -> bool {
         self.count == 1 || (self.count >= 3 && self.lens.iter().all(|&l| l <= max))
     }
+}
+
+/// Whether the number at `start` is the version of a product token (`LibreOffice/7.4.7.2`,
+/// `Mozilla/5.0`): a name that starts with a capital letter, stands on its own (not the last step
+/// of a path such as `servers/10.0.0.1`) and is joined to the number by a slash.
+fn product_version(b: &[u8], start: usize) -> bool {
+    let Some(slash) = start.checked_sub(1).filter(|&s| b[s] == b'/') else {
+        return false;
+    };
+    let token_start = b[..slash]
+        .iter()
+        .rposition(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')))
+        .map_or(0, |at| at + 1);
+    let token = &b[token_start..slash];
+    let on_its_own = token_start == 0 || !matches!(b[token_start - 1], b'/' | b'\\' | b':');
+    token.len() >= 2
+        && token[0].is_ascii_uppercase()
+        && token[token.len() - 1].is_ascii_alphabetic()
+        && on_its_own
 }

@@ -325,6 +325,17 @@ fn network_and_wallets() {
         "sunucu [MASKED_IPV4] üzerinde"
     );
     assert!(types_in("version 1.2.3.4").is_empty());
+    // A product token's version (a generator, a User-Agent) is no address; a path's last step is.
+    assert!(
+        types_in("<meta:generator>LibreOffice/7.4.7.2$Linux_X86_64</meta:generator>").is_empty()
+    );
+    assert!(types_in("Mozilla/5.0 (X11) Gecko/20.1.10.1").is_empty());
+    assert_eq!(
+        masked("GET /servers/10.1.2.3 ok"),
+        "GET /servers/[MASKED_IPV4] ok"
+    );
+    assert_eq!(masked("via http://10.1.2.3/"), "via http://[MASKED_IPV4]/");
+    assert_eq!(masked("ip/10.1.2.3"), "ip/[MASKED_IPV4]");
     assert_eq!(masked("addr 2001:db8::1 up"), "addr [MASKED_IPV6] up");
     assert_eq!(masked("MAC 00:1A:2B:3C:4D:5E"), "MAC [MASKED_MAC_ADDRESS]");
     assert_eq!(
