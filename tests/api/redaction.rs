@@ -442,3 +442,73 @@ async fn a_scanned_image_comes_back_painted_over_where_its_values_were() {
     );
     assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
 }
+
+#[tokio::test]
+async fn a_scanned_pdf_comes_back_with_its_values_burned_into_the_page() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-scan@example.com").await;
+    let original = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/documents/scanned_ccitt_tr.pdf"),
+    )
+    .expect("document");
+    let (status, headers, body) = redact(&server, &who, "", "tarama.pdf", original.clone()).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers["content-type"], "application/pdf");
+    let notes = headers["x-docsieve-redaction-notes"]
+        .to_str()
+        .expect("notes");
+    assert!(notes.contains("burned into the page"), "{notes}");
+    let (_, before) = crate::process::preview(&server, &who.token, "", "a.pdf", original).await;
+    let (status, after) = crate::process::preview(&server, &who.token, "", "b.pdf", body).await;
+    assert_eq!(status, 200, "{after}");
+    assert!(
+        before["data"]["pii"]["pii_count"].as_u64().unwrap_or(0) > 0,
+        "{before}"
+    );
+    assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
+    assert!(
+        after["data"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("Kimlik"),
+        "the words around the values are still read: {after}"
+    );
+}
+
+#[tokio::test]
+async fn an_e_invoice_comes_back_as_the_same_xml_without_its_values() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-xml@example.com").await;
+    let original = crate::jobs::corpus("tr/tr_efatura.xml");
+    let sidecar: Value =
+        serde_json::from_slice(&crate::jobs::corpus("tr/tr_efatura.xml.pii.json")).expect("json");
+    let (status, headers, body) = redact(&server, &who, "", "fatura.xml", original.clone()).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers["content-type"], "application/xml; charset=utf-8");
+    let out = String::from_utf8(body.clone()).expect("UTF-8");
+    for item in sidecar["pii"].as_array().expect("pii") {
+        let value = item["value"].as_str().expect("value");
+        assert!(
+            !out.contains(value),
+            "a value of {} characters",
+            value.len()
+        );
+    }
+    // Every tag of the original is there, in order: only texts changed.
+    let tags = |text: &str| -> Vec<String> {
+        text.split('<')
+            .skip(1)
+            .map(|rest| {
+                rest.split(['>', ' '])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    };
+    assert_eq!(tags(&out), tags(&String::from_utf8_lossy(&original)));
+    let (status, after) = crate::process::preview(&server, &who.token, "", "b.xml", body).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
+}

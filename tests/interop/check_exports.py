@@ -239,13 +239,67 @@ for original in sorted(REDACTION.glob("planted.*")):
 print(f"interop: {len(redacted_files)} office files redacted in their own format; python-docx, openpyxl and "
       "python-pptx read the same structure, and no planted value or author is in any part")
 
-# Formula injection: a document whose text is a spreadsheet formula. The CSV export neutralises it (a
-# leading quote, as OWASP recommends) and the XLSX export writes it as a string; LibreOffice opens both
-# without evaluating it. The same formula in a plain CSV is evaluated (the check can fail).
+# PDFs and an e-invoice: a text PDF and a scanned one come back as PDFs that poppler reads (pdftotext,
+# pdfinfo) with the same pages and no planted value in their text or in any decompressed stream; the
+# e-invoice comes back as XML that lxml parses into the same elements, without a planted value.
 import os  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
+import zlib  # noqa: E402
 
+
+def redact_file(name, content):
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+            "Content-Type: application/octet-stream\r\n\r\n").encode() + content + f"\r\n--{boundary}--\r\n".encode()
+    status, answer, headers = request("POST", "/v1/data-process/redact", body,
+                                      {**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"}, raw=True)
+    check(status == 200, f"redact {name}: {status} {answer[:400]}")
+    return answer, headers
+
+
+def streams(pdf):
+    for raw in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
+        try:
+            yield zlib.decompress(raw).decode("latin-1")
+        except zlib.error:
+            yield raw.decode("latin-1")
+
+
+pdftotext = shutil.which("pdftotext")
+check(pdftotext is not None or os.environ.get("CI") != "true", "poppler-utils is not installed; .ci/run installs it")
+fatura = CORPUS / "tr" / "tr_fatura_yazisi.pdf"
+planted_pdf = [item["value"] for item in json.loads((CORPUS / "tr" / "tr_fatura_yazisi.pdf.pii.json").read_text())["pii"]]
+scan_id = "318273645"  # the national id tests/documents/make_scanned.py draws
+for name, original, values in [("fatura.pdf", fatura.read_bytes(), planted_pdf),
+                               ("tarama.pdf", pathlib.Path("tests/documents/scanned_ccitt_tr.pdf").read_bytes(), [scan_id])]:
+    content, headers = redact_file(name, original)
+    check(content.startswith(b"%PDF-"), f"{name}: not a PDF")
+    inside = "\n".join(streams(content))
+    check(not [v for v in values if v in inside], f"{name}: a planted value is in a stream of the redacted PDF")
+    if pdftotext is None:
+        continue
+    with tempfile.TemporaryDirectory() as folder:
+        before, after = pathlib.Path(folder) / "before.pdf", pathlib.Path(folder) / "after.pdf"
+        before.write_bytes(original)
+        after.write_bytes(content)
+        text = subprocess.run([pdftotext, str(after), "-"], capture_output=True, check=True).stdout.decode()
+        check(not [v for v in values if v in text], f"{name}: pdftotext reads a planted value")
+        pages = [re.search(rb"Pages:\s+(\d+)", subprocess.run(["pdfinfo", str(p)], capture_output=True, check=True).stdout)[1]
+                 for p in (before, after)]
+        check(pages[0] == pages[1], f"{name}: {pages[0]} pages became {pages[1]}")
+invoice = (CORPUS / "tr" / "tr_efatura.xml").read_bytes()
+content, headers = redact_file("fatura.xml", invoice)
+planted_xml = [item["value"] for item in json.loads((CORPUS / "tr" / "tr_efatura.xml.pii.json").read_text())["pii"]]
+check(not [v for v in planted_xml if v in content.decode()], "fatura.xml: a planted value is left")
+tags = [[element.tag for element in etree.fromstring(x).iter()] for x in (invoice, content)]
+check(tags[0] == tags[1], "fatura.xml: the elements changed")
+print("interop: two PDFs redacted (pdftotext and pdfinfo read them, same pages, no planted value in any stream) "
+      "and an e-invoice (lxml reads the same elements, no planted value)")
+
+# Formula injection: a document whose text is a spreadsheet formula. The CSV export neutralises it (a
+# leading quote, as OWASP recommends) and the XLSX export writes it as a string; LibreOffice opens both
+# without evaluating it. The same formula in a plain CSV is evaluated (the check can fail).
 FORMULA = '=HYPERLINK("http://127.0.0.1:9/x","tikla")'
 soffice = shutil.which("soffice") or shutil.which("libreoffice")
 if soffice is None:

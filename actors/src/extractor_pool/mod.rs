@@ -36,8 +36,12 @@ pub(crate) use formats::encoding::{
     decode as decode_text, decode_declared as decode_declared_text,
 };
 pub(crate) use formats::html::declared_charset as declared_html_charset;
-pub(crate) use formats::ocr::LANGUAGES as OCR_LANGUAGES;
-pub(crate) use formats::pdf::built_in_type1_encodings;
+pub(crate) use formats::ocr::{pnm, LANGUAGES as OCR_LANGUAGES};
+pub(crate) use formats::pdf::{built_in_type1_encodings, usable_text};
+pub(crate) use formats::raster::{GreyPage, Rasteriser, RenderCache};
+pub(crate) use formats::xml::{
+    declared_encoding as xml_declared_encoding, invoice_field, key_of as xml_key_of,
+};
 pub use isolation::WorkerCommand;
 pub use limits::Limits;
 pub use messages::{Extract, Extracted, Lane};

@@ -101,10 +101,29 @@ impl Document {
                 hints.extend(document.pii_hints());
             }
         }
-        hints.retain(|(_, value)| !value.trim().is_empty());
+        // A value that is only masking's own tokens (a document masked before: `[MASKED_EMAIL]`,
+        // `[MASKED_PERSON_NAME] [MASKED_PERSON_NAME]`) declares nothing.
+        hints.retain(|(_, value)| !only_mask_tokens(value));
         hints.sort();
         hints.dedup();
         hints
+    }
+}
+
+/// Whether `value` holds no letter or digit outside `[MASKED_<TYPE>]` tokens (an empty value too).
+fn only_mask_tokens(value: &str) -> bool {
+    let mut rest = value;
+    loop {
+        let Some(at) = rest.find("[MASKED_") else {
+            return !rest.chars().any(char::is_alphanumeric);
+        };
+        if rest[..at].chars().any(char::is_alphanumeric) {
+            return false;
+        }
+        let Some(end) = rest[at..].find(']') else {
+            return false;
+        };
+        rest = &rest[at + end + 1..];
     }
 }
 
@@ -401,5 +420,25 @@ mod tests {
         assert_eq!(rows, [["Ayşe", "12"]]);
         assert_eq!(Table::take_header(&mut rows, 2), None);
         assert_eq!(rows.len(), 1);
+    }
+
+    #[test]
+    fn values_made_of_mask_tokens_declare_nothing() {
+        for value in [
+            "",
+            " ",
+            "[MASKED_EMAIL]",
+            "[MASKED_PERSON_NAME] [MASKED_PERSON_NAME]",
+        ] {
+            assert!(only_mask_tokens(value), "{value:?}");
+        }
+        for value in [
+            "Ayşe [MASKED_PERSON_NAME]",
+            "[MASKED_PERSON_NAME] Y",
+            "[MASKED_X",
+            "a@b.c",
+        ] {
+            assert!(!only_mask_tokens(value), "{value:?}");
+        }
     }
 }

@@ -44,6 +44,18 @@ fn leftover(text: &str, findings: &[Finding], written: &[String]) -> Option<Stri
     (!left.is_empty()).then(|| left.join(", "))
 }
 
+/// Whether a value the output declares is made of the engine's replacements only (a first and a
+/// family name declared apart, each replaced, read back joined), or empty.
+fn own_writing(value: &str, written: &[String]) -> bool {
+    let mut longest_first: Vec<&String> = written.iter().filter(|w| !w.is_empty()).collect();
+    longest_first.sort_by_key(|w| std::cmp::Reverse(w.len()));
+    let mut rest = value.to_string();
+    for replacement in longest_first {
+        rest = rest.replace(replacement.as_str(), " ");
+    }
+    !rest.chars().any(char::is_alphanumeric)
+}
+
 /// A redacted document with what the original's scan found, and what its check needs.
 pub struct RedactedDocument {
     pub redacted: Redacted,
@@ -152,7 +164,7 @@ pub fn check(
     let mut left: Vec<String> = declared(output)
         .values()
         .iter()
-        .filter(|(_, value)| !value.trim().is_empty() && !written.iter().any(|w| w == value))
+        .filter(|(_, value)| !own_writing(value, written))
         .map(|(ty, _)| ty.name().to_string())
         .collect();
     left.extend(leftover(&text, &found, written));
@@ -189,6 +201,16 @@ mod tests {
         (bytes, list("pii", Some("value")), list("metadata", None))
     }
 
+    /// A file of the repository (`tests/documents/...`) or of the shared corpus (`../shared/...`).
+    pub(super) fn test_file(path: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join(path),
+        )
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
     /// Every part of a package, its markup's character references decoded.
     pub(crate) fn parts(bytes: &[u8]) -> Vec<(String, String)> {
         let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("zip");
@@ -215,7 +237,8 @@ mod tests {
         let redacted =
             redact_document(&bytes, format, &document, &policy, &limits).expect("redacted");
         let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
-        check(&output, &policy, &redacted).expect("checks");
+        check(&output, &policy, &redacted)
+            .unwrap_or_else(|e| panic!("{name}: {e}; read back: {}", output.text));
         (redacted, bytes)
     }
 
@@ -297,6 +320,47 @@ mod tests {
     }
 
     #[test]
+    fn an_e_invoice_keeps_every_element_and_loses_every_planted_value() {
+        let name = "../../../../shared/corpus/tr/tr_efatura.xml";
+        let (redacted, bytes) = redacted(name);
+        let out = String::from_utf8(redacted.redacted.bytes.clone()).expect("utf-8");
+        let sidecar: serde_json::Value = serde_json::from_slice(&test_file(&format!(
+            "tests/documents/redaction/{name}.pii.json"
+        )))
+        .expect("json");
+        // Every planted value is gone; of an address's parts, those the masked text removes too (a
+        // district or a city alone is kept there).
+        let document = extract(&bytes, &Limits::default()).expect("reads");
+        let preview = super::super::document::mask_document(&document, &Policy::default())
+            .expect("masked")
+            .document
+            .text;
+        for item in sidecar["pii"].as_array().expect("pii") {
+            assert!(!out.contains(item["value"].as_str().expect("value")));
+            for part in item["parts"].as_array().into_iter().flatten() {
+                let part = part.as_str().expect("part");
+                assert!(preview.contains(part) || !out.contains(part), "{part} left");
+            }
+        }
+        let tags = |text: &str| -> Vec<String> {
+            let mut reader = quick_xml::Reader::from_str(text);
+            let mut names = Vec::new();
+            loop {
+                match reader.read_event().expect("well-formed") {
+                    quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => {
+                        names.push(String::from_utf8_lossy(e.name().as_ref()).into_owned())
+                    }
+                    quick_xml::events::Event::Eof => break,
+                    _ => {}
+                }
+            }
+            names
+        };
+        let original = String::from_utf8_lossy(&bytes).into_owned();
+        assert_eq!(tags(&out), tags(&original));
+    }
+
+    #[test]
     fn corpus_office_files_redact_without_any_sidecar_value_left() {
         let root =
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/documents/office");
@@ -346,12 +410,7 @@ mod pdf_tests {
     use crate::extractor_pool::extract_document as extract;
 
     fn corpus(name: &str) -> Vec<u8> {
-        std::fs::read(
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../shared/corpus")
-                .join(name),
-        )
-        .expect("corpus file")
+        super::tests::test_file(&format!("../shared/corpus/{name}"))
     }
 
     /// Every stream of a PDF, decompressed, and every string and name of its objects, as text.
@@ -384,7 +443,8 @@ mod pdf_tests {
             .collect()
     }
 
-    fn redacted_pdf(bytes: &[u8]) -> Vec<u8> {
+    /// `bytes` redacted as a PDF, and the file read back, which must pass the check.
+    fn redacted_pdf(bytes: &[u8]) -> (Redacted, Document) {
         let limits = Limits::default();
         let document = extract(bytes, &limits).expect("extract");
         let policy = Policy::default();
@@ -392,13 +452,13 @@ mod pdf_tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
         check(&output, &policy, &redacted).expect("checks");
-        redacted.redacted.bytes
+        (redacted.redacted, output)
     }
 
     #[test]
     fn a_text_pdf_loses_its_values_from_the_text_layer_and_every_stream_and_keeps_the_rest() {
         let original = corpus("tr/tr_fatura_yazisi.pdf");
-        let out = redacted_pdf(&original);
+        let out = redacted_pdf(&original).0.bytes;
         let text = extract(&out, &Limits::default()).expect("reads").text;
         let before = extract(&original, &Limits::default()).expect("reads").text;
         let everything = everything_in(&out);
@@ -452,7 +512,7 @@ mod pdf_tests {
             values.iter().any(|v| under_the_box.contains(v.as_str())),
             "the naive redaction leaves the values in the text layer"
         );
-        let out = redacted_pdf(&naive);
+        let out = redacted_pdf(&naive).0.bytes;
         let text = extract(&out, &Limits::default()).expect("reads").text;
         for value in &values {
             assert!(!text.contains(value.as_str()));
@@ -492,6 +552,80 @@ mod pdf_tests {
         for value in planted("tr/tr_kimlik_notu.png") {
             assert!(!output.text.contains(&value), "{} characters", value.len());
         }
+    }
+
+    #[test]
+    fn scanned_and_drawn_pages_get_their_values_burned_into_the_page_image() {
+        // The national id the three files show (tests/documents/make_scanned.py).
+        let id = "318273645";
+        for name in [
+            "scanned_jpx_tr.pdf",
+            "scanned_ccitt_tr.pdf",
+            "drawn_text_tr.pdf",
+        ] {
+            let bytes = super::tests::test_file(&format!("tests/documents/{name}"));
+            let before = extract(&bytes, &Limits::default()).expect("reads");
+            assert!(before.text.contains(id), "{name}: OCR reads the id");
+            let (Redacted { notes, .. }, output) = redacted_pdf(&bytes);
+            assert!(!output.text.contains(id), "{name}: {}", output.text);
+            assert!(
+                notes
+                    .iter()
+                    .any(|n| n.contains("burned into the page's image")),
+                "{name}: {notes:?}"
+            );
+            assert_eq!(output.metadata.pages, before.metadata.pages, "{name}");
+            // The words around the value are still read.
+            assert!(output.text.contains("Kimlik"), "{name}: {}", output.text);
+        }
+        // The text page of drawn_text_tr.pdf keeps its text layer.
+        let (_, output) = redacted_pdf(&super::tests::test_file(
+            "tests/documents/drawn_text_tr.pdf",
+        ));
+        assert!(output.text.contains("musteri dilekcesi"), "{}", output.text);
+    }
+
+    #[test]
+    fn a_value_drawn_by_a_form_xobject_is_burned_into_a_drawing_of_its_page() {
+        let original = corpus("tr/tr_fatura_yazisi.pdf");
+        let mut doc = lopdf::Document::load_mem(&original).expect("PDF");
+        let first = *doc.get_pages().get(&1).expect("page 1");
+        // The first page's content moved into a form XObject that the page draws.
+        let content = doc.get_page_content(first).expect("content");
+        let resources = match doc.get_dictionary(first).expect("page").get(b"Resources") {
+            Ok(lopdf::Object::Reference(id)) => doc.get_dictionary(*id).expect("resources").clone(),
+            Ok(lopdf::Object::Dictionary(resources)) => resources.clone(),
+            _ => panic!("the page names its resources"),
+        };
+        let mut form = lopdf::Dictionary::new();
+        form.set("Type", lopdf::Object::Name(b"XObject".to_vec()));
+        form.set("Subtype", lopdf::Object::Name(b"Form".to_vec()));
+        form.set("BBox", vec![0.into(), 0.into(), 2000.into(), 2000.into()]);
+        form.set("Resources", lopdf::Object::Dictionary(resources.clone()));
+        let form = doc.add_object(lopdf::Stream::new(form, content));
+        let mut xobjects = lopdf::Dictionary::new();
+        xobjects.set("Fm0", lopdf::Object::Reference(form));
+        let mut page_resources = resources;
+        page_resources.set("XObject", lopdf::Object::Dictionary(xobjects));
+        let page = doc.get_dictionary_mut(first).expect("page");
+        page.set("Resources", lopdf::Object::Dictionary(page_resources));
+        doc.change_page_content(first, b"q /Fm0 Do Q".to_vec())
+            .expect("change");
+        let mut wrapped = Vec::new();
+        doc.save_to(&mut wrapped).expect("save");
+        let values = planted("tr/tr_fatura_yazisi.pdf");
+        let (Redacted { notes, .. }, output) = redacted_pdf(&wrapped);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("page 1: drawn as an image") && n.contains("form XObject")),
+            "{notes:?}"
+        );
+        for value in &values {
+            assert!(!output.text.contains(value.as_str()), "{}", output.text);
+        }
+        let everything = everything_in(&redacted_pdf(&wrapped).0.bytes);
+        assert!(values.iter().all(|v| !everything.contains(v.as_str())));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::{Masker, RedactError, Redacted};
 use crate::extractor_pool::Limits;
 
 /// One word Tesseract read: its text, its box, and its line.
-struct Word {
+pub(super) struct Word {
     text: String,
     left: u32,
     top: u32,
@@ -25,7 +25,7 @@ fn malformed(error: impl std::fmt::Display) -> RedactError {
 }
 
 /// The words of `bytes` (an encoded image) with their boxes, from Tesseract's TSV.
-fn words(bytes: &[u8]) -> Result<Vec<Word>, RedactError> {
+pub(super) fn words(bytes: &[u8]) -> Result<Vec<Word>, RedactError> {
     let engine = tesseract::Tesseract::new(None, Some(crate::extractor_pool::OCR_LANGUAGES))
         .map_err(|error| RedactError::Malformed(format!("OCR engine: {error}")))?;
     let mut engine = engine.set_image_from_mem(bytes).map_err(malformed)?;
@@ -74,27 +74,48 @@ fn text_of(words: &[Word]) -> (String, Vec<Option<usize>>) {
     (text, owner)
 }
 
-/// A word's box, with a margin, filled black.
-fn paint(image: &mut image::RgbaImage, word: &Word) {
+/// A word's box, with a margin: left, top, right, bottom.
+fn word_box(word: &Word) -> [u32; 4] {
     let pad = (word.height / 6).max(2);
-    let (width, height) = (image.width(), image.height());
-    let x0 = word.left.saturating_sub(pad);
-    let y0 = word.top.saturating_sub(pad);
-    let x1 = word
-        .left
-        .saturating_add(word.width)
-        .saturating_add(pad)
-        .min(width);
-    let y1 = word
-        .top
-        .saturating_add(word.height)
-        .saturating_add(pad)
-        .min(height);
+    [
+        word.left.saturating_sub(pad),
+        word.top.saturating_sub(pad),
+        word.left.saturating_add(word.width).saturating_add(pad),
+        word.top.saturating_add(word.height).saturating_add(pad),
+    ]
+}
+
+/// `[left, top, right, bottom]` filled with `ink`, clipped to the image.
+pub(super) fn fill<P: image::Pixel>(
+    image: &mut image::ImageBuffer<P, Vec<P::Subpixel>>,
+    [x0, y0, x1, y1]: [u32; 4],
+    ink: P,
+) {
+    let (x1, y1) = (x1.min(image.width()), y1.min(image.height()));
     for y in y0..y1 {
         for x in x0..x1 {
-            image.put_pixel(x, y, Rgba([0, 0, 0, 255]));
+            image.put_pixel(x, y, ink);
         }
     }
+}
+
+/// The words' text masked: the text as it is left, and the boxes of the words that hold part of a
+/// value.
+pub(super) fn masked_words(
+    words: &[Word],
+    masker: &mut dyn Masker,
+) -> Result<(String, Vec<[u32; 4]>), RedactError> {
+    let (text, owner) = text_of(words);
+    let replaces = if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        masker.replacements(&text)?
+    };
+    let boxes = super::covered(&replaces, &owner)
+        .iter()
+        .map(|&index| word_box(&words[index]))
+        .collect();
+    Ok((super::apply(&text, &replaces), boxes))
 }
 
 fn redact_image(
@@ -113,22 +134,10 @@ fn redact_image(
             picture.height()
         )));
     }
-    let words = words(bytes)?;
-    let (text, owner) = text_of(&words);
-    let replaces = if text.trim().is_empty() {
-        Vec::new()
-    } else {
-        masker.replacements(&text)?
-    };
-    let mut covered: Vec<usize> = replaces
-        .iter()
-        .flat_map(|r| owner[r.start..r.end].iter().flatten().copied())
-        .collect();
-    covered.sort_unstable();
-    covered.dedup();
+    let (left, boxes) = masked_words(&words(bytes)?, masker)?;
     let mut pixels = picture.into_rgba8();
-    for &index in &covered {
-        paint(&mut pixels, &words[index]);
+    for &area in &boxes {
+        fill(&mut pixels, area, Rgba([0, 0, 0, 255]));
     }
     let painted = DynamicImage::ImageRgba8(pixels);
     let mut out = Cursor::new(Vec::with_capacity(bytes.len()));
@@ -140,12 +149,12 @@ fn redact_image(
     encoded.write_to(&mut out, format).map_err(malformed)?;
     let mut redacted = Redacted {
         bytes: out.into_inner(),
-        left: super::apply(&text, &replaces),
+        left,
         ..Redacted::default()
     };
     redacted.notes.push(format!(
         "{} word(s) painted over; the image was encoded again, without its metadata (EXIF, XMP)",
-        covered.len()
+        boxes.len()
     ));
     Ok(redacted)
 }

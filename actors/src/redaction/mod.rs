@@ -15,7 +15,9 @@ mod image;
 mod office;
 mod package;
 mod pdf;
+mod pdf_burn;
 mod plain;
+mod xml;
 mod xml_text;
 
 use crate::extractor_pool::Format;
@@ -30,6 +32,18 @@ pub struct Replace {
     pub start: usize,
     pub end: usize,
     pub with: String,
+}
+
+/// The indexes (glyphs, words) whose text the replacements cover, each once, in order: `owner` gives
+/// the index each byte of the masked text comes from.
+pub(crate) fn covered(replaces: &[Replace], owner: &[Option<usize>]) -> Vec<usize> {
+    let mut covered: Vec<usize> = replaces
+        .iter()
+        .flat_map(|r| owner[r.start..r.end].iter().flatten().copied())
+        .collect();
+    covered.sort_unstable();
+    covered.dedup();
+    covered
 }
 
 /// What the writers ask of the masking engine.
@@ -124,6 +138,12 @@ pub const WRITERS: &[(Format, Write, &str, &str)] = &[
         Write::Own(html::html),
         "text/html; charset=utf-8",
         "html",
+    ),
+    (
+        Format::Xml,
+        Write::Own(xml::xml),
+        "application/xml; charset=utf-8",
+        "xml",
     ),
     (
         Format::Txt,

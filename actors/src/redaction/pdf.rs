@@ -5,15 +5,17 @@
 //! fields, bookmarks, embedded files, scripts and the structure tree (its alternate texts) are removed.
 //!
 //! The glyphs and their places come from pdf-extract (the extraction's own reader); the content stream
-//! is walked beside it in the same order, and the two must count the same glyphs or the file is
-//! refused. Refused too, never passed through: a scanned page (no text layer; not redacted yet), a
-//! value inside a form XObject, a composite font whose codes are not two bytes, an encrypted file.
+//! is walked beside it in the same order, and the two must count the same glyphs. A page where they do
+//! not, where a value is drawn by a form XObject, or whose composite font's codes are not two bytes,
+//! and a scanned page (no usable text layer, read by OCR as the reader does), is drawn to an image
+//! with its values burned in instead (`pdf_burn`). An encrypted file is refused.
 
 use lopdf::content::{Content, Operation};
 use lopdf::{Dictionary, Document, Object, ObjectId};
 
-use super::{Masker, RedactError, Redacted};
-use crate::extractor_pool::Limits;
+use super::pdf_burn::{draw_pages, Draw};
+use super::{Masker, RedactError, Redacted, Replace};
+use crate::extractor_pool::{usable_text, Limits};
 
 /// One glyph as pdf-extract placed it.
 struct Glyph {
@@ -106,9 +108,7 @@ impl<'a> Walk<'a> {
         match font.get(b"Encoding").and_then(Object::as_name) {
             Ok(b"Identity-H" | b"Identity-V") => Ok(2),
             _ => Err(unsupported(
-                "the PDF uses a composite font whose codes are not two bytes: its text cannot be \
-                 rewritten safely"
-                    .to_string(),
+                "a composite font whose codes are not two bytes".to_string(),
             )),
         }
     }
@@ -398,6 +398,98 @@ fn remove_around_pages(doc: &mut Document, pages: &[ObjectId]) {
     }
 }
 
+/// The boxes of the values in `replaces`, in user space: one per value and line.
+fn value_boxes(replaces: &[Replace], owner: &[Option<usize>], glyphs: &[Glyph]) -> Vec<[f64; 4]> {
+    let mut boxes = Vec::new();
+    for replace in replaces {
+        let mut bounds = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+        let mut line_of: Option<f64> = None;
+        for &glyph in owner[replace.start..replace.end].iter().flatten() {
+            let glyph = &glyphs[glyph];
+            // A value over two lines: a box per line.
+            if line_of.is_some_and(|y| (y - glyph.trm[5]).abs() > glyph.size * 0.5) {
+                boxes.push(bounds);
+                bounds = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+            }
+            line_of = Some(glyph.trm[5]);
+            let b = glyph_box(glyph);
+            bounds = [
+                bounds[0].min(b[0]),
+                bounds[1].min(b[1]),
+                bounds[2].max(b[2]),
+                bounds[3].max(b[3]),
+            ];
+        }
+        boxes.push(bounds);
+    }
+    boxes.retain(|&[x0, y0, x1, y1]| x0 <= x1 && y0 <= y1);
+    boxes
+}
+
+/// The page's content with the glyphs of `replaces` taken out and a box drawn over each value;
+/// `Unsupported` when its content cannot be rewritten safely.
+fn rewritten_page(
+    doc: &Document,
+    page: ObjectId,
+    glyphs: &[Glyph],
+    owner: &[Option<usize>],
+    replaces: &[Replace],
+) -> Result<Vec<u8>, RedactError> {
+    let removed_glyphs = super::covered(replaces, owner);
+    // The same glyphs, walked in the content stream.
+    let content =
+        Content::decode(&doc.get_page_content(page).map_err(malformed)?).map_err(malformed)?;
+    let (resources, inherited) = doc.get_page_resources(page).map_err(malformed)?;
+    let mut merged = resources.cloned().unwrap_or_default();
+    for id in inherited {
+        if let Ok(parent) = doc.get_dictionary(id) {
+            for (key, value) in parent.iter() {
+                if !merged.has(key) {
+                    merged.set(key.clone(), value.clone());
+                }
+            }
+        }
+    }
+    let mut walk = Walk {
+        doc,
+        places: Vec::new(),
+    };
+    walk.walk(&content, &merged, true, 0)?;
+    let places = walk.places;
+    if places.len() != glyphs.len() {
+        return Err(unsupported(format!(
+            "its content shows {} glyphs where its text has {}",
+            places.len(),
+            glyphs.len()
+        )));
+    }
+    let mut removed: Vec<(Place, &Glyph)> = Vec::with_capacity(removed_glyphs.len());
+    for &index in &removed_glyphs {
+        match places[index] {
+            Some(place) => removed.push((place, &glyphs[index])),
+            None => {
+                return Err(unsupported(
+                    "a value is drawn by a form XObject".to_string(),
+                ))
+            }
+        }
+    }
+    let mut operations = content.operations;
+    rewrite(&mut operations, &removed)?;
+    strip_marked_text(&mut operations);
+    // The page's own drawing in q ... Q, then a filled box over each value.
+    let mut all = vec![Operation::new("q", vec![])];
+    all.extend(operations);
+    all.push(Operation::new("Q", vec![]));
+    all.push(Operation::new("q", vec![]));
+    all.push(Operation::new("g", vec![Object::Real(0.0)]));
+    for bounds in value_boxes(replaces, owner, glyphs) {
+        push_box(&mut all, bounds);
+    }
+    all.push(Operation::new("Q", vec![]));
+    Content { operations: all }.encode().map_err(malformed)
+}
+
 pub fn pdf(
     bytes: &[u8],
     limits: &Limits,
@@ -432,6 +524,7 @@ pub fn pdf(
     crate::extractor_pool::built_in_type1_encodings(&mut doc);
     let mut redacted = Redacted::default();
     let (mut rewritten_pages, mut images_kept) = (0usize, 0usize);
+    let mut draws: Vec<Draw> = Vec::new();
     for &(number, page) in &pages {
         let mut glyphs = Glyphs::default();
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -445,104 +538,43 @@ pub fn pdf(
         }
         let glyphs = glyphs.0;
         let (text, owner) = page_text(&glyphs);
-        let page_images = doc.get_page_images(page).map_or(0, |images| images.len());
-        if text.trim().is_empty() {
-            if page_images > 0 {
-                return Err(unsupported(format!(
-                    "page {number} is a scan (it has no text layer): scanned pages cannot be \
-                     redacted in their own format yet"
-                )));
-            }
-            continue;
-        }
-        images_kept += page_images;
-        let replaces = masker.replacements(&text)?;
+        let replaces = match text.trim().is_empty() {
+            true => Vec::new(),
+            false => masker.replacements(&text)?,
+        };
         redacted.left.push_str(&super::apply(&text, &replaces));
         redacted.left.push('\n');
+        let boxes = || value_boxes(&replaces, &owner, &glyphs);
+        // As the reader does: a page without a usable text layer is read by OCR (and drawn with its
+        // values burned in when it holds any).
+        if !usable_text(&text) {
+            draws.push(Draw {
+                number,
+                page,
+                reason: None,
+                boxes: boxes(),
+            });
+            continue;
+        }
+        images_kept += doc.get_page_images(page).map_or(0, |images| images.len());
         if replaces.is_empty() {
             continue;
         }
-        let mut removed_glyphs: Vec<usize> = replaces
-            .iter()
-            .flat_map(|r| owner[r.start..r.end].iter().flatten().copied())
-            .collect();
-        removed_glyphs.sort_unstable();
-        removed_glyphs.dedup();
-        // The same glyphs, walked in the content stream.
-        let content =
-            Content::decode(&doc.get_page_content(page).map_err(malformed)?).map_err(malformed)?;
-        let (resources, inherited) = doc.get_page_resources(page).map_err(malformed)?;
-        let mut merged = resources.cloned().unwrap_or_default();
-        for id in inherited {
-            if let Ok(parent) = doc.get_dictionary(id) {
-                for (key, value) in parent.iter() {
-                    if !merged.has(key) {
-                        merged.set(key.clone(), value.clone());
-                    }
-                }
+        match rewritten_page(&doc, page, &glyphs, &owner, &replaces) {
+            Ok(encoded) => {
+                doc.change_page_content(page, encoded).map_err(malformed)?;
+                rewritten_pages += 1;
             }
+            Err(RedactError::Unsupported(why)) => draws.push(Draw {
+                number,
+                page,
+                reason: Some(why),
+                boxes: boxes(),
+            }),
+            Err(other) => return Err(other),
         }
-        let mut walk = Walk {
-            doc: &doc,
-            places: Vec::new(),
-        };
-        walk.walk(&content, &merged, true, 0)?;
-        let places = walk.places;
-        if places.len() != glyphs.len() {
-            return Err(unsupported(format!(
-                "page {number}: its content shows {} glyphs where its text has {}; it cannot be \
-                 rewritten safely",
-                places.len(),
-                glyphs.len()
-            )));
-        }
-        let mut removed: Vec<(Place, &Glyph)> = Vec::with_capacity(removed_glyphs.len());
-        for &index in &removed_glyphs {
-            match places[index] {
-                Some(place) => removed.push((place, &glyphs[index])),
-                None => {
-                    return Err(unsupported(format!(
-                        "page {number}: a value is drawn by a form XObject, which is not rewritten \
-                         yet"
-                    )))
-                }
-            }
-        }
-        let mut operations = content.operations;
-        rewrite(&mut operations, &removed)?;
-        strip_marked_text(&mut operations);
-        // The page's own drawing in q ... Q, then a filled box over each value.
-        let mut all = vec![Operation::new("q", vec![])];
-        all.extend(operations);
-        all.push(Operation::new("Q", vec![]));
-        all.push(Operation::new("q", vec![]));
-        all.push(Operation::new("g", vec![Object::Real(0.0)]));
-        for replace in &replaces {
-            let mut bounds = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
-            let mut line_of: Option<f64> = None;
-            for &glyph in owner[replace.start..replace.end].iter().flatten() {
-                let glyph = &glyphs[glyph];
-                // A value over two lines: a box per line.
-                if line_of.is_some_and(|y| (y - glyph.trm[5]).abs() > glyph.size * 0.5) {
-                    push_box(&mut all, bounds);
-                    bounds = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
-                }
-                line_of = Some(glyph.trm[5]);
-                let b = glyph_box(glyph);
-                bounds = [
-                    bounds[0].min(b[0]),
-                    bounds[1].min(b[1]),
-                    bounds[2].max(b[2]),
-                    bounds[3].max(b[3]),
-                ];
-            }
-            push_box(&mut all, bounds);
-        }
-        all.push(Operation::new("Q", vec![]));
-        let encoded = Content { operations: all }.encode().map_err(malformed)?;
-        doc.change_page_content(page, encoded).map_err(malformed)?;
-        rewritten_pages += 1;
     }
+    let drawn = draw_pages(&mut doc, bytes, draws, limits, masker, &mut redacted)?;
     let page_ids: Vec<ObjectId> = pages.iter().map(|&(_, id)| id).collect();
     remove_around_pages(&mut doc, &page_ids);
     doc.prune_objects();
@@ -557,16 +589,14 @@ pub fn pdf(
         ));
     }
     redacted.notes.push(format!(
-        "{rewritten_pages} page(s) redacted in their text; document information, metadata, \
-         annotations, form fields, bookmarks, embedded files and the structure tree removed"
+        "{rewritten_pages} page(s) redacted in their text, {drawn} drawn as images with the values \
+         burned in; document information, metadata, annotations, form fields, bookmarks, embedded \
+         files and the structure tree removed"
     ));
     Ok(redacted)
 }
 
 fn push_box(operations: &mut Vec<Operation>, [x0, y0, x1, y1]: [f64; 4]) {
-    if x0 > x1 || y0 > y1 {
-        return;
-    }
     operations.push(Operation::new(
         "re",
         vec![

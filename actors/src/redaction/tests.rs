@@ -247,3 +247,93 @@ fn html_keeps_its_tags_and_masks_text_across_inline_tags_attributes_and_titles()
     assert!(out.notes.iter().any(|n| n.contains("comment")));
     assert!(out.left.contains("var x = 1;"), "scripts are scanned");
 }
+
+#[test]
+fn xml_texts_and_attributes_are_masked_with_their_keys_and_tags_stay_byte_for_byte() {
+    /// Records what it is asked, and replaces one word.
+    struct Seen(Vec<String>);
+    impl Masker for Seen {
+        fn replacements(&mut self, text: &str) -> Result<Vec<Replace>, RedactError> {
+            self.0.push(text.to_string());
+            Ok(text
+                .match_indices("Ayşe")
+                .map(|(at, w)| Replace {
+                    start: at,
+                    end: at + w.len(),
+                    with: "[X]".to_string(),
+                })
+                .collect())
+        }
+    }
+    let xslt = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        "<xsl:stylesheet><xsl:template>Ayşe &amp; co</xsl:template></xsl:stylesheet>",
+    );
+    let pdf = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, "%PDF-1.4 Ayşe");
+    let source = format!(
+        "<?xml version=\"1.0\"?>\n<!-- kept --><Records xmlns=\"urn:x\"><cac:Party a=\"1\"><cbc:Name>Ayşe &lt;Y&gt;</cbc:Name>\
+         <cbc:ID schemeID=\"TCKN\" note=\"Ayşe\">1</cbc:ID></cac:Party>\
+         <Attachment><EmbeddedDocumentBinaryObject mimeCode=\"application/xml\">{xslt}</EmbeddedDocumentBinaryObject></Attachment>\
+         <Attachment><EmbeddedDocumentBinaryObject>{pdf}</EmbeddedDocumentBinaryObject></Attachment>\
+         <ds:X509Certificate>MIIB</ds:X509Certificate><n><![CDATA[Ayşe]]></n></Records>"
+    );
+    let mut seen = Seen(Vec::new());
+    let out = redact(
+        source.as_bytes(),
+        Format::Xml,
+        &Limits::default(),
+        &mut seen,
+    )
+    .expect("xml");
+    let text = String::from_utf8(out.bytes).expect("utf-8");
+    assert!(
+        seen.0.contains(&"Party.Name: Ayşe <Y>".to_string()),
+        "{:?}",
+        seen.0
+    );
+    assert!(seen.0.contains(&"note: Ayşe".to_string()), "{:?}", seen.0);
+    assert!(text.starts_with(
+        "<?xml version=\"1.0\"?>\n<!-- kept --><Records xmlns=\"urn:x\"><cac:Party a=\"1\"><cbc:Name>[X] &lt;Y&gt;</cbc:Name>"
+    ), "{text}");
+    assert!(
+        text.contains("<cbc:ID schemeID=\"TCKN\" note=\"[X]\">1</cbc:ID>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<ds:X509Certificate></ds:X509Certificate>"),
+        "{text}"
+    );
+    assert!(text.contains("<n>[X]</n>"), "{text}");
+    // The XSLT written back in base64, masked; the PDF removed.
+    let embedded: Vec<&str> = text
+        .split("<EmbeddedDocumentBinaryObject")
+        .skip(1)
+        .map(|rest| &rest[rest.find('>').expect("tag") + 1..rest.find("</").expect("end")])
+        .collect();
+    let inner = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, embedded[0])
+        .expect("base64");
+    assert_eq!(
+        String::from_utf8(inner).expect("utf-8"),
+        "<xsl:stylesheet><xsl:template>[X] &amp; co</xsl:template></xsl:stylesheet>"
+    );
+    assert_eq!(embedded[1], "");
+    assert!(
+        out.notes.iter().any(|n| n.contains("not XML removed")),
+        "{:?}",
+        out.notes
+    );
+    assert!(out.left.contains("[X] & co"), "{}", out.left);
+    // Turkish in ISO-8859-9, answered in UTF-8 with the declaration saying so.
+    let latin5 = b"<?xml version=\"1.0\" encoding=\"ISO-8859-9\"?><a><b>Ay\xfee</b></a>";
+    let out = redact(
+        latin5,
+        Format::Xml,
+        &Limits::default(),
+        &mut Seen(Vec::new()),
+    )
+    .expect("xml");
+    assert_eq!(
+        String::from_utf8(out.bytes).expect("utf-8"),
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><a><b>[X]</b></a>"
+    );
+}

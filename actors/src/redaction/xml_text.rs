@@ -54,7 +54,7 @@ pub struct Rewritten {
 }
 
 /// Bytes of the part replaced by others.
-type Splices = Vec<(Range<usize>, Vec<u8>)>;
+pub(super) type Splices = Vec<(Range<usize>, Vec<u8>)>;
 
 /// A piece of a container's text: where its escaped bytes are, and its text.
 struct Piece {
@@ -209,8 +209,20 @@ pub fn rewrite(
             _ => {}
         }
     }
+    Ok(Rewritten {
+        bytes: spliced(part, splices, name)?,
+        left,
+    })
+}
+
+/// `part` with the splices made (None when there are none); overlapping splices are an error.
+pub(super) fn spliced(
+    part: &[u8],
+    mut splices: Splices,
+    name: &str,
+) -> Result<Option<Vec<u8>>, RedactError> {
     if splices.is_empty() {
-        return Ok(Rewritten { bytes: None, left });
+        return Ok(None);
     }
     splices.sort_by_key(|(range, _)| (range.start, range.end));
     let mut out = Vec::with_capacity(part.len() + 64 * splices.len());
@@ -224,10 +236,7 @@ pub fn rewrite(
         cursor = range.end;
     }
     out.extend_from_slice(&part[cursor..]);
-    Ok(Rewritten {
-        bytes: Some(out),
-        left,
-    })
+    Ok(Some(out))
 }
 
 /// Whether `element` is a container the profile skips.

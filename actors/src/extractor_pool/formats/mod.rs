@@ -18,7 +18,7 @@ mod ooxml;
 pub(crate) mod pdf;
 pub(crate) mod ppt;
 pub(crate) mod pptx;
-mod raster;
+pub(crate) mod raster;
 pub(crate) mod rtf;
 pub(crate) mod txt;
 pub(crate) mod xlsx;

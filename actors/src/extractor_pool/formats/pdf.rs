@@ -173,7 +173,7 @@ pub fn extract(bytes: &[u8], limits: &Limits, builder: &mut Builder) -> Result<(
 /// Whether a page's text layer is worth keeping: ten letters or digits at least, and not mostly
 /// characters that a font without a usable character map leaves behind (replacement characters,
 /// private-use code points, control characters). A page that fails this is drawn and read by OCR.
-fn usable_text(page: &str) -> bool {
+pub(crate) fn usable_text(page: &str) -> bool {
     let mut readable = 0usize;
     let mut unreadable = 0usize;
     for c in page.chars().filter(|c| !c.is_whitespace()) {

@@ -10,7 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use hayro::hayro_interpret::InterpreterSettings;
 use hayro::hayro_syntax::Pdf;
 use hayro::vello_cpu::color::palette::css::WHITE;
-use hayro::{render, PixmapSettings, RenderCache, RenderSettings};
+pub use hayro::RenderCache;
+use hayro::{render, PixmapSettings, RenderSettings};
 
 /// The resolution pages are drawn at for OCR.
 pub const DPI: f32 = 300.0;
@@ -49,44 +50,59 @@ impl Rasteriser {
     /// Pages numbered from 1 drawn as grey PNM images, in the order asked; a page that cannot be drawn
     /// (missing, without area, or failing inside the renderer) is an `Err` naming why.
     pub fn pages(&self, numbers: &[u32]) -> Vec<Result<Vec<u8>, String>> {
-        let pages = self.pdf.pages();
         let cache = RenderCache::new();
-        let interpreter = InterpreterSettings::default();
-        let settings = RenderSettings::default();
         numbers
             .iter()
             .map(|&number| {
-                let page = number
-                    .checked_sub(1)
-                    .and_then(|index| pages.get(index as usize))
-                    .ok_or_else(|| format!("page {number} is not in the file"))?;
-                let (width, height) = page.render_dimensions();
-                let scale =
-                    scale_for(width, height).ok_or_else(|| format!("page {number} has no area"))?;
-                let pixmap = catch_unwind(AssertUnwindSafe(|| {
-                    render(
-                        page,
-                        &cache,
-                        &interpreter,
-                        &settings,
-                        &PixmapSettings {
-                            x_scale: scale,
-                            y_scale: scale,
-                            bg_color: WHITE,
-                        },
-                    )
-                }))
-                .map_err(|_| format!("page {number}: the PDF renderer failed on it"))?;
-                let (width, height) = (u32::from(pixmap.width()), u32::from(pixmap.height()));
-                Ok(super::ocr::pnm(
-                    width,
-                    height,
-                    1,
-                    &grey(pixmap.data_as_u8_slice()),
-                ))
+                let page = self.grey_page(number, &cache)?;
+                Ok(super::ocr::pnm(page.width, page.height, 1, &page.pixels))
             })
             .collect()
     }
+
+    /// Page `number` (from 1) drawn in 8-bit grey, as it is shown (its crop box, turned by its
+    /// rotation).
+    pub fn grey_page<'a>(
+        &'a self,
+        number: u32,
+        cache: &RenderCache<'a>,
+    ) -> Result<GreyPage, String> {
+        let pages = self.pdf.pages();
+        let page = number
+            .checked_sub(1)
+            .and_then(|index| pages.get(index as usize))
+            .ok_or_else(|| format!("page {number} is not in the file"))?;
+        let (width, height) = page.render_dimensions();
+        let scale = scale_for(width, height).ok_or_else(|| format!("page {number} has no area"))?;
+        let pixmap = catch_unwind(AssertUnwindSafe(|| {
+            render(
+                page,
+                cache,
+                &InterpreterSettings::default(),
+                &RenderSettings::default(),
+                &PixmapSettings {
+                    x_scale: scale,
+                    y_scale: scale,
+                    bg_color: WHITE,
+                },
+            )
+        }))
+        .map_err(|_| format!("page {number}: the PDF renderer failed on it"))?;
+        Ok(GreyPage {
+            width: u32::from(pixmap.width()),
+            height: u32::from(pixmap.height()),
+            scale,
+            pixels: grey(pixmap.data_as_u8_slice()),
+        })
+    }
+}
+
+/// A page drawn in grey: its size in pixels, pixels per point, and its pixels row by row.
+pub struct GreyPage {
+    pub width: u32,
+    pub height: u32,
+    pub scale: f32,
+    pub pixels: Vec<u8>,
 }
 
 /// Premultiplied RGBA over white (every pixel opaque) to 8-bit luma (ITU-R BT.601 weights).

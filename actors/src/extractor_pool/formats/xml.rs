@@ -96,7 +96,7 @@ const GENERIC_NAMES: &[&str] = &[
 ];
 
 /// The key a leaf element (the last of `path`) or an attribute `name` of that element is read with.
-fn key_of(path: &[String], attribute: Option<&str>) -> String {
+pub(crate) fn key_of(path: &[String], attribute: Option<&str>) -> String {
     let (name, parent) = match attribute {
         Some(name) => (name, path.last()),
         None => (
@@ -359,36 +359,40 @@ fn map_invoice(
         }
         return mapped;
     }
-    let mut mapped = false;
+    match invoice_field(path, scheme) {
+        Some(key) => {
+            builder.field(&key, value);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The field an e-invoice's text at `path` (outside its lines and tax subtotals) is read as, if any:
+/// `invoice.number`, `supplier.address.street`, `customer.tckn` (a party's id by its `schemeID`).
+pub(crate) fn invoice_field(path: &[String], scheme: Option<&str>) -> Option<String> {
     for (suffix, key) in UBL_FIELDS {
         // "Invoice/..." fields sit directly under the root; the others anywhere.
         let top_level = suffix.starts_with("Invoice/") && path.len() == suffix.split('/').count();
         if ends_with(path, suffix) && (top_level || !suffix.starts_with("Invoice/")) {
-            builder.field(key, value);
-            mapped = true;
+            return Some(key.to_string());
         }
     }
     let party = if path.iter().any(|p| p == "AccountingSupplierParty") {
-        Some("supplier")
+        "supplier"
     } else if path.iter().any(|p| p == "AccountingCustomerParty") {
-        Some("customer")
+        "customer"
     } else {
-        None
+        return None;
     };
-    if let Some(party) = party {
-        if ends_with(path, "PartyIdentification/ID") {
-            let scheme = scheme.unwrap_or("ID").to_ascii_lowercase();
-            builder.field(&format!("{party}.{scheme}"), value);
-            mapped = true;
-        }
-        for (suffix, key) in PARTY_FIELDS {
-            if ends_with(path, suffix) {
-                builder.field(&format!("{party}.{key}"), value);
-                mapped = true;
-            }
-        }
+    if ends_with(path, "PartyIdentification/ID") {
+        let scheme = scheme.unwrap_or("ID").to_ascii_lowercase();
+        return Some(format!("{party}.{scheme}"));
     }
-    mapped
+    PARTY_FIELDS
+        .iter()
+        .find(|(suffix, _)| ends_with(path, suffix))
+        .map(|(_, key)| format!("{party}.{key}"))
 }
 
 #[cfg(test)]
