@@ -71,6 +71,14 @@ mod tests {
         assert!(super::stat_seconds(me, &[11, 12]) >= 0.0);
         assert!(super::peak_rss_bytes(me) > 1 << 20);
         assert!(super::status_kib(me, "VmRSS") > 0);
-        assert!(super::children(me).is_empty());
+        // Other tests of this binary start processes too: a child of ours is listed, whatever else is.
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep");
+        assert!(super::children(me).contains(&child.id()));
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+        assert!(!super::children(me).contains(&child.id()));
     }
 }

@@ -241,8 +241,12 @@ async fn what_cannot_be_written_safely_is_refused_with_its_code() {
     let who = tenant(&server, "redact-refused@example.com").await;
     let json = |body: Vec<u8>| -> Value { serde_json::from_slice(&body).expect("a JSON error") };
     // A format without a writer: 415, naming the formats that have one.
-    let mail = crate::jobs::corpus("tr/tr_eposta.eml");
-    let (status, _, body) = redact(&server, &who, "", "a.eml", mail).await;
+    let sheet = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/documents/office/tr_personel_formu.doc"),
+    )
+    .expect("document");
+    let (status, _, body) = redact(&server, &who, "", "a.doc", sheet).await;
     let body = json(body);
     assert_eq!(status, 415, "{body}");
     assert_eq!(code(&body), "redaction_unsupported", "{body}");
@@ -511,4 +515,38 @@ async fn an_e_invoice_comes_back_as_the_same_xml_without_its_values() {
     let (status, after) = crate::process::preview(&server, &who.token, "", "b.xml", body).await;
     assert_eq!(status, 200, "{after}");
     assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
+}
+
+#[tokio::test]
+async fn a_message_comes_back_as_a_message_with_its_parts_and_attachment_masked() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-mail@example.com").await;
+    let original = crate::jobs::corpus("tr/tr_eposta.eml");
+    let sidecar: Value =
+        serde_json::from_slice(&crate::jobs::corpus("tr/tr_eposta.eml.pii.json")).expect("json");
+    let (status, headers, body) = redact(&server, &who, "", "posta.eml", original.clone()).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers["content-type"], "message/rfc822");
+    let raw = String::from_utf8_lossy(&body).into_owned();
+    assert!(raw.contains("multipart/mixed") && raw.contains("multipart/alternative"));
+    // Read back by the reader: the body, the headers and the attached letter, without a value.
+    let (status, after) = crate::process::preview(&server, &who.token, "", "b.eml", body).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
+    let text = after.to_string();
+    for item in sidecar["pii"].as_array().expect("pii") {
+        let value = item["value"].as_str().expect("value");
+        assert!(
+            !text.contains(value),
+            "a value of {} characters",
+            value.len()
+        );
+    }
+    let attachments = after["data"]["attachments"]
+        .as_array()
+        .expect("attachments");
+    assert!(
+        !attachments.is_empty() && attachments.iter().all(|a| a["error"].is_null()),
+        "{after}"
+    );
 }

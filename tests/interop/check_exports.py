@@ -297,6 +297,41 @@ check(tags[0] == tags[1], "fatura.xml: the elements changed")
 print("interop: two PDFs redacted (pdftotext and pdfinfo read them, same pages, no planted value in any stream) "
       "and an e-invoice (lxml reads the same elements, no planted value)")
 
+# A spreadsheet in OpenDocument form: no planted value in any part; LibreOffice opens it below.
+sheet_path = pathlib.Path("tests/documents/office/tr_musteri_tablosu.ods")
+content, headers = redact_file("tablo.ods", sheet_path.read_bytes())
+planted_sheet = [item["value"] for item in json.loads((sheet_path.parent / (sheet_path.name + ".pii.json")).read_text())["pii"]]
+for name, text in part_texts(content):
+    check(not [v for v in planted_sheet if v in text], f"tablo.ods: {name} still holds a planted value")
+redacted_files.append(("tablo.ods", content))
+
+# An e-mail: Python's email package parses the masked message into the same tree of parts; no planted
+# value is in a header, a body or the attached payslip (a PDF, read by pdftotext).
+import email  # noqa: E402
+import email.policy  # noqa: E402
+
+mail = (CORPUS / "tr" / "tr_eposta.eml").read_bytes()
+content, headers = redact_file("posta.eml", mail)
+planted_mail = [item["value"] for item in json.loads((CORPUS / "tr" / "tr_eposta.eml.pii.json").read_text())["pii"]]
+trees = [[part.get_content_type() for part in email.message_from_bytes(x, policy=email.policy.default).walk()]
+         for x in (mail, content)]
+check(trees[0] == trees[1], f"posta.eml: the tree of parts changed: {trees}")
+parsed = email.message_from_bytes(content, policy=email.policy.default)
+seen = [str(parsed[name] or "") for name in ("From", "To", "Cc", "Subject")]
+for part in parsed.walk():
+    if part.get_content_maintype() == "multipart":
+        continue
+    if part.get_content_maintype() == "text":
+        seen.append(part.get_content())
+    elif part.get_content_type() == "application/pdf" and pdftotext is not None:
+        with tempfile.NamedTemporaryFile(suffix=".pdf") as attached:
+            attached.write(part.get_content())
+            attached.flush()
+            seen.append(subprocess.run([pdftotext, attached.name, "-"], capture_output=True, check=True).stdout.decode())
+check(not [v for v in planted_mail if any(v in text for text in seen)], "posta.eml: a planted value is left")
+print(f"interop: an e-mail redacted; Python's email package reads the same {len(trees[1])} parts and pdftotext "
+      "the attached payslip, without a planted value")
+
 # Formula injection: a document whose text is a spreadsheet formula. The CSV export neutralises it (a
 # leading quote, as OWASP recommends) and the XLSX export writes it as a string; LibreOffice opens both
 # without evaluating it. The same formula in a plain CSV is evaluated (the check can fail).

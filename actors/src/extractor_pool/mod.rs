@@ -32,6 +32,7 @@ pub use error::ExtractError;
 pub use formats::detect::compound_file;
 pub use formats::detect::Format;
 pub(crate) use formats::detect::{csv_delimiter, starts_as_sql};
+pub(crate) use formats::eml::{mbox_messages, part_text as mail_part_text};
 pub(crate) use formats::encoding::{
     decode as decode_text, decode_declared as decode_declared_text,
 };

@@ -370,6 +370,7 @@ mod tests {
             "tr_musteri_tablosu.xlsx",
             "tr_personel_formu.odt",
             "tr_musteri_sunumu.odp",
+            "tr_musteri_tablosu.ods",
         ] {
             let bytes = std::fs::read(root.join(name)).expect("file");
             let limits = Limits::default();

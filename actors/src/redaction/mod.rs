@@ -10,6 +10,7 @@
 //! scanned too ([`Redacted::left`]), before anything leaves.
 
 mod distribute;
+mod eml;
 mod html;
 mod image;
 mod office;
@@ -86,6 +87,49 @@ pub struct Redacted {
     pub written: Vec<String>,
 }
 
+impl Redacted {
+    /// What the writer of a part inside this document wrote: its texts left and its notes (each after
+    /// `what`) taken in; its bytes given back.
+    pub(crate) fn absorb(&mut self, inner: Redacted, what: &str) -> Vec<u8> {
+        self.left.push_str(&inner.left);
+        self.notes.extend(
+            inner
+                .notes
+                .into_iter()
+                .map(|note| format!("{what}: {note}")),
+        );
+        inner.bytes
+    }
+}
+
+/// `text` masked as the value of `key` (`Telephone: ...`), or alone: the text written, and whether it
+/// changed. Replacements that reach into the key are cut to the text.
+pub(crate) fn masked_with_key(
+    key: Option<&str>,
+    text: &str,
+    masker: &mut dyn Masker,
+) -> Result<(String, bool), RedactError> {
+    if text.trim().is_empty() {
+        return Ok((text.to_string(), false));
+    }
+    let labelled = match key {
+        Some(key) => format!("{key}: {text}"),
+        None => text.to_string(),
+    };
+    let skip = labelled.len() - text.len();
+    let replaces: Vec<Replace> = masker
+        .replacements(&labelled)?
+        .into_iter()
+        .filter(|r| r.end > skip)
+        .map(|r| Replace {
+            start: r.start.max(skip) - skip,
+            end: r.end - skip,
+            with: r.with,
+        })
+        .collect();
+    Ok((apply(text, &replaces), !replaces.is_empty()))
+}
+
 /// A format's writer: the document's bytes, the limits its reading had, the masker.
 pub type Writer = fn(&[u8], &Limits, &mut dyn Masker) -> Result<Redacted, RedactError>;
 
@@ -124,6 +168,12 @@ pub const WRITERS: &[(Format, Write, &str, &str)] = &[
         "odt",
     ),
     (
+        Format::Ods,
+        Write::Office(office::ODS_PARTS),
+        "application/vnd.oasis.opendocument.spreadsheet",
+        "ods",
+    ),
+    (
         Format::Odp,
         Write::Office(office::ODF_PARTS),
         "application/vnd.oasis.opendocument.presentation",
@@ -139,6 +189,7 @@ pub const WRITERS: &[(Format, Write, &str, &str)] = &[
         "text/html; charset=utf-8",
         "html",
     ),
+    (Format::Eml, Write::Own(eml::eml), "message/rfc822", "eml"),
     (
         Format::Xml,
         Write::Own(xml::xml),

@@ -166,6 +166,22 @@ const ODF_TEXT: Profile = Profile {
     ..GENERIC
 };
 
+/// OpenDocument spreadsheets (`content.xml`): each cell's text masked whole (its paragraphs and
+/// spans); a cell whose text changed becomes a string cell, and its typed value (`office:value`,
+/// `office:date-value`, `office:string-value`) is masked too, so that no number stays behind the text.
+const ODF_SHEET: Profile = Profile {
+    containers: &[b"table-cell", b"covered-table-cell"],
+    masked_attributes: &[
+        (Some(b"a"), b"href"),
+        (Some(b"a"), b"title"),
+        (Some(b"table-cell"), b"value"),
+        (Some(b"table-cell"), b"date-value"),
+        (Some(b"table-cell"), b"string-value"),
+    ],
+    retype: Some((b"table-cell", b"value-type", b"string")),
+    ..ODF_TEXT
+};
+
 /// OpenDocument properties: the creators removed, title, subject, description and keywords masked,
 /// user-defined values removed; the generating software is kept (and scanned, as every text left).
 const ODF_META: Profile = Profile {
@@ -205,6 +221,12 @@ pub const PPTX_PARTS: Rows = &[("ppt/", ".xml", &DRAWING)];
 
 pub const ODF_PARTS: Rows = &[
     ("", "content.xml", &ODF_TEXT),
+    ("", "styles.xml", &ODF_TEXT),
+    ("meta.xml", "", &ODF_META),
+];
+
+pub const ODS_PARTS: Rows = &[
+    ("", "content.xml", &ODF_SHEET),
     ("", "styles.xml", &ODF_TEXT),
     ("meta.xml", "", &ODF_META),
 ];

@@ -199,15 +199,15 @@ fn a_csv_keeps_its_shape_or_is_refused() {
 #[test]
 fn formats_without_a_writer_are_refused_naming_those_with_one() {
     let out = redact(
-        b"From x\n",
-        Format::Eml,
+        b"\xd0\xcf\x11\xe0",
+        Format::Doc,
         &Limits::default(),
         &mut Words(vec![]),
     );
     match out {
         Err(RedactError::Unsupported(message)) => {
             assert!(
-                message.contains("eml") && message.contains("docx"),
+                message.contains("doc files") && message.contains("docx"),
                 "{message}"
             )
         }
@@ -335,5 +335,93 @@ fn xml_texts_and_attributes_are_masked_with_their_keys_and_tags_stay_byte_for_by
     assert_eq!(
         String::from_utf8(out.bytes).expect("utf-8"),
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?><a><b>[X]</b></a>"
+    );
+}
+
+#[test]
+fn a_message_keeps_its_tree_and_every_header_body_and_attachment_is_masked() {
+    use mail_parser::MimeHeaders;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let from = base64::Engine::encode(&engine, "Ayşe Yılmaz");
+    let note = base64::Engine::encode(&engine, "Not: Ayşe arayacak\n");
+    let source = format!(
+        "From: =?UTF-8?B?{from}?= <a@example.com>\r\nTo: b@example.com\r\nSubject: Merhaba Ayşe\r\n\
+         MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b1\"\r\n\r\npreamble\r\n\
+         --b1\r\nContent-Type: multipart/alternative; boundary=\"b2\"\r\n\r\n\
+         --b2\r\nContent-Type: text/plain; charset=iso-8859-9\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n\
+         Say=FDn Ay=FEe Han=FDm,\r\n--b2\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>Sayın <b>Ayşe</b></p>\r\n--b2--\r\n\
+         --b1\r\nContent-Type: text/plain; name=\"Ayşe notu.txt\"\r\nContent-Disposition: attachment; filename=\"Ayşe notu.txt\"\r\n\
+         Content-Transfer-Encoding: base64\r\n\r\n{note}\r\n\
+         --b1\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=\"blob.bin\"\r\n\
+         Content-Transfer-Encoding: base64\r\n\r\nAAECAwQFBgcICQ==\r\n--b1--\r\nepilogue\r\n"
+    );
+    let out = redact(
+        source.as_bytes(),
+        Format::Eml,
+        &Limits::default(),
+        &mut Words(vec!["Ayşe"]),
+    )
+    .expect("eml");
+    let message = mail_parser::MessageParser::default()
+        .parse(&out.bytes)
+        .expect("a message");
+    assert_eq!(message.subject(), Some("Merhaba [X]"));
+    let sender = message.from().and_then(|a| a.first()).expect("from");
+    assert_eq!(sender.name(), Some("[X] Yılmaz"));
+    assert_eq!(sender.address(), Some("a@example.com"));
+    assert_eq!(message.body_text(0).as_deref(), Some("Sayın [X] Hanım,"));
+    assert!(
+        message.body_html(0).expect("html").contains("<b>[X]</b>"),
+        "{:?}",
+        message.body_html(0)
+    );
+    // The text attachment masked with its name; the unknown one removed and said so.
+    let attachments: Vec<_> = message.attachments().collect();
+    assert_eq!(
+        attachments.len(),
+        1,
+        "{}",
+        String::from_utf8_lossy(&out.bytes)
+    );
+    assert_eq!(attachments[0].attachment_name(), Some("[X] notu.txt"));
+    assert_eq!(attachments[0].contents(), b"Not: [X] arayacak\n");
+    assert!(
+        out.notes.iter().any(|n| n.contains("blob.bin removed")),
+        "{:?}",
+        out.notes
+    );
+    let raw = String::from_utf8_lossy(&out.bytes);
+    assert!(!raw.contains("Ayşe") && !raw.contains("preamble") && !raw.contains("epilogue"));
+    assert!(out.left.contains("Merhaba [X]") && out.left.contains("Sayın [X] Hanım"));
+}
+
+#[test]
+fn an_ods_cell_that_changes_becomes_a_string_cell_with_its_typed_value_masked() {
+    let content = r#"<office:document-content xmlns:office="o" xmlns:table="t" xmlns:text="x" xmlns:calcext="c"><office:body><office:spreadsheet><table:table table:name="S"><table:table-row><table:table-cell office:value-type="float" office:value="12345" calcext:value-type="float"><text:p>12345</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="7"><text:p>7</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>Ay<text:span>şe</text:span></text:p></table:table-cell></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"#;
+    let bytes = package(&[
+        ("mimetype", "application/vnd.oasis.opendocument.spreadsheet"),
+        ("content.xml", content),
+    ]);
+    let out = redact(
+        &bytes,
+        Format::Ods,
+        &Limits::default(),
+        &mut Words(vec!["12345", "Ayşe"]),
+    )
+    .expect("ods");
+    let written = part(&out.bytes, "content.xml");
+    assert!(
+        written.contains(r#"<table:table-cell office:value-type="string" office:value="[X]" calcext:value-type="float"><text:p>[X]</text:p></table:table-cell>"#),
+        "{written}"
+    );
+    assert!(
+        written.contains(
+            r#"<table:table-cell office:value-type="float" office:value="7"><text:p>7</text:p>"#
+        ),
+        "{written}"
+    );
+    assert!(
+        written.contains("<text:p>[X]<text:span></text:span></text:p>"),
+        "{written}"
     );
 }

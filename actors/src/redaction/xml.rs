@@ -12,7 +12,7 @@ use base64::Engine as _;
 use quick_xml::events::{BytesStart, Event};
 
 use super::xml_text::{spliced, Splices};
-use super::{Masker, RedactError, Redacted};
+use super::{masked_with_key, Masker, RedactError, Redacted};
 use crate::extractor_pool::{
     decode_declared_text, invoice_field, xml_declared_encoding, xml_key_of, Limits,
 };
@@ -31,33 +31,6 @@ const EMBEDDED: &[&[u8]] = &[b"EmbeddedDocumentBinaryObject"];
 
 fn malformed(error: impl std::fmt::Display) -> RedactError {
     RedactError::Malformed(format!("XML: {error}"))
-}
-
-/// `text` masked as the value of `key` (or alone): the text written, and whether it changed.
-fn masked_as(
-    key: Option<&str>,
-    text: &str,
-    masker: &mut dyn Masker,
-) -> Result<(String, bool), RedactError> {
-    if text.trim().is_empty() {
-        return Ok((text.to_string(), false));
-    }
-    let labelled = match key {
-        Some(key) => format!("{key}: {text}"),
-        None => text.to_string(),
-    };
-    let skip = labelled.len() - text.len();
-    let replaces: Vec<super::Replace> = masker
-        .replacements(&labelled)?
-        .into_iter()
-        .filter(|r| r.end > skip)
-        .map(|r| super::Replace {
-            start: r.start.max(skip) - skip,
-            end: r.end - skip,
-            with: r.with,
-        })
-        .collect();
-    Ok((super::apply(text, &replaces), !replaces.is_empty()))
 }
 
 struct Writer<'a> {
@@ -120,7 +93,7 @@ impl Writer<'_> {
             let at = self.offset(&attribute.value)?;
             let value = super::unescape(&String::from_utf8_lossy(&attribute.value));
             let (written, changed) =
-                masked_as(self.key(Some(&key)).as_deref(), &value, self.masker)?;
+                masked_with_key(self.key(Some(&key)).as_deref(), &value, self.masker)?;
             self.put(at..at + attribute.value.len(), written, changed);
         }
         self.path.pop();
@@ -142,7 +115,7 @@ impl Writer<'_> {
             return self.embedded(range, raw);
         }
         let value = super::unescape(raw);
-        let (written, changed) = masked_as(self.key(None).as_deref(), &value, self.masker)?;
+        let (written, changed) = masked_with_key(self.key(None).as_deref(), &value, self.masker)?;
         self.put(range, written, changed);
         Ok(())
     }
@@ -163,15 +136,9 @@ impl Writer<'_> {
         match inner {
             Some(inner) if self.path.len() < self.limits.max_xml_depth => {
                 let written = xml(&inner, self.limits, self.masker)?;
-                self.redacted.left.push_str(&written.left);
-                self.redacted.notes.extend(
-                    written
-                        .notes
-                        .into_iter()
-                        .map(|note| format!("an embedded XML file: {note}")),
-                );
+                let bytes = self.redacted.absorb(written, "an embedded XML file");
                 self.splices
-                    .push((range, engine.encode(&written.bytes).into_bytes()));
+                    .push((range, engine.encode(&bytes).into_bytes()));
             }
             _ => {
                 self.splices.push((range, Vec::new()));
@@ -236,7 +203,7 @@ pub fn xml(
                 // Written back as escaped text: the same characters to any XML reader.
                 let content = String::from_utf8_lossy(&data).into_owned();
                 let key = writer.key(None);
-                let (written, changed) = masked_as(key.as_deref(), &content, writer.masker)?;
+                let (written, changed) = masked_with_key(key.as_deref(), &content, writer.masker)?;
                 writer.put(start..end, written, changed);
             }
             Event::Eof => break,

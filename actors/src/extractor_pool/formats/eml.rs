@@ -54,7 +54,7 @@ pub fn message_bytes<'b>(bytes: &'b [u8], decoded: &'b super::encoding::Decoded)
 /// A body part's text: as decoded by the charset it declares; when it declares none and its bytes are
 /// not UTF-8 (the parser read them with U+FFFD in place of every 8-bit byte), its transfer-decoded
 /// bytes through the file decoder.
-fn part_text<'m>(message: &'m Message<'m>, part: &'m MessagePart<'m>) -> Option<Cow<'m, str>> {
+pub fn part_text<'m>(message: &'m Message<'m>, part: &'m MessagePart<'m>) -> Option<Cow<'m, str>> {
     let text = match &part.body {
         PartType::Text(text) | PartType::Html(text) => text,
         _ => return None,
