@@ -325,11 +325,22 @@ async fn the_billing_clock_runs_the_cycle_when_its_cron_fires() {
         "the billing clock did not run the cycle\n{}",
         server.stderr()
     );
-    let runs = server.get("/metrics").await.text().await.expect("metrics");
+    // The run is counted once its transaction has committed, a moment after the period moved.
+    let counted = server
+        .eventually(Duration::from_secs(10), || async {
+            counter(
+                &server,
+                "docsieve_billing_cycle_runs_total",
+                &["trigger=\"clock\""],
+            )
+            .await
+                >= 1.0
+        })
+        .await;
     assert!(
-        runs.lines()
-            .any(|line| line.starts_with("docsieve_billing_cycle_runs_total{trigger=\"clock\"}")),
-        "{runs}"
+        counted,
+        "{}",
+        server.get("/metrics").await.text().await.expect("metrics")
     );
     // Already done: the API's run finds nothing more.
     let (_, again) = system(&server, Method::POST, "/system/billing/cycle", None).await;
