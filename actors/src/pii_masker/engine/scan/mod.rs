@@ -234,6 +234,13 @@ impl<'t> Scanner<'t> {
         if confidence == C_LABEL && !self.own_label(ty, start) {
             return;
         }
+        // A run of `X` is what a writer that must keep a text's length leaves where it masked a
+        // value (the legacy Office writers): the engine's own writing, under a name's label or
+        // column as anywhere, not anyone's data.
+        let span = self.b.get(start..end).unwrap_or_default();
+        if span.len() >= 2 && span.iter().all(|&c| matches!(c, b'X' | b' ')) {
+            return;
+        }
         let mut end = end;
         if matches!(ty, PiiType::PhoneTr | PiiType::PhoneIntl) {
             end = extension_end(self.b, end);

@@ -355,3 +355,18 @@ fn places_named_after_saints_are_no_names() {
         "Saint Louis Blues",
     ]);
 }
+
+/// A run of `X` where a name stood is what the legacy Office writers leave (a value overwritten at
+/// its length): under a name's column, its label, an honorific or a noun, it is no one's name; a name
+/// beside it still is.
+#[test]
+fn a_fill_of_x_where_a_name_stood_is_no_name() {
+    masks_as(&[
+        (
+            "Ad Soyad\tT.C. Kimlik No\tŞehir\nXXXXXXXXXXXXXXXX\tXXXXXXXXXXX\tİzmir\nAyşe Yılmaz\t10000000146\tBursa",
+            "Ad Soyad\tT.C. Kimlik No\tŞehir\nXXXXXXXXXXXXXXXX\tXXXXXXXXXXX\tİzmir\n[MASKED_PERSON_NAME]\t[MASKED_NATIONAL_ID_TR]\tBursa",
+        ),
+        ("Adı Soyadı: XXXXXXXXXXX", "Adı Soyadı: XXXXXXXXXXX"),
+        ("Sayın XXXXXXXXXXX, çalışan XXXXXXX", "Sayın XXXXXXXXXXX, çalışan XXXXXXX"),
+    ]);
+}
