@@ -96,6 +96,15 @@ function listQuery(params, names, number) {
   return query;
 }
 
+/** A completed masked result's file in its own format (`GET /v1/executions/{id}/file`), as a button;
+ * nothing for another result. `status` tells how the download went. */
+function maskedFile(execution, status) {
+  if (!execution || execution.status !== "completed" || !execution.masked) return "";
+  return h("button", { type: "button", class: "secondary", id: `download-file-${execution.execution_id}`,
+    onclick: () => download(`/v1/executions/${execution.execution_id}/file`, null, status) },
+    t("download_file"));
+}
+
 page("documents", async (params) => {
   const status = h("div", { id: "documents-status", role: "status", "aria-live": "polite" });
   const list = h("div", { id: "documents-list" });
@@ -116,7 +125,9 @@ page("documents", async (params) => {
         ? h("a", { href: `#/executions?document_id=${d.document_id}` }, `#${d.latest_execution.execution_id}`)
         : "–")],
       [t("created"), (d) => when(d.created_at)],
-      ["", (d) => h("button", { type: "button", class: "secondary", onclick: () => reprocess(d) }, t("reprocess"))],
+      ["", (d) => h("span", {},
+        h("button", { type: "button", class: "secondary", onclick: () => reprocess(d) }, t("reprocess")),
+        maskedFile(d.latest_execution, status))],
     ], data.items), pager(data, show));
   };
   main().append(h("h1", {}, t("nav_documents")),
@@ -131,6 +142,7 @@ page("documents", async (params) => {
 // ---------------------------------------------------------------- executions
 
 page("executions", async (params) => {
+  const status = h("div", { id: "executions-status", role: "status", "aria-live": "polite" });
   const list = h("div", { id: "executions-list" });
   const show = async (number) => {
     const query = listQuery(params, ["status", "masked", "document_id"], number);
@@ -145,6 +157,7 @@ page("executions", async (params) => {
       [t("findings"), (e) => String(e.pii_count ?? "–")],
       [t("quality"), (e) => e.quality_grade || "–"],
       [t("finished"), (e) => when(e.finished_at)],
+      ["", (e) => maskedFile(e, status)],
     ], data.items), pager(data, show));
   };
   main().append(h("h1", {}, t("nav_executions")),
@@ -152,7 +165,7 @@ page("executions", async (params) => {
       ["status", t("status"), choice([["", t("any")], ["completed", t("status_completed")], ["failed", t("status_failed")]])],
       ["masked", t("masked"), choice([["", t("any")], ["true", t("yes")], ["false", t("no")]])],
       ["document_id", t("document_number"), h("input", { type: "number", min: "1", inputmode: "numeric" })],
-    ]), list);
+    ]), status, list);
   await show(Number(params.get("page")) || 1);
 });
 

@@ -358,6 +358,10 @@ class Console:
             and len(d.find_elements(By.CSS_SELECTOR, "#executions-table tbody tr")) >= 3
         )
         self.page("executions")
+        # A masked result's file in its own format, from the results page.
+        driver.find_element(By.CSS_SELECTOR, "#executions-table button[id^=download-file-]").click()
+        WebDriverWait(driver, 60).until(lambda d: self.text_of("#executions-status").strip())
+        assert self.text_of("#executions-status").endswith("is downloaded."), self.text_of("#executions-status")
 
         # A dataset of the three results, downloaded as Parquet and read back.
         self.go("datasets", "#dataset-form")
