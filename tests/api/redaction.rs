@@ -241,12 +241,12 @@ async fn what_cannot_be_written_safely_is_refused_with_its_code() {
     let who = tenant(&server, "redact-refused@example.com").await;
     let json = |body: Vec<u8>| -> Value { serde_json::from_slice(&body).expect("a JSON error") };
     // A format without a writer: 415, naming the formats that have one.
-    let sheet = std::fs::read(
+    let letter = std::fs::read(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/documents/office/tr_personel_formu.doc"),
+            .join("tests/documents/office/tr_personel_formu.rtf"),
     )
     .expect("document");
-    let (status, _, body) = redact(&server, &who, "", "a.doc", sheet).await;
+    let (status, _, body) = redact(&server, &who, "", "a.rtf", letter).await;
     let body = json(body);
     assert_eq!(status, 415, "{body}");
     assert_eq!(code(&body), "redaction_unsupported", "{body}");
@@ -319,6 +319,10 @@ async fn what_cannot_be_written_safely_is_refused_with_its_code() {
         b"PK\x03\x04broken".to_vec(),
     )
     .await;
+    assert_eq!(status, 422, "{}", String::from_utf8_lossy(&body));
+    let mut broken_item = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1".to_vec();
+    broken_item.resize(2048, 0x5A);
+    let (status, _, body) = redact(&server, &who, "", "broken.msg", broken_item).await;
     assert_eq!(status, 422, "{}", String::from_utf8_lossy(&body));
     let (status, body) = server.get_json("/system/health").await;
     assert_eq!(status, 200, "{body}");
@@ -549,4 +553,89 @@ async fn a_message_comes_back_as_a_message_with_its_parts_and_attachment_masked(
         !attachments.is_empty() && attachments.iter().all(|a| a["error"].is_null()),
         "{after}"
     );
+}
+
+#[tokio::test]
+async fn an_outlook_item_comes_back_as_e_mail_with_its_embedded_message() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-outlook@example.com").await;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/documents");
+    // The planted item (office/) and one Outlook wrote with a message inside it (msoffice/).
+    for (name, values) in [
+        (
+            "office/tr_odeme_talimati.msg",
+            vec!["31827364532", "TR22 0006 2062 9785 1203 4611 07"],
+        ),
+        ("msoffice/msg_parser_outer.msg", vec![]),
+    ] {
+        let original = std::fs::read(root.join(name)).expect("item");
+        let (status, headers, body) = redact(&server, &who, "", "talimat.msg", original).await;
+        assert_eq!(status, 200, "{name}: {}", String::from_utf8_lossy(&body));
+        assert_eq!(headers["content-type"], "message/rfc822", "{name}");
+        let disposition = headers["content-disposition"].to_str().expect("ascii");
+        assert!(disposition.contains(".eml\""), "{disposition}");
+        let notes = headers["x-docsieve-redaction-notes"]
+            .to_str()
+            .expect("ascii");
+        assert!(notes.contains("answered as e-mail"), "{notes}");
+        let (status, after) = crate::process::preview(&server, &who.token, "", "b.eml", body).await;
+        assert_eq!(status, 200, "{after}");
+        assert_eq!(after["data"]["metadata"]["format"], "eml", "{after}");
+        assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
+        let text = after.to_string();
+        for value in values {
+            assert!(!text.contains(value), "{name}: {value}");
+        }
+        if name.contains("outer") {
+            // The embedded message is an attachment of its own, read as e-mail.
+            let attachments = after["data"]["attachments"].as_array().expect("list");
+            assert_eq!(attachments.len(), 1, "{after}");
+            assert!(attachments[0]["error"].is_null(), "{after}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn legacy_word_and_powerpoint_files_come_back_as_themselves() {
+    let server = TestServer::start().await;
+    let who = tenant(&server, "redact-legacy@example.com").await;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/documents/office");
+    for (name, media) in [
+        ("tr_personel_formu.doc", "application/msword"),
+        ("tr_musteri_sunumu.ppt", "application/vnd.ms-powerpoint"),
+    ] {
+        let original = std::fs::read(root.join(name)).expect("document");
+        let sidecar: Value = serde_json::from_slice(
+            &std::fs::read(root.join(format!("{name}.pii.json"))).expect("sidecar"),
+        )
+        .expect("json");
+        let before = structure(&server, &who, name, original.clone()).await;
+        let (status, headers, body) = redact(&server, &who, "", name, original).await;
+        assert_eq!(status, 200, "{name}: {}", String::from_utf8_lossy(&body));
+        assert_eq!(headers["content-type"], media, "{name}");
+        let extension = name.rsplit('.').next().expect("extension");
+        let disposition = headers["content-disposition"].to_str().expect("ascii");
+        assert!(
+            disposition.contains(&format!(".{extension}\"")),
+            "{disposition}"
+        );
+        let notes = headers["x-docsieve-redaction-notes"]
+            .to_str()
+            .expect("ascii");
+        assert!(notes.contains("document properties"), "{notes}");
+        // Read back: the same structure, nothing found, no planted value.
+        assert_eq!(
+            structure(&server, &who, name, body.clone()).await,
+            before,
+            "{name}"
+        );
+        let (status, after) = crate::process::preview(&server, &who.token, "", name, body).await;
+        assert_eq!(status, 200, "{after}");
+        assert_eq!(after["data"]["pii"]["pii_count"], 0, "{after}");
+        let text = after.to_string();
+        for item in sidecar["pii"].as_array().expect("pii") {
+            let value = item["value"].as_str().expect("value");
+            assert!(!text.contains(value), "{name}: a {}", item["type"]);
+        }
+    }
 }

@@ -28,18 +28,23 @@ use crate::runtime::{Cell, CpuPool, Logic, Outcome, Request};
 pub use admission::{admit, Refusal};
 pub use engine::{extract as extract_document, sniff};
 pub use error::ExtractError;
+pub(crate) use formats::compound::Compound;
 #[cfg(feature = "test-support")]
 pub use formats::detect::compound_file;
 pub use formats::detect::Format;
 pub(crate) use formats::detect::{csv_delimiter, starts_as_sql};
+pub(crate) use formats::doc_text::stored as word_text;
 pub(crate) use formats::eml::{mbox_messages, part_text as mail_part_text};
 pub(crate) use formats::encoding::{
     decode as decode_text, decode_declared as decode_declared_text,
 };
 pub(crate) use formats::html::declared_charset as declared_html_charset;
+pub(crate) use formats::msg as outlook;
 pub(crate) use formats::ocr::{pnm, LANGUAGES as OCR_LANGUAGES};
 pub(crate) use formats::pdf::{built_in_type1_encodings, usable_text};
+pub(crate) use formats::ppt as slides;
 pub(crate) use formats::raster::{GreyPage, Rasteriser, RenderCache};
+pub(crate) use formats::rtf::extract as read_rtf;
 pub(crate) use formats::xml::{
     declared_encoding as xml_declared_encoding, invoice_field, key_of as xml_key_of,
 };

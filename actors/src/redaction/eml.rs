@@ -311,14 +311,15 @@ impl Writer<'_, '_> {
             .get(part.offset_header as usize..part.offset_body as usize)
             .unwrap_or_default();
         let utf8 = matches!(body, Body::Base64 { utf8: true });
-        for (name, field) in fields(head) {
+        let fields = fields(head);
+        for (name, field) in &fields {
             let lower = name.to_ascii_lowercase();
             match lower.as_str() {
                 "content-type" => {
-                    self.content_field(&name, part.content_type(), field, utf8, out)?
+                    self.content_field(name, part.content_type(), field, utf8, out)?
                 }
                 "content-disposition" => {
-                    self.content_field(&name, part.content_disposition(), field, false, out)?
+                    self.content_field(name, part.content_disposition(), field, false, out)?
                 }
                 "content-transfer-encoding" if matches!(body, Body::Base64 { .. }) => {
                     out.extend_from_slice(b"Content-Transfer-Encoding: base64\r\n");
@@ -342,7 +343,7 @@ impl Writer<'_, '_> {
             }
         }
         if matches!(body, Body::Base64 { .. })
-            && !fields(head)
+            && !fields
                 .iter()
                 .any(|(n, _)| n.eq_ignore_ascii_case("content-transfer-encoding"))
         {

@@ -330,21 +330,15 @@ pub fn html(bytes: &[u8], _: &Limits, masker: &mut dyn Masker) -> Result<Redacte
             writer.splices.push((range, "utf-8".to_string()));
         }
     }
-    let mut splices = writer.splices;
-    splices.sort_by_key(|(range, _)| (range.start, range.end));
-    let mut out = String::with_capacity(text.len() + 64 * splices.len());
-    let mut cursor = 0;
-    for (range, with) in splices {
-        if range.start < cursor {
-            continue;
-        }
-        out.push_str(&text[cursor..range.start]);
-        out.push_str(&with);
-        cursor = range.end;
-    }
-    out.push_str(&text[cursor..]);
+    let splices = writer
+        .splices
+        .into_iter()
+        .map(|(range, with)| (range, with.into_bytes()))
+        .collect();
+    let out = super::xml_text::spliced(text.as_bytes(), splices, "the page")?
+        .unwrap_or_else(|| text.as_bytes().to_vec());
     redacted.left = writer.left;
-    redacted.bytes = out.into_bytes();
+    redacted.bytes = out;
     Ok(redacted)
 }
 

@@ -9,15 +9,19 @@
 //! with docsieve's own readers and scanned ([`Check`]), and every text the writer left in the file is
 //! scanned too ([`Redacted::left`]), before anything leaves.
 
+mod compound;
 mod distribute;
+mod doc;
 mod eml;
 mod html;
 mod image;
+mod msg;
 mod office;
 mod package;
 mod pdf;
 mod pdf_burn;
 mod plain;
+mod ppt;
 mod xml;
 mod xml_text;
 
@@ -83,7 +87,9 @@ pub struct Redacted {
     /// by line breaks: scanned again before the file leaves, for what the readers do not read.
     pub left: String,
     /// Every replacement written, once each: a value found again inside one is the engine's own
-    /// writing (a surrogate passes its checksum by design), not a leak.
+    /// writing (a surrogate passes its checksum by design; an `X` fill read as a name by its column's
+    /// label), not a leak. A writer adds what it wrote instead of a replacement; the engine adds the
+    /// replacements.
     pub written: Vec<String>,
 }
 
@@ -179,6 +185,18 @@ pub const WRITERS: &[(Format, Write, &str, &str)] = &[
         "application/vnd.oasis.opendocument.presentation",
         "odp",
     ),
+    (
+        Format::Doc,
+        Write::Own(doc::doc),
+        "application/msword",
+        "doc",
+    ),
+    (
+        Format::Ppt,
+        Write::Own(ppt::ppt),
+        "application/vnd.ms-powerpoint",
+        "ppt",
+    ),
     (Format::Pdf, Write::Own(pdf::pdf), "application/pdf", "pdf"),
     (Format::Png, Write::Own(image::png), "image/png", "png"),
     (Format::Jpeg, Write::Own(image::jpeg), "image/jpeg", "jpg"),
@@ -190,6 +208,7 @@ pub const WRITERS: &[(Format, Write, &str, &str)] = &[
         "html",
     ),
     (Format::Eml, Write::Own(eml::eml), "message/rfc822", "eml"),
+    (Format::Msg, Write::Own(msg::msg), "message/rfc822", "eml"),
     (
         Format::Xml,
         Write::Own(xml::xml),

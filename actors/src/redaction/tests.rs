@@ -199,15 +199,15 @@ fn a_csv_keeps_its_shape_or_is_refused() {
 #[test]
 fn formats_without_a_writer_are_refused_naming_those_with_one() {
     let out = redact(
-        b"\xd0\xcf\x11\xe0",
-        Format::Doc,
+        b"{\\rtf1 x}",
+        Format::Rtf,
         &Limits::default(),
         &mut Words(vec![]),
     );
     match out {
         Err(RedactError::Unsupported(message)) => {
             assert!(
-                message.contains("doc files") && message.contains("docx"),
+                message.contains("rtf files") && message.contains("docx"),
                 "{message}"
             )
         }
@@ -424,4 +424,73 @@ fn an_ods_cell_that_changes_becomes_a_string_cell_with_its_typed_value_masked() 
         written.contains("<text:p>[X]<text:span></text:span></text:p>"),
         "{written}"
     );
+}
+
+/// A file of the repository's test documents.
+fn document(path: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/../tests/documents/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("document")
+}
+
+#[test]
+fn legacy_office_text_is_overwritten_in_place_at_the_same_length() {
+    for (path, format, word) in [
+        ("office/tr_personel_formu.doc", Format::Doc, "Personel"),
+        ("office/tr_musteri_sunumu.ppt", Format::Ppt, "Müşteri"),
+    ] {
+        let bytes = document(path);
+        let out = redact(&bytes, format, &Limits::default(), &mut Words(vec![word]))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let before =
+            crate::extractor_pool::extract_document(&bytes, &Limits::default()).expect("reads");
+        let after = crate::extractor_pool::extract_document(&out.bytes, &Limits::default())
+            .expect("reads back");
+        assert!(before.text.contains(word), "{path}");
+        assert!(!after.text.contains(word), "{path}: {}", after.text);
+        // "[X]" where the word stood, padded with spaces to its length; everything else as it was.
+        let padded = format!("[X]{}", " ".repeat(word.chars().count() - 3));
+        assert_eq!(
+            after.text.matches("[X]").count(),
+            before.text.matches(word).count(),
+            "{path}"
+        );
+        assert!(out.left.contains(&padded), "{path}");
+        assert_eq!(after.elements.len(), before.elements.len(), "{path}");
+        assert!(
+            out.notes.iter().any(|n| n.contains("document properties")),
+            "{path}: {:?}",
+            out.notes
+        );
+    }
+}
+
+#[test]
+fn mangled_legacy_files_and_outlook_items_are_errors_never_a_panic() {
+    for (path, format) in [
+        ("office/tr_personel_formu.doc", Format::Doc),
+        ("office/tr_musteri_sunumu.ppt", Format::Ppt),
+        ("office/tr_odeme_talimati.msg", Format::Msg),
+    ] {
+        let bytes = document(path);
+        let step = (bytes.len() / 97).max(1);
+        let mut mangled: Vec<Vec<u8>> = (0..bytes.len())
+            .step_by(step)
+            .map(|at| {
+                let mut copy = bytes.clone();
+                copy[at] ^= 0xA5;
+                copy
+            })
+            .collect();
+        mangled.extend([600, bytes.len() / 2].map(|cut| bytes[..cut].to_vec()));
+        for copy in mangled {
+            if let Err(RedactError::Malformed(why)) =
+                redact(&copy, format, &Limits::default(), &mut Words(vec!["a"]))
+            {
+                assert!(!why.contains("failed on this document"), "{path}: {why}");
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ pub(crate) mod compound;
 pub(crate) mod csv;
 pub(crate) mod detect;
 pub(crate) mod doc;
+pub(crate) mod doc_text;
 pub(crate) mod docx;
 pub(crate) mod eml;
 pub(crate) mod encoding;

@@ -136,18 +136,18 @@ fn storages(file: &Compound<'_>, storage: usize, prefix: &str) -> Vec<usize> {
 }
 
 /// A person as a header shows them: `Name <address>`, or whichever of the two there is.
-fn person(name: Option<String>, address: Option<String>) -> Option<String> {
-    let address = address.filter(|a| a.contains('@'));
+fn person((name, address): &Person) -> Option<String> {
+    let address = address.as_ref().filter(|a| a.contains('@'));
     match (name, address) {
         (Some(name), Some(address)) if name != address => Some(format!("{name} <{address}>")),
-        (name, address) => address.or(name),
+        (name, address) => address.or(name.as_ref()).cloned(),
     }
 }
 
-/// A FILETIME (100 ns since 1601) as RFC 3339.
-fn filetime(value: u64) -> Option<String> {
+/// A FILETIME (100 ns since 1601) as a date.
+fn filetime(value: u64) -> Option<chrono::DateTime<chrono::Utc>> {
     let seconds = (value / 10_000_000).checked_sub(11_644_473_600)?;
-    chrono::DateTime::from_timestamp(seconds as i64, 0).map(|d| d.to_rfc3339())
+    chrono::DateTime::from_timestamp(seconds as i64, 0)
 }
 
 /// Compressed RTF ([MS-OXRTFCP]): LZ77 over a 4 KiB dictionary primed with common RTF, or stored.
@@ -206,16 +206,51 @@ pub fn decompress_rtf(bytes: &[u8], max: usize) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Reads the message in `storage` into `builder`; `extract_child` reads an attachment's bytes.
-fn read_message(
-    file: &Compound<'_>,
+/// A display name and an address, either of which may be missing.
+pub(crate) type Person = (Option<String>, Option<String>);
+
+/// The body of an item: HTML (the richest: headings, tables; a plain body beside it is often derived
+/// from it, with its structure lost), else plain text, else the compressed RTF inflated.
+pub(crate) enum Body {
+    Html(String),
+    Text(String),
+    Rtf(Vec<u8>),
+}
+
+/// What an attachment holds: its bytes, an embedded message (the storage holding it), or an embedded
+/// OLE object (the same).
+pub(crate) enum Content {
+    Data(Vec<u8>),
+    Message(usize),
+    Object(usize),
+}
+
+/// One attachment of an item.
+pub(crate) struct Attached {
+    pub filename: String,
+    pub mime: String,
+    pub content: Content,
+}
+
+/// An Outlook item as both its reader and its writer (which answers it as e-mail) see it.
+pub(crate) struct Item<'f, 'a> {
+    message: Properties<'f, 'a>,
+    storage: usize,
+    pub from: Option<Person>,
+    /// The recipients from their storages (with addresses), else the display line.
+    pub to: Result<Vec<Person>, Option<String>>,
+    pub cc: Result<Vec<Person>, Option<String>>,
+    pub subject: Option<String>,
+    pub date: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// The item in `storage` (`header`: the length of its properties stream's header: 32 at the root, 24
+/// in an embedded message); `encrypted_document` when its content is sealed.
+pub(crate) fn item<'f, 'a>(
+    file: &'f Compound<'a>,
     storage: usize,
     header: usize,
-    limits: &Limits,
-    depth: u32,
-    builder: &mut Builder,
-    extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
-) -> Result<(), ExtractError> {
+) -> Result<Item<'f, 'a>, ExtractError> {
     let mut message = Properties::of(file, storage, 1252);
     if let Some(page) = message
         .fixed(INTERNET_CODEPAGE, header)
@@ -229,98 +264,177 @@ fn read_message(
     {
         return Err(ExtractError::EncryptedDocument);
     }
-    let sender = person(
+    let from = Some((
         message.string(SENDER_NAME),
         message
             .string(SENDER_SMTP)
-            .or_else(|| message.string(SENDER_EMAIL)),
-    );
-    // Recipients, from their storages (with addresses); the display lines when there are none.
+            .or_else(|| message.string(SENDER_EMAIL))
+            .filter(|a| a.contains('@')),
+    ))
+    .filter(|(name, address)| name.is_some() || address.is_some());
     let (mut to, mut cc) = (Vec::new(), Vec::new());
     for index in storages(file, storage, "__recip_version1.0_") {
         let recipient = Properties::of(file, index, message.code_page);
-        let Some(shown) = person(
-            recipient.string(DISPLAY_NAME),
+        let shown = (
+            recipient.string(DISPLAY_NAME).filter(|n| !n.is_empty()),
             recipient
                 .string(SMTP_ADDRESS)
-                .or_else(|| recipient.string(EMAIL_ADDRESS)),
-        )
-        .filter(|shown| !shown.is_empty()) else {
+                .or_else(|| recipient.string(EMAIL_ADDRESS))
+                .filter(|a| a.contains('@')),
+        );
+        if shown.0.is_none() && shown.1.is_none() {
             continue;
-        };
+        }
         match recipient.fixed(RECIPIENT_TYPE, 8) {
             Some(2) => cc.push(shown),
             Some(3) => {}
             _ => to.push(shown),
         }
     }
-    let to = (!to.is_empty())
-        .then(|| to.join(", "))
-        .or_else(|| message.string(DISPLAY_TO));
-    let cc = (!cc.is_empty())
-        .then(|| cc.join(", "))
-        .or_else(|| message.string(DISPLAY_CC));
+    let listed = |people: Vec<Person>, line: u16| match people.is_empty() {
+        false => Ok(people),
+        true => Err(message.string(line).filter(|l| !l.trim().is_empty())),
+    };
+    let (to, cc) = (listed(to, DISPLAY_TO), listed(cc, DISPLAY_CC));
     let date = message
         .fixed(CLIENT_SUBMIT_TIME, header)
         .or_else(|| message.fixed(DELIVERY_TIME, header))
         .and_then(filetime);
+    let subject = message.string(SUBJECT);
+    Ok(Item {
+        message,
+        storage,
+        from,
+        to,
+        cc,
+        subject,
+        date,
+    })
+}
+
+impl Item<'_, '_> {
+    /// The body, when there is one.
+    pub(crate) fn body(&self, limits: &Limits) -> Option<Body> {
+        let message = &self.message;
+        if let Some(html) = message
+            .binary(BODY_HTML)
+            .map(|bytes| {
+                let declared = super::html::declared_charset(&bytes);
+                super::encoding::decode_declared(&bytes, declared.as_deref()).text
+            })
+            .or_else(|| message.string(BODY_HTML))
+            .filter(|html| !html.trim().is_empty())
+        {
+            return Some(Body::Html(html));
+        }
+        if let Some(text) = message.string(BODY).filter(|t| !t.trim().is_empty()) {
+            return Some(Body::Text(text));
+        }
+        message
+            .binary(RTF_COMPRESSED)
+            .and_then(|bytes| decompress_rtf(&bytes, limits.max_decompressed_bytes as usize))
+            .map(Body::Rtf)
+    }
+
+    /// The attachments, in their storages' order.
+    pub(crate) fn attachments(&self) -> Vec<Attached> {
+        let file = self.message.file;
+        storages(file, self.storage, "__attach_version1.0_")
+            .into_iter()
+            .map(|index| {
+                let attachment = Properties::of(file, index, self.message.code_page);
+                let filename = attachment
+                    .string(ATTACH_LONG_FILENAME)
+                    .or_else(|| attachment.string(ATTACH_FILENAME))
+                    .or_else(|| attachment.string(DISPLAY_NAME))
+                    .unwrap_or_else(|| "attachment".to_string());
+                let mime = attachment
+                    .string(ATTACH_MIME)
+                    .unwrap_or_else(|| "application/octet-stream".to_string());
+                let embedded = attachment
+                    .stream_of(ATTACH_DATA, 0x000D)
+                    .filter(|&i| file.entries[i].kind == Kind::Storage);
+                let content = match embedded {
+                    Some(inner) if storages_hold_properties(file, inner) => Content::Message(inner),
+                    Some(inner) => Content::Object(inner),
+                    None => Content::Data(attachment.binary(ATTACH_DATA).unwrap_or_default()),
+                };
+                Attached {
+                    filename,
+                    mime,
+                    content,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A list of people as a header line shows it, each person as `shown` writes them.
+pub(crate) fn people_line(
+    people: &Result<Vec<Person>, Option<String>>,
+    shown: fn(&Person) -> Option<String>,
+) -> Option<String> {
+    match people {
+        Ok(people) => Some(
+            people
+                .iter()
+                .filter_map(shown)
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        Err(line) => line.clone(),
+    }
+    .filter(|line| !line.trim().is_empty())
+}
+
+/// The error code of an attachment that did not read.
+fn code_of(error: ExtractError) -> Option<String> {
+    Some(error.code().to_string())
+}
+
+/// Reads the message in `storage` into `builder`; `extract_child` reads an attachment's bytes.
+fn read_message(
+    file: &Compound<'_>,
+    storage: usize,
+    header: usize,
+    limits: &Limits,
+    depth: u32,
+    builder: &mut Builder,
+    extract_child: &mut dyn FnMut(&[u8]) -> Result<Document, ExtractError>,
+) -> Result<(), ExtractError> {
+    let item = item(file, storage, header)?;
     let headers = [
-        ("from", sender),
-        ("to", to.filter(|t| !t.trim().is_empty())),
-        ("cc", cc.filter(|c| !c.trim().is_empty())),
-        ("subject", message.string(SUBJECT)),
-        ("date", date),
+        ("from", item.from.as_ref().and_then(person)),
+        ("to", people_line(&item.to, person)),
+        ("cc", people_line(&item.cc, person)),
+        ("subject", item.subject.clone()),
+        ("date", item.date.map(|d| d.to_rfc3339())),
     ];
     super::eml::push_headers(builder, headers);
-    // The body: HTML (the richest: headings, tables; a plain body beside it is often derived from
-    // it, with its structure lost), else plain text, else the compressed RTF.
-    if let Some(html) = message
-        .binary(BODY_HTML)
-        .map(|bytes| {
-            let declared = super::html::declared_charset(&bytes);
-            super::encoding::decode_declared(&bytes, declared.as_deref()).text
-        })
-        .or_else(|| message.string(BODY_HTML))
-        .filter(|html| !html.trim().is_empty())
-    {
-        super::html::extract(&html, limits, builder)?;
-    } else if let Some(text) = message.string(BODY).filter(|t| !t.trim().is_empty()) {
-        for block in text.replace("\r\n", "\n").split("\n\n") {
-            builder.push(Element::new(ElementKind::Paragraph, block));
+    match item.body(limits) {
+        Some(Body::Html(html)) => super::html::extract(&html, limits, builder)?,
+        Some(Body::Text(text)) => {
+            for block in text.replace("\r\n", "\n").split("\n\n") {
+                builder.push(Element::new(ElementKind::Paragraph, block));
+            }
         }
-    } else if let Some(rtf) = message
-        .binary(RTF_COMPRESSED)
-        .and_then(|bytes| decompress_rtf(&bytes, limits.max_decompressed_bytes as usize))
-    {
-        super::rtf::extract(&rtf, limits, builder)?;
+        Some(Body::Rtf(rtf)) => super::rtf::extract(&rtf, limits, builder)?,
+        None => {}
     }
     // Attachments: their bytes through the pipeline; an embedded message read as one, an embedded
     // OLE object by what it holds.
-    for index in storages(file, storage, "__attach_version1.0_") {
-        let attachment = Properties::of(file, index, message.code_page);
-        let filename = attachment
-            .string(ATTACH_LONG_FILENAME)
-            .or_else(|| attachment.string(ATTACH_FILENAME))
-            .or_else(|| attachment.string(DISPLAY_NAME))
-            .unwrap_or_else(|| "attachment".to_string());
-        let mime = attachment
-            .string(ATTACH_MIME)
-            .unwrap_or_else(|| "application/octet-stream".to_string());
-        let embedded = attachment
-            .stream_of(ATTACH_DATA, 0x000D)
-            .filter(|&i| file.entries[i].kind == Kind::Storage);
-        let (bytes, document, error) = if let Some(inner) = embedded {
-            if depth + 1 > limits.max_attachment_depth {
-                (
-                    0,
-                    None,
-                    Some(
-                        ExtractError::LimitExceeded(String::new())
-                            .code()
-                            .to_string(),
-                    ),
-                )
-            } else if storages_hold_properties(file, inner) {
+    for Attached {
+        filename,
+        mime,
+        content,
+    } in item.attachments()
+    {
+        let too_deep = depth + 1 > limits.max_attachment_depth;
+        let (bytes, document, error) = match content {
+            Content::Message(_) | Content::Object(_) if too_deep => {
+                (0, None, code_of(ExtractError::LimitExceeded(String::new())))
+            }
+            Content::Message(inner) => {
                 let mut child = Builder::default();
                 child.document.metadata.format = "msg".to_string();
                 child.document.metadata.mime = "application/vnd.ms-outlook".to_string();
@@ -334,9 +448,10 @@ fn read_message(
                     extract_child,
                 ) {
                     Ok(()) => (0, Some(Box::new(child.finish())), None),
-                    Err(error) => (0, None, Some(error.code().to_string())),
+                    Err(error) => (0, None, code_of(error)),
                 }
-            } else {
+            }
+            Content::Object(inner) => {
                 match super::compound::embedded_object(
                     file,
                     inner,
@@ -348,21 +463,17 @@ fn read_message(
                     Ok(None) => (
                         0,
                         None,
-                        Some(
-                            ExtractError::UnsupportedFormat(String::new())
-                                .code()
-                                .to_string(),
-                        ),
+                        code_of(ExtractError::UnsupportedFormat(String::new())),
                     ),
-                    Err(error) => (0, None, Some(error.code().to_string())),
+                    Err(error) => (0, None, code_of(error)),
                 }
             }
-        } else {
-            let data = attachment.binary(ATTACH_DATA).unwrap_or_default();
-            let size = data.len() as u64;
-            match extract_child(&data) {
-                Ok(document) => (size, Some(Box::new(document)), None),
-                Err(error) => (size, None, Some(error.code().to_string())),
+            Content::Data(data) => {
+                let size = data.len() as u64;
+                match extract_child(&data) {
+                    Ok(document) => (size, Some(Box::new(document)), None),
+                    Err(error) => (size, None, code_of(error)),
+                }
             }
         };
         builder.document.attachments.push(Attachment {
@@ -453,7 +564,9 @@ mod tests {
     #[test]
     fn filetimes_read_as_dates() {
         assert_eq!(
-            filetime(132_539_328_000_000_000).as_deref(),
+            filetime(132_539_328_000_000_000)
+                .map(|d| d.to_rfc3339())
+                .as_deref(),
             Some("2021-01-01T00:00:00+00:00")
         );
         assert_eq!(filetime(5), None);

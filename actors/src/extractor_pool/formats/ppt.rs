@@ -21,7 +21,8 @@ const SLIDE_PERSIST_ATOM: u16 = 0x03F3;
 const MAIN_MASTER: u16 = 0x03F8;
 const TEXT_HEADER_ATOM: u16 = 0x0F9F;
 const TEXT_CHARS_ATOM: u16 = 0x0FA0;
-const TEXT_BYTES_ATOM: u16 = 0x0FA8;
+/// Text in bytes, each the low byte of a UTF-16 unit (the writer tells it from UTF-16 text).
+pub(crate) const TEXT_BYTES_ATOM: u16 = 0x0FA8;
 const SLIDE_LIST_WITH_TEXT: u16 = 0x0FF0;
 const USER_EDIT_ATOM: u16 = 0x0FF5;
 const PERSIST_DIRECTORY_ATOM: u16 = 0x1772;
@@ -128,6 +129,71 @@ impl Budget {
             self.depth -= 1;
         }
     }
+}
+
+/// A record that holds text, for the writer: its type and instance, its body's place in the stream,
+/// and the type of the container it is in.
+pub(crate) struct TextRecord {
+    pub kind: u16,
+    pub instance: u16,
+    pub body: std::ops::Range<usize>,
+    pub parent: u16,
+}
+
+/// A string atom: a comment's author, text and initials, a hyperlink's name and target, a slide's name.
+pub(crate) const CSTRING: u16 = 0x0FBA;
+
+/// Every record of the stream, as deep and as many as a walk may read, old superseded versions of a
+/// record (an incremental save keeps them) included: `visit` sees each with the type of the container
+/// it is in, and says whether to go into it.
+fn walk_all(stream: &[u8], visit: &mut dyn FnMut(&Record, u16) -> bool) {
+    fn walk(
+        stream: &[u8],
+        (from, to, parent): (usize, usize, u16),
+        budget: &mut Budget,
+        visit: &mut dyn FnMut(&Record, u16) -> bool,
+    ) {
+        for record in children(stream, from, to) {
+            if !budget.take() {
+                return;
+            }
+            if visit(&record, parent) && record.container {
+                let inside = (record.body, record.end, record.kind);
+                budget.deeper(|budget| walk(stream, inside, budget, visit));
+            }
+        }
+    }
+    walk(stream, (0, stream.len(), 0), &mut Budget::new(), visit);
+}
+
+/// Every text atom and string atom of the stream.
+pub(crate) fn text_records(stream: &[u8]) -> Vec<TextRecord> {
+    let mut out = Vec::new();
+    walk_all(stream, &mut |record, parent| {
+        if matches!(record.kind, TEXT_CHARS_ATOM | TEXT_BYTES_ATOM | CSTRING) {
+            out.push(TextRecord {
+                kind: record.kind,
+                instance: record.instance,
+                body: record.body..record.end,
+                parent,
+            });
+        }
+        true
+    });
+    out
+}
+
+/// The bodies of every record of type `kind` (not looked into).
+pub(crate) fn records_of(stream: &[u8], kind: u16) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    walk_all(stream, &mut |record, _| {
+        let found = record.kind == kind;
+        if found {
+            out.push(record.body..record.end);
+        }
+        !found
+    });
+    out
 }
 
 /// What a slide shows: a text with its kind, or a table's rows of cells.
