@@ -40,7 +40,7 @@ pub(crate) use formats::encoding::{
 };
 pub(crate) use formats::html::declared_charset as declared_html_charset;
 pub(crate) use formats::msg as outlook;
-pub(crate) use formats::ocr::{pnm, LANGUAGES as OCR_LANGUAGES};
+pub(crate) use formats::ocr::{pnm, tiff_pixel_pages, LANGUAGES as OCR_LANGUAGES};
 pub(crate) use formats::pdf::{built_in_type1_encodings, usable_text};
 pub(crate) use formats::ppt as slides;
 pub(crate) use formats::raster::{GreyPage, Rasteriser, RenderCache};

@@ -1,4 +1,4 @@
-//! PNG, JPEG and single-page TIFF written back with a filled box over each found value: the image is read by Tesseract
+//! PNG, JPEG and TIFF (every page of one) written back with a filled box over each found value: the image is read by Tesseract
 //! word by word (its boxes), the words' text masked as the page's text, and every word that holds part
 //! of a value is painted over in the pixels. The image is encoded again in its own format, which
 //! leaves its metadata (EXIF, XMP, text chunks) behind.
@@ -8,7 +8,7 @@ use std::io::Cursor;
 use image::{DynamicImage, ImageFormat, Rgba};
 
 use super::{Masker, RedactError, Redacted};
-use crate::extractor_pool::Limits;
+use crate::extractor_pool::{tiff_pixel_pages, Limits};
 
 /// One word Tesseract read: its text, its box, and its line.
 pub(super) struct Word {
@@ -167,19 +167,80 @@ pub fn png(
     redact_image(bytes, limits, masker, ImageFormat::Png)
 }
 
-/// A TIFF of one page (a multi-page one would lose its other pages: refused).
+/// A TIFF: of one page, through the path above (whatever kind of image the decoder reads); of
+/// several, each page read by OCR and painted over, and all written again into one TIFF of as many
+/// pages (8-bit grey or RGB, LZW). Several pages of another kind (bilevel, 16-bit, a palette) are
+/// refused.
 pub fn tiff(
     bytes: &[u8],
     limits: &Limits,
     masker: &mut dyn Masker,
 ) -> Result<Redacted, RedactError> {
+    use ::tiff::encoder::{colortype, compression::Lzw, TiffEncoder};
     let decoder = ::tiff::decoder::Decoder::new(Cursor::new(bytes)).map_err(malformed)?;
-    if decoder.more_images() {
-        return Err(RedactError::Unsupported(
-            "a TIFF of several pages cannot be given back in its own format yet".to_string(),
-        ));
+    if !decoder.more_images() {
+        return redact_image(bytes, limits, masker, ImageFormat::Tiff);
     }
-    redact_image(bytes, limits, masker, ImageFormat::Tiff)
+    let most = limits.max_pages.min(limits.max_ocr_pages) as usize;
+    let pages = tiff_pixel_pages(bytes, most + 1).ok_or_else(|| {
+        RedactError::Unsupported(
+            "a TIFF of several pages that are not 8-bit grey or colour (bilevel, 16-bit, a \
+             palette) cannot be given back in its own format yet"
+                .to_string(),
+        )
+    })?;
+    if pages.len() > most {
+        return Err(RedactError::Limit(format!("more than {most} pages")));
+    }
+    let mut redacted = Redacted::default();
+    let mut out = Cursor::new(Vec::with_capacity(bytes.len()));
+    // The encoder borrows `out` until its last use below.
+    let mut encoder = TiffEncoder::new(&mut out).map_err(malformed)?;
+    let mut painted = 0;
+    let count = pages.len();
+    for page in pages {
+        let (left, boxes) = masked_words(&words(&page.pnm())?, masker)?;
+        redacted.left.push_str(&left);
+        redacted.left.push('\n');
+        painted += boxes.len();
+        let (width, height) = (page.width, page.height);
+        let broken = || malformed("a page's pixels do not fill it");
+        let written = match page.channels {
+            1 => {
+                let mut grey =
+                    image::GrayImage::from_raw(width, height, page.pixels).ok_or_else(broken)?;
+                for &area in &boxes {
+                    fill(&mut grey, area, image::Luma([0]));
+                }
+                encoder.write_image_with_compression::<colortype::Gray8, _>(
+                    width,
+                    height,
+                    Lzw,
+                    grey.as_raw(),
+                )
+            }
+            _ => {
+                let mut colour =
+                    image::RgbImage::from_raw(width, height, page.pixels).ok_or_else(broken)?;
+                for &area in &boxes {
+                    fill(&mut colour, area, image::Rgb([0, 0, 0]));
+                }
+                encoder.write_image_with_compression::<colortype::RGB8, _>(
+                    width,
+                    height,
+                    Lzw,
+                    colour.as_raw(),
+                )
+            }
+        };
+        written.map_err(malformed)?;
+    }
+    redacted.bytes = out.into_inner();
+    redacted.notes.push(format!(
+        "{painted} word(s) painted over on {count} pages; the TIFF was encoded again (8-bit, LZW), \
+         without its metadata"
+    ));
+    Ok(redacted)
 }
 
 pub fn jpeg(

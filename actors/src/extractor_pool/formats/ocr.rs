@@ -82,8 +82,24 @@ fn tiff_pages(bytes: &[u8], limits: &Limits) -> Result<Option<Vec<Vec<u8>>>, Ext
     Ok(Some(pages))
 }
 
-/// At most `most` pages of a TIFF as PNM images; None when a page is of another kind.
-fn tiff_page_images(bytes: &[u8], most: usize) -> Option<Vec<Vec<u8>>> {
+/// One page of a TIFF in 8-bit grey (`channels` 1) or RGB (3) pixels, row by row.
+pub struct TiffPage {
+    pub width: u32,
+    pub height: u32,
+    pub channels: u8,
+    pub pixels: Vec<u8>,
+}
+
+impl TiffPage {
+    /// The page as a PNM image, which Leptonica reads.
+    pub fn pnm(&self) -> Vec<u8> {
+        pnm(self.width, self.height, self.channels, &self.pixels)
+    }
+}
+
+/// At most `most` pages of a TIFF in grey or RGB pixels (RGBA's alpha dropped); None when a page is
+/// of another kind (bilevel, 16-bit, a palette).
+pub fn tiff_pixel_pages(bytes: &[u8], most: usize) -> Option<Vec<TiffPage>> {
     use tiff::decoder::{Decoder, DecodingResult};
     use tiff::ColorType;
     let mut decoder = Decoder::new(std::io::Cursor::new(bytes)).ok()?;
@@ -91,30 +107,44 @@ fn tiff_page_images(bytes: &[u8], most: usize) -> Option<Vec<Vec<u8>>> {
     loop {
         let (width, height) = decoder.dimensions().ok()?;
         let color = decoder.colortype().ok()?;
-        let DecodingResult::U8(pixels) = decoder.read_image().ok()? else {
+        let DecodingResult::U8(mut pixels) = decoder.read_image().ok()? else {
             return None;
         };
         let area = width as usize * height as usize;
-        let page = match color {
-            ColorType::Gray(8) if pixels.len() >= area => pnm(width, height, 1, &pixels[..area]),
-            ColorType::RGB(8) if pixels.len() >= area * 3 => {
-                pnm(width, height, 3, &pixels[..area * 3])
-            }
+        let channels = match color {
+            ColorType::Gray(8) if pixels.len() >= area => 1,
+            ColorType::RGB(8) if pixels.len() >= area * 3 => 3,
             ColorType::RGBA(8) if pixels.len() >= area * 4 => {
-                let rgb: Vec<u8> = pixels
+                pixels = pixels
                     .chunks_exact(4)
                     .flat_map(|p| [p[0], p[1], p[2]])
                     .collect();
-                pnm(width, height, 3, &rgb)
+                3
             }
             _ => return None,
         };
-        pages.push(page);
+        pixels.truncate(area * channels as usize);
+        pages.push(TiffPage {
+            width,
+            height,
+            channels,
+            pixels,
+        });
         if pages.len() >= most || !decoder.more_images() || decoder.next_image().is_err() {
             break;
         }
     }
     Some(pages)
+}
+
+/// At most `most` pages of a TIFF as PNM images; None when a page is of another kind.
+fn tiff_page_images(bytes: &[u8], most: usize) -> Option<Vec<Vec<u8>>> {
+    Some(
+        tiff_pixel_pages(bytes, most)?
+            .iter()
+            .map(TiffPage::pnm)
+            .collect(),
+    )
 }
 
 /// An image file: its OCR text as `image_text` elements, every page of a multi-page TIFF included.

@@ -146,6 +146,36 @@ fn a_scanned_image_is_painted_over_where_ocr_read_its_values() {
     for value in planted("tr/tr_kimlik_notu.png") {
         assert!(!output.text.contains(&value), "{} characters", value.len());
     }
+    // Two pages, one grey and one in colour: both painted over, both written back.
+    let picture = image::load_from_memory(&original).expect("png");
+    let (grey, colour) = (picture.to_luma8(), picture.to_rgb8());
+    let mut pages = std::io::Cursor::new(Vec::new());
+    {
+        use tiff::encoder::{colortype, TiffEncoder};
+        let mut encoder = TiffEncoder::new(&mut pages).expect("encoder");
+        encoder
+            .write_image::<colortype::Gray8>(grey.width(), grey.height(), grey.as_raw())
+            .expect("page 1");
+        encoder
+            .write_image::<colortype::RGB8>(colour.width(), colour.height(), colour.as_raw())
+            .expect("page 2");
+    }
+    let pages = pages.into_inner();
+    let document = extract(&pages, &limits).expect("extract");
+    let redacted = redact_document(&pages, Format::Tiff, &document, &policy, &limits)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut decoder =
+        tiff::decoder::Decoder::new(std::io::Cursor::new(&redacted.redacted.bytes)).expect("tiff");
+    assert!(decoder.more_images() && decoder.next_image().is_ok() && !decoder.more_images());
+    let output = extract(&redacted.redacted.bytes, &limits).expect("reads back");
+    check(&output, &policy, &redacted).expect("checks");
+    for value in planted("tr/tr_kimlik_notu.png") {
+        assert!(
+            document.text.matches(value.as_str()).count() >= 2,
+            "both pages hold it"
+        );
+        assert!(!output.text.contains(&value), "{} characters", value.len());
+    }
 }
 
 #[test]
