@@ -28,7 +28,7 @@ use crate::runtime::{Cell, CpuPool, Logic, Outcome, Request};
 pub use admission::{admit, Refusal};
 pub use engine::{extract as extract_document, sniff};
 pub use error::ExtractError;
-pub(crate) use formats::compound::Compound;
+pub(crate) use formats::compound::{u16_at, Compound};
 #[cfg(feature = "test-support")]
 pub use formats::detect::compound_file;
 pub use formats::detect::Format;

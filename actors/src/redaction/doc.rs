@@ -51,8 +51,9 @@ fn refusal(error: ExtractError) -> RedactError {
     }
 }
 
+/// The 16-bit number at `at`, as a length.
 fn u16_at(bytes: &[u8], at: usize) -> Option<usize> {
-    Some(u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?) as usize)
+    crate::extractor_pool::u16_at(bytes, at).map(usize::from)
 }
 
 /// Every character of the strings in `range` of `table` overwritten with `X`; how many strings.

@@ -166,7 +166,7 @@ fn q_decoded(text: &str) -> Vec<u8> {
 
 /// A header value as written: as it is when ASCII, else the words from the first to the last that are
 /// not ASCII as UTF-8 encoded words.
-fn encoded(value: &str) -> String {
+pub(super) fn encoded(value: &str) -> String {
     if value.is_ascii() {
         return value.to_string();
     }
@@ -208,7 +208,7 @@ fn encoded(value: &str) -> String {
 }
 
 /// `bytes` in base64, in lines of 76.
-fn base64_lines(bytes: &[u8]) -> Vec<u8> {
+pub(super) fn base64_lines(bytes: &[u8]) -> Vec<u8> {
     let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
     let mut out = Vec::with_capacity(encoded.len() + encoded.len() / 38);
     for line in encoded.as_bytes().chunks(76) {

@@ -7,8 +7,7 @@
 //! embedded OLE object is removed (named in the notes), as the e-mail writer removes an attachment it
 //! cannot rewrite.
 
-use base64::Engine as _;
-
+use super::eml::{base64_lines, encoded};
 use super::{Masker, RedactError, Redacted};
 use crate::extractor_pool::{outlook, outlook::Body, outlook::Content, outlook::Person};
 use crate::extractor_pool::{read_rtf, Compound, ExtractError, Limits};
@@ -48,40 +47,17 @@ fn mailbox((name, address): &Person) -> Option<String> {
     }
 }
 
-/// A header value as UTF-8 encoded words when it is not ASCII (the e-mail writer decodes them before
-/// it masks); line breaks inside it become spaces.
-fn words(value: &str) -> String {
-    let value = value.replace(['\r', '\n'], " ");
-    if value.is_ascii() {
-        return value;
-    }
-    let engine = base64::engine::general_purpose::STANDARD;
-    let mut words = Vec::new();
-    let mut chunk = String::new();
-    for c in value.chars() {
-        if chunk.len() + c.len_utf8() > 45 {
-            words.push(format!("=?UTF-8?B?{}?=", engine.encode(&chunk)));
-            chunk.clear();
-        }
-        chunk.push(c);
-    }
-    words.push(format!("=?UTF-8?B?{}?=", engine.encode(&chunk)));
-    words.join("\r\n ")
-}
-
-/// A header field.
+/// A header field, its value as the e-mail writer writes one (UTF-8 encoded words where it is not
+/// ASCII; it decodes them before it masks); line breaks inside it become spaces.
 fn field(out: &mut Vec<u8>, name: &str, value: &str) {
-    out.extend_from_slice(format!("{name}: {}\r\n", words(value)).as_bytes());
+    let value = encoded(&value.replace(['\r', '\n'], " "));
+    out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
 }
 
 /// `bytes` in base64 lines, after a part's header block.
 fn base64_body(out: &mut Vec<u8>, bytes: &[u8]) {
-    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
     out.extend_from_slice(b"Content-Transfer-Encoding: base64\r\n\r\n");
-    for line in encoded.as_bytes().chunks(76) {
-        out.extend_from_slice(line);
-        out.extend_from_slice(b"\r\n");
-    }
+    out.extend_from_slice(&base64_lines(bytes));
 }
 
 /// The item in `storage` as a MIME message; `notes` take what was left behind.
@@ -153,8 +129,7 @@ fn mime(
                     false => "application/octet-stream".to_string(),
                 };
                 part.extend_from_slice(format!("Content-Type: {mime}\r\n").as_bytes());
-                let name =
-                    words(&attached.filename.replace(['"', '\\'], "_")).replace("\r\n ", " ");
+                let name = encoded(&attached.filename.replace(['"', '\\', '\r', '\n'], "_"));
                 part.extend_from_slice(
                     format!("Content-Disposition: attachment; filename=\"{name}\"\r\n").as_bytes(),
                 );

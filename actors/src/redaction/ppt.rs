@@ -77,10 +77,7 @@ fn x_fill(body: &mut [u8], wide: bool) {
 /// The last user's name in the `Current User` stream (8-bit, then after the release version in
 /// UTF-16 when it is there) overwritten with `X`.
 fn blank_current_user(stream: &mut [u8]) -> bool {
-    let Some(length) = stream
-        .get(20..22)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-    else {
+    let Some(length) = crate::extractor_pool::u16_at(stream, 20).map(usize::from) else {
         return false;
     };
     let ansi = 28..28 + length;
